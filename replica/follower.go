@@ -1,0 +1,93 @@
+package replica
+
+import (
+	"fmt"
+
+	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// This file is the follower's side: the fetch it sends and what it does with
+// the answer. A follower is a consumer that carries its replica id; that id
+// is the only thing that lets it read past the high watermark.
+
+// FetchRequest returns the fetch this follower sends next: its id, its LEO
+// as the fetch offset (it always asks for the record after the last one it
+// holds), the leader epoch it believes current, and the epoch of its last
+// record so the leader can detect a diverged log.
+func (r *Replica) FetchRequest(correlationID int32) wire.FetchRequest {
+	last := int32(-1)
+	if e, ok := r.epochs.LatestEpoch(); ok {
+		last = e
+	}
+	maxBytes := r.opts.MaxFetchBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxFetchBytes
+	}
+	return wire.FetchRequest{
+		CorrelationID:      correlationID,
+		ReplicaID:          r.id,
+		FetchOffset:        r.log.EndOffset(),
+		CurrentLeaderEpoch: r.leaderEpoch,
+		LastFetchedEpoch:   last,
+		MaxBytes:           maxBytes,
+	}
+}
+
+// ApplyFetch applies the leader's fetch response and reports how many
+// records it shipped. In order: a response error is returned as an error
+// matching the wire package's sentinel; a diverging epoch truncates the log
+// (KIP-279) and ships nothing; otherwise the batches are appended exactly as
+// they came, offsets and epochs kept, the epoch cache learns any new epoch,
+// and only then does the high watermark move, to max(own, min(response HW,
+// own LEO)). Truncation always comes before raising the high watermark, so
+// the follower never claims to have committed a record it is about to drop.
+func (r *Replica) ApplyFetch(resp *wire.FetchResponse) (shipped int, err error) {
+	if r.log == nil {
+		return 0, ErrClosed
+	}
+	if r.role != RoleFollower {
+		return 0, ErrNotFollower
+	}
+	if resp.ErrorCode != wire.CodeNone {
+		return 0, fmt.Errorf("kaenlog/replica: broker %d: fetch refused: %w", r.id, resp.ErrorCode.Err())
+	}
+	if resp.HasDivergingEpoch {
+		d := resp.DivergingEpoch
+		if _, err := r.truncateToLeader(d.Epoch, d.EndOffset, true); err != nil {
+			return 0, err
+		}
+		return 0, r.advanceFollowerHW(resp.HighWatermark)
+	}
+	if len(resp.Records) > 0 {
+		n, err := log.CountRecords(resp.Records)
+		if err != nil {
+			return 0, fmt.Errorf("kaenlog/replica: broker %d: fetched records: %w", r.id, err)
+		}
+		if err := r.log.AppendAsFollower(resp.Records); err != nil {
+			return 0, fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+		}
+		if err := r.learnEpochs(resp.Records); err != nil {
+			return n, err
+		}
+		shipped = n
+	}
+	return shipped, r.advanceFollowerHW(resp.HighWatermark)
+}
+
+// learnEpochs gives the epoch cache an entry for every epoch that starts in
+// batches, which the log has just accepted.
+func (r *Replica) learnEpochs(batches []byte) error {
+	var s log.BatchScanner
+	s.Reset(batches)
+	for s.Next() {
+		h := s.Header()
+		if latest, ok := r.epochs.LatestEpoch(); ok && h.PartitionLeaderEpoch <= latest {
+			continue
+		}
+		if err := r.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
+			return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+		}
+	}
+	return s.Err()
+}

@@ -1,0 +1,39 @@
+package replica
+
+// This file is the high-watermark rule, both halves of it, in one place.
+//
+// The leader computes: isr.AdvanceHW proposes the smallest LEO among the
+// maximal ISR (the leader's own included), and the leader takes the proposal
+// only when it is larger than what it has. AdvanceHW cannot keep the high
+// watermark monotonic by itself, because it is never told the current one.
+//
+// The follower learns: the leader's high watermark arrives in the fetch
+// response, one round after the records it covers, and the follower takes
+// max(own HW, min(response HW, own LEO)): never above what it holds, never
+// backwards.
+
+// advanceLeaderHW recomputes the leader's high watermark from the ISR state.
+// Kafka calls the same step (Partition.maybeIncrementLeaderHW) whenever the
+// ISR changes or any replica's LEO changes.
+func (r *Replica) advanceLeaderHW() error {
+	proposal, ok := r.isr.ProposeHW(r.log.EndOffset())
+	if !ok || proposal <= r.log.HighWatermark() {
+		return nil // under min.insync.replicas, or not forward: the HW stays
+	}
+	return r.log.SetHighWatermark(proposal)
+}
+
+// followerHW is the follower's half: what its high watermark becomes after a
+// fetch response carrying responseHW, when it holds records up to leo.
+func followerHW(own, responseHW, leo uint64) uint64 {
+	return max(own, min(responseHW, leo))
+}
+
+// advanceFollowerHW applies followerHW to the follower's log.
+func (r *Replica) advanceFollowerHW(responseHW uint64) error {
+	own := r.log.HighWatermark()
+	if hw := followerHW(own, responseHW, r.log.EndOffset()); hw > own {
+		return r.log.SetHighWatermark(hw)
+	}
+	return nil
+}
