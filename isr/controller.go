@@ -1,0 +1,66 @@
+package isr
+
+import (
+	"fmt"
+	"slices"
+)
+
+// RemoveLostSession is the controller's removal path: the replica id lost its
+// session with the controller, so it leaves the ISR whatever its fetch
+// history. The leader cannot see this condition (it only sees fetches), which
+// is why there are two judges: the leader applies the time rule (ShrinkISR),
+// the controller applies the session rule (this method).
+//
+// It reports whether the ISR changed (false if id was already out). The
+// follower's LEO and caught-up time are kept. It returns an error wrapping
+// ErrLeaderRemoval for the leader's own id, and ErrUnknownReplica for an id
+// that is not an assigned follower.
+func (s *State) RemoveLostSession(id int32) (bool, error) {
+	if id == s.leaderID {
+		return false, fmt.Errorf("%w: replica %d leads this partition", ErrLeaderRemoval, id)
+	}
+	if _, ok := s.follower(id); !ok {
+		return false, fmt.Errorf("%w: replica %d is not assigned to this partition", ErrUnknownReplica, id)
+	}
+	i, in := slices.BinarySearch(s.isr, id)
+	if !in {
+		return false, nil
+	}
+	s.isr = slices.Delete(s.isr, i, i+1)
+	return true, nil
+}
+
+// Readmit is the only way back into the ISR, decided on the controller's
+// path; time never readmits. It adds follower id when its last observed LEO
+// is at least leaderHW (it holds every committed record) and at least
+// leaderEpochStartOffset, the start offset of the leader's current epoch (it
+// holds what this leader wrote, not only an older leader's tail): Kafka's
+// isFollowerInSync rule from KIP-101.
+//
+// Readmitting a member (including the leader) is a no-op returning nil. The
+// caught-up time is not touched: a follower readmitted while its last
+// caught-up time is already older than the lag cutoff leaves again at the
+// next ShrinkISR, so readmit followers that are fetching. It returns an error
+// wrapping ErrUnknownReplica for an id that is not an assigned follower, and
+// ErrNotCaughtUp when the follower was never observed or its LEO is below
+// either bound.
+func (s *State) Readmit(id int32, leaderHW, leaderEpochStartOffset uint64) error {
+	if s.InISR(id) {
+		return nil
+	}
+	i, ok := s.follower(id)
+	if !ok {
+		return fmt.Errorf("%w: replica %d is not assigned to this partition", ErrUnknownReplica, id)
+	}
+	if !s.followers[i].observed {
+		return fmt.Errorf("%w: replica %d has not fetched since this leader started", ErrNotCaughtUp, id)
+	}
+	leo := s.leos[i].LEO
+	if leo < leaderHW || leo < leaderEpochStartOffset {
+		return fmt.Errorf("%w: replica %d LEO %d, leader high watermark %d, epoch start offset %d",
+			ErrNotCaughtUp, id, leo, leaderHW, leaderEpochStartOffset)
+	}
+	j, _ := slices.BinarySearch(s.isr, id)
+	s.isr = slices.Insert(s.isr, j, id)
+	return nil
+}

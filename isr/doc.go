@@ -1,0 +1,59 @@
+// Package isr is the leader's in-sync replica bookkeeping for one partition:
+// the high watermark proposal, the ISR's two removal paths, readmission, and
+// the acks=all gate. It is pure and clock-free: no function reads a clock;
+// time arrives as nowMs, and only State.ShrinkISR compares it with a cutoff.
+//
+// # The rules, in the chapter's terms
+//
+// Exclusive high watermark. A log end offset (LEO) is the offset of the NEXT
+// record to be written; an empty log has LEO 0. The high watermark (HW) is
+// the smallest LEO among the ISR and is exclusive: records at offsets < HW are
+// committed. HW 0 means nothing is committed, whatever is on disk.
+//
+// Maximal ISR. AdvanceHW starts at the leader's LEO and takes the minimum
+// over the followers in the maximal ISR; it proposes nothing while the ISR is
+// smaller than min.insync.replicas. It proposes, it does not set: it has no
+// access to the current HW, so keeping the HW monotonic is the caller's job
+// (the replica layer accepts only a larger proposal), as Kafka's
+// maybeIncrementLeaderHW leaves it to maybeIncrementHighWatermark.
+//
+// One-round lag. A follower's fetch offset is its LEO, and the leader learns
+// it from the fetch REQUEST (State.Observe); the HW computed from it travels
+// back in the RESPONSE that also carries newer records. So a follower always
+// holds records it does not yet know are committed, and learns it one round
+// later.
+//
+// Two judges. A follower leaves the ISR by either of two unrelated rules:
+// the leader's time rule (State.ShrinkISR: not caught up for longer than
+// replica.lag.time.max.ms, default 30000) because the leader sees every
+// fetch, and the controller's session rule (State.RemoveLostSession) because
+// the controller holds the session. It comes back by one path only, the
+// controller's (State.Readmit), when its LEO has reached both the HW and the
+// start of the leader's current epoch. Time never readmits. The leader is
+// always a member of its own ISR; no call removes it.
+//
+// Before versus after append. acks=all is refused BEFORE append when the ISR
+// is under min.insync.replicas (State.UnderMinISR; Kafka error 19,
+// NOT_ENOUGH_REPLICAS). A request that was appended waits on Gate.Verdict:
+// NotYet until the HW passes its records; then Committed, or
+// NotEnoughReplicasAfterAppend (Kafka error 20) if the ISR shrank meanwhile.
+// Both are retriable. The wire error codes live in package wire, not here.
+//
+// # Where Kafka 4.0 differs
+//
+//   - Kafka's maximal ISR is the committed ISR plus replicas whose addition
+//     is in flight to the controller (KIP-497). kaenlog applies ISR changes
+//     at once, so its maximal ISR is simply the ISR.
+//   - Kafka's maybeIncrementLeaderHW also waits for a follower outside the
+//     ISR that is caught up and ISR-eligible (shouldWaitForReplicaToJoinIsr).
+//     kaenlog follows the chapter: only ISR members hold the HW back.
+//   - Kafka keeps a follower in the ISR when its LEO equals the leader's LEO,
+//     whatever the time (Replica.isCaughtUp). kaenlog's ShrinkISR uses time
+//     only, as the chapter does: a follower that stops fetching is removed by
+//     the leader even while the leader is idle. Observe marks a follower at
+//     the leader's LEO caught up at every fetch, so fetching followers are
+//     unaffected.
+//   - In Kafka the leader only proposes ISR changes (AlterPartition) and the
+//     controller commits them in the metadata log, replicated by KRaft.
+//     kaenlog's ISR is in-memory state owned by one process.
+package isr

@@ -1,0 +1,237 @@
+package isr
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// DefaultLagMaxMs is Kafka's default replica.lag.time.max.ms (30000, set in
+// ReplicationConfigs.java of Kafka 4.0): how long a follower may go without
+// catching up to the leader's log end before the leader removes it from the
+// ISR. NewState uses it when Config.LagMaxMs <= 0.
+const DefaultLagMaxMs int64 = 30000
+
+// Config describes one partition's replicas as seen by its leader.
+type Config struct {
+	// LeaderID is this broker's id: the replica that leads the partition.
+	LeaderID int32
+	// Replicas are the assigned replicas, leader included, in any order.
+	// Nil means "the same as ISR". Assigned followers outside the ISR are
+	// still observed, so they can later be readmitted.
+	Replicas []int32
+	// ISR is the initial in-sync replica set, in any order. It must contain
+	// LeaderID, and every member must be in Replicas.
+	ISR []int32
+	// MinISR is min.insync.replicas: the ISR size below which the high
+	// watermark stops and acks=all is refused. At least 1. It may exceed
+	// len(Replicas); the partition then never commits, as in Kafka.
+	MinISR int
+	// LagMaxMs is replica.lag.time.max.ms. Values <= 0 mean DefaultLagMaxMs.
+	LagMaxMs int64
+}
+
+// State is the leader's view of one partition's replicas: who is in the ISR,
+// each follower's LEO, and when each follower was last caught up.
+//
+// State is pure: it reads no clock. Every time is a nowMs argument, and only
+// ShrinkISR compares a time with the lag cutoff. A State is not safe for
+// concurrent use; the replica layer serializes calls under its partition lock.
+type State struct {
+	// leaderID is never removed from isr and never appears in followers.
+	leaderID int32
+	// minISR >= 1.
+	minISR int
+	// lagMaxMs > 0: DefaultLagMaxMs when the Config asked for <= 0.
+	lagMaxMs int64
+
+	// followers holds every assigned replica except the leader, sorted by id,
+	// ids unique. followers[i] describes the same replica as leos[i].
+	followers []follower
+	// leos[i].ID == followers[i].id; leos[i].LEO is that follower's fetch
+	// offset from its latest accepted Observe, or 0 before the first one.
+	// Kept as a []ReplicaLEO so ProposeHW hands it to AdvanceHW without
+	// allocating. An unobserved ISR follower therefore counts as LEO 0 and
+	// holds the high watermark where it is until it fetches, the same effect
+	// as Kafka's unknown offset (-1) after becoming leader.
+	leos []ReplicaLEO
+	// isr is sorted ascending, ids unique, always contains leaderID, and
+	// every other member is the id of some followers[i]. This is the maximal
+	// ISR: kaenlog has no in-flight ISR change, so it equals the committed one.
+	isr []int32
+}
+
+// follower is the leader's record of one follower's fetches. Times are the
+// nowMs values passed to NewState and Observe.
+type follower struct {
+	id int32
+	// observed reports that at least one Observe was accepted; until then
+	// lastFetchMs and lastFetchLeaderLEO mean nothing.
+	observed bool
+	// lastFetchMs is the nowMs of the latest accepted Observe.
+	lastFetchMs int64
+	// lastFetchLeaderLEO is the largest leader LEO reported with any
+	// accepted Observe (Kafka keeps the max, so it never moves backwards).
+	lastFetchLeaderLEO uint64
+	// caughtUp reports that lastCaughtUpMs is known: set for ISR members at
+	// construction and by Observe under Kafka's rule. A follower without it
+	// counts as older than any cutoff (Kafka uses 0).
+	caughtUp bool
+	// lastCaughtUpMs is the latest time the follower was known to hold
+	// everything the leader had; it never moves backwards.
+	lastCaughtUpMs int64
+}
+
+// NewState builds the leader's replica state for a partition it has just
+// become leader of, at time nowMs. Every follower in the initial ISR starts
+// with lastCaughtUpMs = nowMs, as Kafka resets in-sync followers on becoming
+// leader, so none is removed before a full lag window has passed. Followers
+// outside the ISR start with no caught-up time and no LEO.
+//
+// It returns an error wrapping ErrInvalidMinISR, ErrInvalidReplicaID,
+// ErrDuplicateReplica, ErrLeaderNotInISR or ErrUnknownReplica when cfg breaks
+// the rules documented on Config.
+func NewState(cfg Config, nowMs int64) (*State, error) {
+	if cfg.MinISR < 1 {
+		return nil, fmt.Errorf("%w: got %d", ErrInvalidMinISR, cfg.MinISR)
+	}
+	replicas := cfg.Replicas
+	if replicas == nil {
+		replicas = cfg.ISR
+	}
+	if err := checkIDs("replicas", replicas); err != nil {
+		return nil, err
+	}
+	if err := checkIDs("ISR", cfg.ISR); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(cfg.ISR, cfg.LeaderID) {
+		return nil, fmt.Errorf("%w: leader %d, ISR %v", ErrLeaderNotInISR, cfg.LeaderID, cfg.ISR)
+	}
+	if !slices.Contains(replicas, cfg.LeaderID) {
+		return nil, fmt.Errorf("%w: leader %d is not an assigned replica %v", ErrUnknownReplica, cfg.LeaderID, replicas)
+	}
+	for _, id := range cfg.ISR {
+		if !slices.Contains(replicas, id) {
+			return nil, fmt.Errorf("%w: ISR member %d is not an assigned replica %v", ErrUnknownReplica, id, replicas)
+		}
+	}
+
+	lagMaxMs := cfg.LagMaxMs
+	if lagMaxMs <= 0 {
+		lagMaxMs = DefaultLagMaxMs
+	}
+	s := &State{
+		leaderID: cfg.LeaderID,
+		minISR:   cfg.MinISR,
+		lagMaxMs: lagMaxMs,
+		isr:      slices.Sorted(slices.Values(cfg.ISR)),
+	}
+	ids := slices.Sorted(slices.Values(replicas))
+	s.followers = make([]follower, 0, len(ids)-1)
+	s.leos = make([]ReplicaLEO, 0, len(ids)-1)
+	for _, id := range ids {
+		if id == cfg.LeaderID {
+			continue
+		}
+		f := follower{id: id}
+		if slices.Contains(cfg.ISR, id) {
+			f.caughtUp, f.lastCaughtUpMs = true, nowMs
+		}
+		s.followers = append(s.followers, f)
+		s.leos = append(s.leos, ReplicaLEO{ID: id})
+	}
+	return s, nil
+}
+
+// checkIDs rejects negative and duplicate ids in one list.
+func checkIDs(what string, ids []int32) error {
+	for i, id := range ids {
+		if id < 0 {
+			return fmt.Errorf("%w: %d in %s %v", ErrInvalidReplicaID, id, what, ids)
+		}
+		if slices.Contains(ids[:i], id) {
+			return fmt.Errorf("%w: %d in %s %v", ErrDuplicateReplica, id, what, ids)
+		}
+	}
+	return nil
+}
+
+// follower returns the index of the assigned follower with this id.
+func (s *State) follower(id int32) (int, bool) {
+	return slices.BinarySearchFunc(s.followers, id, func(f follower, id int32) int {
+		return cmp.Compare(f.id, id)
+	})
+}
+
+// LeaderID returns the id of the leader this State belongs to.
+func (s *State) LeaderID() int32 { return s.leaderID }
+
+// MinISR returns min.insync.replicas as given to NewState.
+func (s *State) MinISR() int { return s.minISR }
+
+// LagMaxMs returns the effective replica.lag.time.max.ms (DefaultLagMaxMs if
+// the Config asked for <= 0).
+func (s *State) LagMaxMs() int64 { return s.lagMaxMs }
+
+// ISR returns a sorted copy of the current ISR. It always contains LeaderID.
+func (s *State) ISR() []int32 { return slices.Clone(s.isr) }
+
+// Replicas returns a sorted copy of the assigned replicas, leader included.
+func (s *State) Replicas() []int32 {
+	out := make([]int32, 0, len(s.followers)+1)
+	for _, f := range s.followers {
+		out = append(out, f.id)
+	}
+	i, _ := slices.BinarySearch(out, s.leaderID)
+	return slices.Insert(out, i, s.leaderID)
+}
+
+// InISR reports whether id is currently in the ISR. It is true for the leader.
+func (s *State) InISR(id int32) bool {
+	_, ok := slices.BinarySearch(s.isr, id)
+	return ok
+}
+
+// UnderMinISR reports whether the ISR is smaller than MinISR. While it is,
+// ProposeHW proposes nothing and acks=all writes are refused before append.
+func (s *State) UnderMinISR() bool { return len(s.isr) < s.minISR }
+
+// LastCaughtUpMs returns the latest time the follower id was known to hold
+// everything the leader had, by Kafka's rule described on Observe. ok is false
+// for the leader, for unknown ids, and for a follower that has never been
+// caught up (one outside the initial ISR that has not yet reached the leader).
+func (s *State) LastCaughtUpMs(id int32) (int64, bool) {
+	i, ok := s.follower(id)
+	if !ok || !s.followers[i].caughtUp {
+		return 0, false
+	}
+	return s.followers[i].lastCaughtUpMs, true
+}
+
+// FollowerLEO returns the follower's LEO as of its latest accepted Observe
+// (the fetch offset it sent). ok is false for the leader, for unknown ids, and
+// for a follower not observed since NewState.
+func (s *State) FollowerLEO(id int32) (uint64, bool) {
+	i, ok := s.follower(id)
+	if !ok || !s.followers[i].observed {
+		return 0, false
+	}
+	return s.leos[i].LEO, true
+}
+
+// ProposeHW is AdvanceHW over this State: the leader's LEO, the followers'
+// last observed LEOs and the current ISR as the maximal ISR. Like AdvanceHW it
+// only proposes; the caller keeps the high watermark monotonic by accepting a
+// proposal only when it is larger. An ISR follower not yet observed counts as
+// LEO 0, so it holds the high watermark until its first fetch. It does not
+// allocate.
+func (s *State) ProposeHW(leaderLEO uint64) (uint64, bool) {
+	return AdvanceHW(leaderLEO, s.leos, s.isr, s.minISR)
+}
+
+// Gate returns the acks=all gate for this partition at high watermark hw:
+// the current ISR size and MinISR.
+func (s *State) Gate(hw uint64) Gate {
+	return Gate{HighWatermark: hw, ISRSize: len(s.isr), MinISR: s.minISR}
+}
