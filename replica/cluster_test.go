@@ -244,3 +244,57 @@ func TestKIP101Scenario1(t *testing.T) {
 		})
 	}
 }
+
+// A follower that fell out by time comes back only through the controller's
+// path, and only once caught up; then it holds the high watermark again.
+func TestReadmitOnlyWhenCaughtUp(t *testing.T) {
+	c := openCluster(t, 2)
+	mustProduce(t, c, 1, wire.AcksLeader)
+	mustFetch(t, c, now)
+	if _, err := c.ShrinkISR(now + isr.DefaultLagMaxMs + 1); err != nil {
+		t.Fatal(err)
+	}
+	mustProduce(t, c, 2, wire.AcksLeader)
+	// The leader last saw the follower at offset 0: its high watermark
+	// (nothing commits under min ISR 2 with one member) and its epoch's
+	// start. That is caught up enough to come back.
+	if err := c.Leader().Readmit(replica.FollowerID); err != nil {
+		t.Fatalf("a follower at the leader's HW should be readmitted: %v", err)
+	}
+	if !c.ISR().InISR(replica.FollowerID) {
+		t.Fatal("not readmitted")
+	}
+	later := now + isr.DefaultLagMaxMs + 2
+	mustFetch(t, c, later)
+	mustFetch(t, c, later)
+	if hw := c.Leader().HighWatermark(); hw != 2 {
+		t.Fatalf("with the follower back, the HW should reach 2, got %d", hw)
+	}
+	if err := c.Leader().Readmit(99); !errors.Is(err, isr.ErrUnknownReplica) {
+		t.Fatalf("readmitting an unknown replica: %v", err)
+	}
+}
+
+// A lagging follower is refused re-admission until it has caught up.
+func TestReadmitRefusesALaggingFollower(t *testing.T) {
+	c := openCluster(t, 1)
+	mustProduce(t, c, 1, wire.AcksLeader)
+	mustFetch(t, c, now) // the follower has offset 0
+	if _, err := c.ShrinkISR(now + isr.DefaultLagMaxMs + 1); err != nil {
+		t.Fatal(err)
+	}
+	// Alone in the ISR with min ISR 1, the leader commits by itself.
+	mustProduce(t, c, 2, wire.AcksLeader)
+	mustProduce(t, c, 3, wire.AcksLeader)
+	if hw := c.Leader().HighWatermark(); hw != 3 {
+		t.Fatalf("leader alone: HW %d, want 3", hw)
+	}
+	if err := c.Leader().Readmit(replica.FollowerID); !errors.Is(err, isr.ErrNotCaughtUp) {
+		t.Fatalf("readmitting a follower at LEO 1 under HW 3: %v, want ErrNotCaughtUp", err)
+	}
+	mustFetch(t, c, now+isr.DefaultLagMaxMs+2) // ships m2, m3; reports LEO 1
+	mustFetch(t, c, now+isr.DefaultLagMaxMs+2) // reports LEO 3
+	if err := c.Leader().Readmit(replica.FollowerID); err != nil {
+		t.Fatalf("a caught-up follower: %v", err)
+	}
+}

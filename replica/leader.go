@@ -202,3 +202,22 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(req *wire.OffsetsForLeaderEpochReq
 	resp.Epoch, resp.EndOffset, resp.Found = r.epochs.EndOffsetForEpoch(req.LeaderEpoch, r.log.EndOffset())
 	return resp, nil
 }
+
+// Readmit is the controller's path back into the ISR for follower id: it
+// succeeds only when the follower's last fetch showed it holding everything
+// up to the leader's high watermark and the start of the leader's current
+// epoch (isr.ErrNotCaughtUp otherwise). Time never readmits a follower. The
+// high watermark is recomputed, since a new ISR member now holds it.
+func (r *Replica) Readmit(id int32) error {
+	if r.role != RoleLeader || r.log == nil {
+		return ErrNotLeader
+	}
+	start, ok := r.epochs.StartOffsetOf(r.leaderEpoch)
+	if !ok {
+		return fmt.Errorf("kaenlog/replica: broker %d leads epoch %d but its cache has no entry for it", r.id, r.leaderEpoch)
+	}
+	if err := r.isr.Readmit(id, r.log.HighWatermark(), start); err != nil {
+		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+	}
+	return r.advanceLeaderHW()
+}
