@@ -304,8 +304,12 @@ func (d *Demo) TwoErrors(w io.Writer) error {
 	for _, r := range []row{notYet, committed, shrunk} {
 		p.line("%s%v", r.label, r.verdict)
 	}
-	p.line("ข้อแรกคือ error %d ตรวจ **ก่อน** append · ข้อหลังคือ error %d ตรวจ **หลัง** append",
-		19, 20) // TODO(lead): KafkaCode
+	before, ok1 := wire.CodeNotEnoughReplicas.KafkaCode()
+	after, ok2 := wire.CodeNotEnoughReplicasAfterAppend.KafkaCode()
+	if !ok1 || !ok2 {
+		return fmt.Errorf("no Kafka counterpart for %v or %v", wire.CodeNotEnoughReplicas, wire.CodeNotEnoughReplicasAfterAppend)
+	}
+	p.line("ข้อแรกคือ error %d ตรวจ **ก่อน** append · ข้อหลังคือ error %d ตรวจ **หลัง** append", before, after)
 	p.line("ทั้งคู่ retry ได้ · ซึ่งเป็นเหตุผลว่าทำไม acks=all ถึงผลิตของซ้ำได้")
 	p.line("ถ้าไม่มี producer แบบกันซ้ำของบทที่ 7 มาช่วย")
 	return p.flush(w)

@@ -1,0 +1,120 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// DefaultMaxFrameSize is the payload limit to pass to ReadFrame when there is
+// no better one: 100 MiB, the default of Kafka's socket.request.max.bytes.
+// ReadFrame also uses it when given maxSize <= 0.
+const DefaultMaxFrameSize = 100 << 20
+
+// frameHeaderSize is the 4-byte big-endian length in front of every payload.
+const frameHeaderSize = 4
+
+// headerPool holds 4-byte scratch arrays for WriteFrame and ReadFrame. A
+// local array passed to an io.Writer or io.Reader escapes to the heap, which
+// would cost an allocation per frame; pooling keeps the steady state at zero.
+var headerPool = sync.Pool{New: func() any { return new([frameHeaderSize]byte) }}
+
+// AppendFrame appends one frame — the payload's length as a 4-byte
+// big-endian int32, then the payload — to dst and returns the extended
+// slice. It allocates only if dst must grow. A payload longer than
+// math.MaxInt32 bytes cannot be framed: the error matches ErrFrameTooLarge
+// and dst is returned unchanged.
+func AppendFrame(dst, payload []byte) ([]byte, error) {
+	if !fitsInt32(len(payload)) {
+		return dst, fmt.Errorf("%w: payload of %d bytes exceeds the int32 length prefix", ErrFrameTooLarge, len(payload))
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(payload)))
+	return append(dst, payload...), nil
+}
+
+// WriteFrame writes one frame (see AppendFrame) to w with two Write calls,
+// header then payload, so the payload is never copied; it does not allocate.
+// Because of the two calls, concurrent writers on one w must serialise
+// frames themselves. Errors from w are returned wrapped; a payload too long
+// to frame gives ErrFrameTooLarge before anything is written.
+func WriteFrame(w io.Writer, payload []byte) error {
+	if !fitsInt32(len(payload)) {
+		return fmt.Errorf("%w: payload of %d bytes exceeds the int32 length prefix", ErrFrameTooLarge, len(payload))
+	}
+	hdr := headerPool.Get().(*[frameHeaderSize]byte)
+	defer headerPool.Put(hdr)
+	binary.BigEndian.PutUint32(hdr[:], uint32(len(payload)))
+	if _, err := w.Write(hdr[:]); err != nil {
+		return fmt.Errorf("wire: write frame header: %w", err)
+	}
+	if len(payload) == 0 {
+		return nil
+	}
+	if _, err := w.Write(payload); err != nil {
+		return fmt.Errorf("wire: write frame payload: %w", err)
+	}
+	return nil
+}
+
+// ReadFrame reads one frame from r and returns its payload.
+//
+// The payload is read into buf's backing array when cap(buf) is large
+// enough, so passing the previous result back as buf reads a stream of
+// frames with no allocation; otherwise a new array of exactly the frame's
+// length is allocated. The returned slice aliases that array and is
+// overwritten by the next call that reuses it.
+//
+// The length prefix is checked before anything is allocated: a negative
+// length gives ErrNegativeLength, and one above maxSize gives
+// ErrFrameTooLarge, so a corrupt or hostile prefix cannot make ReadFrame
+// allocate more than maxSize bytes. maxSize <= 0 means DefaultMaxFrameSize.
+//
+// A stream that ends before the first byte of a frame gives io.EOF, exactly,
+// so a reader loop can stop cleanly. One that ends later, inside the length
+// prefix or the payload, gives ErrShortFrame, which also matches
+// io.ErrUnexpectedEOF. Other errors from r are returned wrapped. After any
+// error other than io.EOF the stream is out of step with its frames and
+// should be closed.
+func ReadFrame(r io.Reader, buf []byte, maxSize int) ([]byte, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxFrameSize
+	}
+	var hdr []byte
+	if cap(buf) >= frameHeaderSize {
+		hdr = buf[:frameHeaderSize]
+	} else {
+		scratch := headerPool.Get().(*[frameHeaderSize]byte)
+		defer headerPool.Put(scratch)
+		hdr = scratch[:]
+	}
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		switch {
+		case err == io.EOF:
+			return buf[:0], io.EOF
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return buf[:0], fmt.Errorf("%w: inside the length prefix", ErrShortFrame)
+		}
+		return buf[:0], fmt.Errorf("wire: read frame header: %w", err)
+	}
+	n := int32(binary.BigEndian.Uint32(hdr))
+	if n < 0 {
+		return buf[:0], fmt.Errorf("%w: frame length prefix %d", ErrNegativeLength, n)
+	}
+	if int64(n) > int64(maxSize) {
+		return buf[:0], fmt.Errorf("%w: length prefix %d exceeds limit %d", ErrFrameTooLarge, n, maxSize)
+	}
+	if cap(buf) >= int(n) {
+		buf = buf[:n]
+	} else {
+		buf = make([]byte, n)
+	}
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			return buf[:0], fmt.Errorf("%w: payload of %d bytes", ErrShortFrame, n)
+		}
+		return buf[:0], fmt.Errorf("wire: read frame payload: %w", err)
+	}
+	return buf, nil
+}

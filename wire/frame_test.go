@@ -1,0 +1,229 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"runtime"
+	"testing"
+	"testing/iotest"
+)
+
+func TestFrameRoundTrip(t *testing.T) {
+	r := newRand(t)
+	var stream bytes.Buffer
+	var want [][]byte
+	for i := range 50 {
+		p := make([]byte, r.IntN(2000))
+		for j := range p {
+			p[j] = byte(r.Uint32())
+		}
+		want = append(want, p)
+		if i%2 == 0 {
+			if err := WriteFrame(&stream, p); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			frame, err := AppendFrame(nil, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream.Write(frame)
+		}
+	}
+	// One byte at a time: ReadFrame must not assume a Read fills the buffer.
+	src := iotest.OneByteReader(&stream)
+	var buf []byte
+	for i, w := range want {
+		got, err := ReadFrame(src, buf, 4096)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if !bytes.Equal(got, w) {
+			t.Fatalf("frame %d: got %d bytes, want %d", i, len(got), len(w))
+		}
+		buf = got
+	}
+	if _, err := ReadFrame(src, buf, 4096); err != io.EOF {
+		t.Fatalf("after the last frame: err = %v, want exactly io.EOF", err)
+	}
+}
+
+func TestAppendFrameLayout(t *testing.T) {
+	got, err := AppendFrame([]byte{9}, []byte("abc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []byte{9, 0, 0, 0, 3, 'a', 'b', 'c'}; !bytes.Equal(got, want) {
+		t.Fatalf("AppendFrame = % x, want % x", got, want)
+	}
+	var w bytes.Buffer
+	if err := WriteFrame(&w, []byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(w.Bytes(), got[1:]) {
+		t.Fatalf("WriteFrame = % x, AppendFrame = % x", w.Bytes(), got[1:])
+	}
+}
+
+func TestEmptyFrame(t *testing.T) {
+	var w bytes.Buffer
+	if err := WriteFrame(&w, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFrame(&w, nil, 0)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("ReadFrame = %q, %v; want empty payload, nil", got, err)
+	}
+}
+
+func TestReadFrameReusesBuf(t *testing.T) {
+	frame, _ := AppendFrame(nil, []byte("hello"))
+	buf := make([]byte, 0, 64)
+	got, err := ReadFrame(bytes.NewReader(frame), buf, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &got[:1][0] != &buf[:1][0] {
+		t.Fatal("payload was not read into buf's array")
+	}
+	r := bytes.NewReader(frame)
+	allocs := testing.AllocsPerRun(100, func() {
+		r.Reset(frame)
+		if _, err := ReadFrame(r, buf, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("ReadFrame with a big enough buf allocated %v times, want 0", allocs)
+	}
+}
+
+// TestReadFrameRefusesHugePrefixWithoutAllocating: the limit is checked
+// before the payload buffer exists. The only allocation left is the error
+// value itself, a few dozen bytes, against the 2 GiB the prefix asks for.
+func TestReadFrameRefusesHugePrefixWithoutAllocating(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		prefix int32
+		max    int
+	}{
+		{"max int32 under default limit", 1<<31 - 1, 0},
+		{"one over the default limit", DefaultMaxFrameSize + 1, 0},
+		{"one over a small limit", 1025, 1024},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hdr := binary.BigEndian.AppendUint32(nil, uint32(tc.prefix))
+			r := bytes.NewReader(hdr)
+			for _, buf := range [][]byte{make([]byte, 0, 16), nil} {
+				r.Reset(hdr)
+				got, err := ReadFrame(r, buf, tc.max)
+				if !errors.Is(err, ErrFrameTooLarge) {
+					t.Fatalf("err = %v, want ErrFrameTooLarge", err)
+				}
+				if cap(got) != cap(buf) {
+					t.Fatalf("cap(result) = %d, want buf's %d: something was allocated", cap(got), cap(buf))
+				}
+				const runs = 200
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for range runs {
+					r.Reset(hdr)
+					if _, err := ReadFrame(r, buf, tc.max); !errors.Is(err, ErrFrameTooLarge) {
+						t.Fatal(err)
+					}
+				}
+				runtime.ReadMemStats(&after)
+				if perCall := (after.TotalAlloc - before.TotalAlloc) / runs; perCall > 512 {
+					t.Fatalf("refusing a %d-byte prefix allocated %d bytes per call, want only the error value", tc.prefix, perCall)
+				}
+			}
+		})
+	}
+}
+
+func TestReadFrameErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		stream []byte
+		max    int
+		want   error
+		alsoIs error
+	}{
+		{"clean EOF", nil, 0, io.EOF, nil},
+		{"EOF inside prefix", []byte{0, 0}, 0, ErrShortFrame, io.ErrUnexpectedEOF},
+		{"EOF right after prefix", []byte{0, 0, 0, 3}, 0, ErrShortFrame, io.ErrUnexpectedEOF},
+		{"EOF inside payload", []byte{0, 0, 0, 3, 'a'}, 0, ErrShortFrame, io.ErrUnexpectedEOF},
+		{"negative length", []byte{0xff, 0xff, 0xff, 0xff}, 0, ErrNegativeLength, ErrMalformed},
+		{"min int32 length", []byte{0x80, 0, 0, 0}, 0, ErrNegativeLength, ErrMalformed},
+		{"over limit", []byte{0, 0, 0, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 8, ErrFrameTooLarge, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadFrame(bytes.NewReader(tc.stream), nil, tc.max)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if tc.alsoIs != nil && !errors.Is(err, tc.alsoIs) {
+				t.Fatalf("err = %v does not also match %v", err, tc.alsoIs)
+			}
+			if tc.want == io.EOF && err != io.EOF {
+				t.Fatalf("err = %#v, want io.EOF itself so loops can compare with ==", err)
+			}
+		})
+	}
+	t.Run("exactly the limit is allowed", func(t *testing.T) {
+		got, err := ReadFrame(bytes.NewReader([]byte{0, 0, 0, 2, 'o', 'k'}), nil, 2)
+		if err != nil || string(got) != "ok" {
+			t.Fatalf("ReadFrame = %q, %v", got, err)
+		}
+	})
+	t.Run("reader errors are wrapped", func(t *testing.T) {
+		boom := errors.New("boom")
+		_, err := ReadFrame(iotest.ErrReader(boom), nil, 0)
+		if !errors.Is(err, boom) {
+			t.Fatalf("err = %v, want it to wrap the reader's error", err)
+		}
+		_, err = ReadFrame(io.MultiReader(bytes.NewReader([]byte{0, 0, 0, 4, 1}), iotest.ErrReader(boom)), nil, 0)
+		if !errors.Is(err, boom) || errors.Is(err, ErrShortFrame) {
+			t.Fatalf("err = %v, want the reader's error, not ErrShortFrame", err)
+		}
+	})
+}
+
+type failingWriter struct {
+	failOn int
+	writes int
+}
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	if w.writes == w.failOn {
+		return 0, io.ErrClosedPipe
+	}
+	return len(p), nil
+}
+
+func TestWriteFrameWrapsWriterErrors(t *testing.T) {
+	for _, failOn := range []int{1, 2} {
+		err := WriteFrame(&failingWriter{failOn: failOn}, []byte("payload"))
+		if !errors.Is(err, io.ErrClosedPipe) {
+			t.Fatalf("write %d failing: err = %v, want io.ErrClosedPipe wrapped", failOn, err)
+		}
+	}
+}
+
+func TestWriteFrameDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under -race sync.Pool drops items at random, so its New allocates")
+	}
+	payload := make([]byte, 1024)
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := WriteFrame(io.Discard, payload); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("WriteFrame allocated %v times per call, want 0", allocs)
+	}
+}

@@ -1,0 +1,6 @@
+//go:build race
+
+package wire
+
+// raceEnabled lets allocation tests skip what the race detector perturbs.
+const raceEnabled = true
