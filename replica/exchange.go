@@ -53,6 +53,9 @@ func (r *Replica) receive(rd io.Reader) ([]byte, error) {
 // code. A TCP server would call it in a loop, one goroutine per connection,
 // under the lock that serializes the partition.
 func (r *Replica) ServeOne(rw io.ReadWriter, nowMs int64) error {
+	if r.closed {
+		return ErrClosed
+	}
 	payload, err := r.receive(rw)
 	if err != nil {
 		return err
@@ -108,6 +111,9 @@ func (r *Replica) ServeOne(rw io.ReadWriter, nowMs int64) error {
 // alias the replica's frame buffer until the next exchange) and the number
 // of records shipped.
 func (r *Replica) Fetch(rw io.ReadWriter, correlationID int32, serve func() error) (wire.FetchResponse, int, error) {
+	if r.closed {
+		return wire.FetchResponse{}, 0, ErrClosed
+	}
 	req := r.FetchRequest(correlationID)
 	if err := r.send(rw, req.AppendTo); err != nil {
 		return wire.FetchResponse{}, 0, err
@@ -134,6 +140,9 @@ func (r *Replica) Fetch(rw io.ReadWriter, correlationID int32, serve func() erro
 // rw, lets serve answer it, and returns the leader's answer: its largest
 // epoch <= e and where that epoch ends, or found == false.
 func (r *Replica) AskEndOffset(rw io.ReadWriter, correlationID int32, e int32, serve func() error) (leaderEpoch int32, endOffset uint64, found bool, err error) {
+	if r.closed {
+		return 0, 0, false, ErrClosed
+	}
 	req := wire.OffsetsForLeaderEpochRequest{
 		CorrelationID:      correlationID,
 		ReplicaID:          r.id,

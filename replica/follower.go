@@ -43,7 +43,7 @@ func (r *Replica) FetchRequest(correlationID int32) wire.FetchRequest {
 // own LEO)). Truncation always comes before raising the high watermark, so
 // the follower never claims to have committed a record it is about to drop.
 func (r *Replica) ApplyFetch(resp *wire.FetchResponse) (shipped int, err error) {
-	if r.log == nil {
+	if r.closed {
 		return 0, ErrClosed
 	}
 	if r.role != RoleFollower {

@@ -42,7 +42,7 @@ func (r *Replica) checkLeaderEpoch(current int32) wire.ErrorCode {
 // without recomputing their CRC. A corrupt batch is refused with
 // wire.CodeCorruptMessage and an error; the log is unchanged.
 func (r *Replica) Produce(batches []byte, acks int16, nowMs int64) (base uint64, code wire.ErrorCode, err error) {
-	if r.log == nil {
+	if r.closed {
 		return 0, wire.CodeNotLeaderOrFollower, ErrClosed
 	}
 	if acks != wire.AcksAll && acks != wire.AcksLeader && acks != wire.AcksNone {
@@ -76,7 +76,7 @@ func (r *Replica) Produce(batches []byte, acks int16, nowMs int64) (base uint64,
 // is short of it, then Committed, or NotEnoughReplicasAfterAppend when the
 // ISR shrank under min.insync.replicas after the append (Kafka's 20).
 func (r *Replica) AckVerdict(requiredOffset uint64) (isr.Verdict, error) {
-	if r.role != RoleLeader || r.log == nil {
+	if r.role != RoleLeader || r.closed {
 		return isr.NotYet, ErrNotLeader
 	}
 	return r.isr.Gate(r.log.HighWatermark()).Verdict(requiredOffset), nil
@@ -88,7 +88,7 @@ func (r *Replica) AckVerdict(requiredOffset uint64) (isr.Verdict, error) {
 // forward (a slow follower no longer holds it back) unless the ISR fell under
 // min.insync.replicas. It reports whether the ISR changed.
 func (r *Replica) ShrinkISR(nowMs int64) (bool, error) {
-	if r.role != RoleLeader || r.log == nil {
+	if r.role != RoleLeader || r.closed {
 		return false, ErrNotLeader
 	}
 	changed := r.isr.ShrinkISR(nowMs)
@@ -118,7 +118,7 @@ func (r *Replica) ShrinkISR(nowMs int64) (bool, error) {
 // fetch offset is not taken as its LEO.
 func (r *Replica) HandleFetch(req *wire.FetchRequest, dst []byte, nowMs int64) (wire.FetchResponse, []byte, error) {
 	resp := wire.FetchResponse{CorrelationID: req.CorrelationID}
-	if r.log == nil {
+	if r.closed {
 		return resp, dst, ErrClosed
 	}
 	if r.role != RoleLeader {
@@ -188,7 +188,7 @@ func (r *Replica) HandleFetch(req *wire.FetchRequest, dst []byte, nowMs int64) (
 // (-1, -1) only on the wire.
 func (r *Replica) HandleOffsetsForLeaderEpoch(req *wire.OffsetsForLeaderEpochRequest) (wire.OffsetsForLeaderEpochResponse, error) {
 	resp := wire.OffsetsForLeaderEpochResponse{CorrelationID: req.CorrelationID}
-	if r.log == nil {
+	if r.closed {
 		return resp, ErrClosed
 	}
 	if r.role != RoleLeader {
@@ -209,7 +209,7 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(req *wire.OffsetsForLeaderEpochReq
 // epoch (isr.ErrNotCaughtUp otherwise). Time never readmits a follower. The
 // high watermark is recomputed, since a new ISR member now holds it.
 func (r *Replica) Readmit(id int32) error {
-	if r.role != RoleLeader || r.log == nil {
+	if r.role != RoleLeader || r.closed {
 		return ErrNotLeader
 	}
 	start, ok := r.epochs.StartOffsetOf(r.leaderEpoch)

@@ -65,8 +65,11 @@ type Replica struct {
 	dir  string
 	opts Options
 
-	// log is nil only after Close.
-	log *log.Log
+	// closed is set by Close, and by a Restart that could not reopen the
+	// files. log and epochs then keep their last state for the getters, and
+	// every operation returns ErrClosed.
+	closed bool
+	log    *log.Log
 	// epochs mirrors the epochs stamped in log: every entry's start offset
 	// is below log.EndOffset(), which truncate keeps true.
 	epochs *epoch.Cache
@@ -124,7 +127,7 @@ func (r *Replica) openStorage() error {
 	if !r.eager {
 		l.StopEagerHighWatermark()
 	}
-	r.log, r.epochs = l, c
+	r.log, r.epochs, r.closed = l, c, false
 	return nil
 }
 
@@ -172,7 +175,7 @@ func (r *Replica) StopEagerHighWatermark() {
 // fetches, and the leader only ever accepts a larger proposal, so the high
 // watermark never moves backwards across an election.
 func (r *Replica) BecomeLeader(leaderEpoch int32, followers []int32, minISR int, nowMs int64) error {
-	if r.log == nil {
+	if r.closed {
 		return ErrClosed
 	}
 	if leaderEpoch < 0 || leaderEpoch < r.leaderEpoch || (leaderEpoch == r.leaderEpoch && r.role == RoleLeader) {
@@ -194,7 +197,7 @@ func (r *Replica) BecomeLeader(leaderEpoch int32, followers []int32, minISR int,
 // It does not truncate: call TruncateByLeaderEpoch (or, for the pre-KIP-101
 // rule, TruncateToHighWatermark) before fetching.
 func (r *Replica) BecomeFollower(leaderID int32, leaderEpoch int32) error {
-	if r.log == nil {
+	if r.closed {
 		return ErrClosed
 	}
 	if leaderEpoch < 0 || leaderEpoch < r.leaderEpoch {
@@ -210,7 +213,7 @@ func (r *Replica) BecomeFollower(leaderID int32, leaderEpoch int32) error {
 // from its own. The role is kept; a leader's ISR state is not (it lives in
 // memory only), so a restarted leader must be made leader again.
 func (r *Replica) Restart() error {
-	if r.log == nil {
+	if r.closed {
 		return ErrClosed
 	}
 	err := r.closeStorage()
@@ -227,7 +230,7 @@ func (r *Replica) Restart() error {
 // Close checkpoints and closes the replica's files. Later calls return
 // ErrClosed.
 func (r *Replica) Close() error {
-	if r.log == nil {
+	if r.closed {
 		return ErrClosed
 	}
 	return r.closeStorage()
@@ -237,7 +240,7 @@ func (r *Replica) closeStorage() error {
 	// The epoch cache holds no open file: it rewrites its checkpoint on
 	// every change.
 	err := r.log.Close()
-	r.log, r.epochs = nil, nil
+	r.closed = true
 	if err != nil {
 		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
 	}

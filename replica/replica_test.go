@@ -315,4 +315,15 @@ func TestRoleAndCloseErrors(t *testing.T) {
 	if _, _, err := r.Produce(nil, wire.AcksLeader, now); !errors.Is(err, replica.ErrClosed) {
 		t.Errorf("Produce after Close: %v", err)
 	}
+	// Getters keep answering with the last state; exchanges refuse.
+	_, _, _ = r.LEO(), r.HighWatermark(), r.FetchRequest(1)
+	if _, _, err := r.Fetch(p.link.FollowerEnd(), 1, func() error { return nil }); !errors.Is(err, replica.ErrClosed) {
+		t.Errorf("Fetch after Close: %v", err)
+	}
+	if err := r.ServeOne(p.link.LeaderEnd(), now); !errors.Is(err, replica.ErrClosed) {
+		t.Errorf("ServeOne after Close: %v", err)
+	}
+	if err := r.Restart(); !errors.Is(err, replica.ErrClosed) {
+		t.Errorf("Restart after Close: %v", err)
+	}
 }

@@ -38,7 +38,7 @@ func (t TruncationRule) String() string {
 // describes records the log does not hold. It is the only way the replica
 // layer shortens a log.
 func (r *Replica) TruncateTo(offset uint64) error {
-	if r.log == nil {
+	if r.closed {
 		return ErrClosed
 	}
 	if err := r.log.TruncateTo(offset); err != nil {
