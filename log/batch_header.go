@@ -1,0 +1,203 @@
+package log
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Field positions within a batch; BatchHeader documents the layout.
+const (
+	posBaseOffset           = 0
+	posBatchLength          = 8
+	posPartitionLeaderEpoch = 12
+	posMagic                = 16
+	posCRC                  = 17
+	posAttributes           = 21
+	posLastOffsetDelta      = 23
+	posBaseTimestamp        = 27
+	posMaxTimestamp         = 35
+	posProducerID           = 43
+	posProducerEpoch        = 51
+	posBaseSequence         = 53
+	posRecordCount          = 57
+)
+
+// BatchHeaderSize is the number of bytes of a RecordBatch v2 before its first
+// record. A batch is never shorter.
+const BatchHeaderSize = 61
+
+// BatchLogOverhead is the size of the baseOffset and batchLength fields, the
+// bytes of a batch that batchLength does not count: a batch occupies
+// BatchLogOverhead + batchLength bytes.
+const BatchLogOverhead = 12
+
+// Magic is the record format version this package reads and writes (Kafka's
+// RecordBatch v2). Any other value at byte 16 is ErrBadMagic.
+const Magic = 2
+
+// minBatchLength is the smallest legal batchLength: a header with no records.
+const minBatchLength = BatchHeaderSize - BatchLogOverhead
+
+// BatchHeader is the decoded fixed part of a RecordBatch v2 (Kafka's
+// DefaultRecordBatch, magic 2). On disk and on the wire, all integers
+// big-endian:
+//
+//	pos  size  field
+//	  0     8  baseOffset            offset of the first record
+//	  8     4  batchLength           bytes after this field
+//	 12     4  partitionLeaderEpoch  epoch of the leader that appended the batch
+//	 16     1  magic                 always 2
+//	 17     4  crc                   CRC-32C of bytes [21, end of batch)
+//	 21     2  attributes            see AttrCompressionMask and friends
+//	 23     4  lastOffsetDelta       last offset minus baseOffset
+//	 27     8  baseTimestamp
+//	 35     8  maxTimestamp
+//	 43     8  producerId            -1 when none
+//	 51     2  producerEpoch         -1 when none
+//	 53     4  baseSequence          -1 when none
+//	 57     4  recordCount
+//	 61        records (see Record)
+//
+// baseOffset and partitionLeaderEpoch sit before the CRC'd range on purpose:
+// a leader assigns both when it appends a producer's batch, and because the
+// CRC does not cover them it can stamp them in place (SetBaseOffset,
+// SetPartitionLeaderEpoch) without recomputing the checksum the producer
+// wrote. Followers then copy the stamped bytes verbatim, and any replica can
+// still verify them end to end.
+//
+// Values returned by ReadBatchHeader satisfy: Magic == 2, BatchLength >= 49,
+// BaseOffset and LastOffset() fit int64, LastOffsetDelta >= 0,
+// RecordCount >= 0.
+type BatchHeader struct {
+	BaseOffset           uint64 // offset of the first record; int64 >= 0 on disk
+	BatchLength          int32  // bytes after the batchLength field
+	PartitionLeaderEpoch int32  // epoch of the leader that appended the batch
+	Magic                int8   // record format version; always Magic
+	CRC                  uint32 // CRC-32C of the bytes from attributes to the end
+	Attributes           int16  // compression, timestamp type, transactional, control bits
+	LastOffsetDelta      int32  // LastOffset() - BaseOffset
+	BaseTimestamp        int64  // timestamp of the first record, ms
+	MaxTimestamp         int64  // largest timestamp in the batch, ms
+	ProducerID           int64  // -1 when none
+	ProducerEpoch        int16  // -1 when none
+	BaseSequence         int32  // -1 when none
+	RecordCount          int32  // number of records; may be below LastOffsetDelta+1 after compaction
+}
+
+// Size returns the total number of bytes the batch occupies:
+// BatchLogOverhead + BatchLength.
+func (h BatchHeader) Size() int { return BatchLogOverhead + int(h.BatchLength) }
+
+// LastOffset returns the offset of the batch's last record (or of the last
+// record it had before compaction): BaseOffset + LastOffsetDelta.
+func (h BatchHeader) LastOffset() uint64 { return h.BaseOffset + uint64(h.LastOffsetDelta) }
+
+// NextOffset returns the offset that follows the batch: LastOffset() + 1.
+// Appending this batch moves the log end offset to it.
+func (h BatchHeader) NextOffset() uint64 { return h.LastOffset() + 1 }
+
+// ReadBatchHeader parses the batch header at buf[0:] and checks its framing
+// only, in this order:
+//   - at least BatchHeaderSize bytes, else ErrTruncated (Pos 0);
+//   - magic == 2, else ErrBadMagic (Pos 16);
+//   - batchLength >= BatchHeaderSize-BatchLogOverhead, else ErrBadLength (Pos 8);
+//   - BatchLogOverhead+batchLength bytes present, else ErrTruncated (Pos 0);
+//   - baseOffset >= 0, else ErrBadOffset (Pos 0);
+//   - lastOffsetDelta >= 0 and the last offset fits int64, else ErrBadOffset (Pos 23);
+//   - recordCount >= 0, else ErrNegativeCount (Pos 57).
+//
+// It does not check the CRC (see VerifyBatch) nor decode the records. Bytes
+// after the batch are ignored. It does not allocate unless it fails; errors
+// are *CorruptError.
+func ReadBatchHeader(buf []byte) (BatchHeader, error) {
+	if len(buf) < BatchHeaderSize {
+		return BatchHeader{}, corruptAt(0, ErrTruncated)
+	}
+	h := BatchHeader{
+		BatchLength:          int32(binary.BigEndian.Uint32(buf[posBatchLength:])),
+		PartitionLeaderEpoch: int32(binary.BigEndian.Uint32(buf[posPartitionLeaderEpoch:])),
+		Magic:                int8(buf[posMagic]),
+		CRC:                  binary.BigEndian.Uint32(buf[posCRC:]),
+		Attributes:           int16(binary.BigEndian.Uint16(buf[posAttributes:])),
+		LastOffsetDelta:      int32(binary.BigEndian.Uint32(buf[posLastOffsetDelta:])),
+		BaseTimestamp:        int64(binary.BigEndian.Uint64(buf[posBaseTimestamp:])),
+		MaxTimestamp:         int64(binary.BigEndian.Uint64(buf[posMaxTimestamp:])),
+		ProducerID:           int64(binary.BigEndian.Uint64(buf[posProducerID:])),
+		ProducerEpoch:        int16(binary.BigEndian.Uint16(buf[posProducerEpoch:])),
+		BaseSequence:         int32(binary.BigEndian.Uint32(buf[posBaseSequence:])),
+		RecordCount:          int32(binary.BigEndian.Uint32(buf[posRecordCount:])),
+	}
+	if h.Magic != Magic {
+		return BatchHeader{}, corruptAt(posMagic, ErrBadMagic)
+	}
+	if h.BatchLength < minBatchLength {
+		return BatchHeader{}, corruptAt(posBatchLength, ErrBadLength)
+	}
+	if len(buf)-BatchLogOverhead < int(h.BatchLength) {
+		return BatchHeader{}, corruptAt(0, ErrTruncated)
+	}
+	base := int64(binary.BigEndian.Uint64(buf[posBaseOffset:]))
+	if base < 0 {
+		return BatchHeader{}, corruptAt(posBaseOffset, ErrBadOffset)
+	}
+	if h.LastOffsetDelta < 0 || base > math.MaxInt64-int64(h.LastOffsetDelta) {
+		return BatchHeader{}, corruptAt(posLastOffsetDelta, ErrBadOffset)
+	}
+	if h.RecordCount < 0 {
+		return BatchHeader{}, corruptAt(posRecordCount, ErrNegativeCount)
+	}
+	h.BaseOffset = uint64(base)
+	return h, nil
+}
+
+// VerifyBatch is ReadBatchHeader plus the CRC-32C check over bytes
+// [21, h.Size()): a mismatch is ErrBadCRC (Pos 17). A nil error means the
+// batch's bytes are exactly what its writer checksummed (apart from the
+// unchecksummed baseOffset and partitionLeaderEpoch); the records themselves
+// are not parsed. It does not allocate unless it fails.
+func VerifyBatch(buf []byte) (BatchHeader, error) {
+	h, err := ReadBatchHeader(buf)
+	if err != nil {
+		return BatchHeader{}, err
+	}
+	if ChecksumCRC32C(buf[posAttributes:h.Size()]) != h.CRC {
+		return BatchHeader{}, corruptAt(posCRC, ErrBadCRC)
+	}
+	return h, nil
+}
+
+// SetBaseOffset overwrites the baseOffset field of the batch at batch[0:] in
+// place. baseOffset is outside the CRC'd range, so the stored CRC stays valid
+// and is left untouched. It fails, changing nothing, if batch is shorter than
+// BatchHeaderSize (*CorruptError, ErrTruncated), if the stored lastOffsetDelta
+// is negative (*CorruptError, ErrBadOffset) or if base or base+lastOffsetDelta
+// does not fit int64 (ErrBadOffset, not a CorruptError: the input is fine,
+// the requested offset is not). It does not allocate unless it fails.
+func SetBaseOffset(batch []byte, base uint64) error {
+	if len(batch) < BatchHeaderSize {
+		return corruptAt(0, ErrTruncated)
+	}
+	delta := int32(binary.BigEndian.Uint32(batch[posLastOffsetDelta:]))
+	if delta < 0 {
+		return corruptAt(posLastOffsetDelta, ErrBadOffset)
+	}
+	if base > math.MaxInt64-uint64(delta) {
+		return fmt.Errorf("log: base offset %d with last offset delta %d does not fit int64: %w", base, delta, ErrBadOffset)
+	}
+	binary.BigEndian.PutUint64(batch[posBaseOffset:], base)
+	return nil
+}
+
+// SetPartitionLeaderEpoch overwrites the partitionLeaderEpoch field of the
+// batch at batch[0:] in place. The field is outside the CRC'd range, so the
+// stored CRC stays valid and is left untouched. It fails, changing nothing,
+// if batch is shorter than BatchHeaderSize (*CorruptError, ErrTruncated). It
+// does not allocate unless it fails.
+func SetPartitionLeaderEpoch(batch []byte, epoch int32) error {
+	if len(batch) < BatchHeaderSize {
+		return corruptAt(0, ErrTruncated)
+	}
+	binary.BigEndian.PutUint32(batch[posPartitionLeaderEpoch:], uint32(epoch))
+	return nil
+}

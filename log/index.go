@@ -1,0 +1,101 @@
+package log
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+)
+
+// indexEntrySize is the size of one index entry on disk: a uint32 offset
+// relative to the segment base, then a uint32 file position, both
+// big-endian, as in Kafka's OffsetIndex.
+const indexEntrySize = 8
+
+// indexEntry says that the batch starting at byte pos of the segment has base
+// offset segment.base + rel. Kafka's index keys an entry by the batch's last
+// offset; keying by the base offset makes every entry a batch boundary whose
+// header can be checked against it, and locating works the same way (largest
+// entry at or below the target, then scan forward).
+type indexEntry struct {
+	rel uint32
+	pos uint32
+}
+
+// indexEntryDue reports whether a batch starting at pos gets an index entry:
+// when it starts at least interval bytes after the last entry (or after the
+// segment start). Entries are thus a pure function of the batch layout, so
+// Open can rebuild the index and check the stored one byte for byte, and a
+// lookup scans less than interval bytes plus one batch.
+func indexEntryDue(entries []indexEntry, pos int64, interval int) bool {
+	last := int64(0)
+	if len(entries) > 0 {
+		last = int64(entries[len(entries)-1].pos)
+	}
+	return pos-last >= int64(interval)
+}
+
+// floorEntry returns the index of the last entry whose offset is <= off, or
+// -1 if there is none (the scan then starts at the segment start).
+func (s *segment) floorEntry(off uint64) int {
+	if off < s.base {
+		return -1
+	}
+	rel := off - s.base
+	lo, hi := 0, len(s.entries) // entries[:lo] are <= rel, entries[hi:] are > rel
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if uint64(s.entries[mid].rel) <= rel {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo - 1
+}
+
+// ceilPos returns the position of the first entry whose offset is >= off:
+// every batch with a base offset below off ends at or before it. ok is false
+// when no entry qualifies.
+func (s *segment) ceilPos(off uint64) (pos int64, ok bool) {
+	i := s.floorEntry(off)
+	if i >= 0 && uint64(s.entries[i].rel)+s.base == off {
+		return int64(s.entries[i].pos), true
+	}
+	if i+1 < len(s.entries) {
+		return int64(s.entries[i+1].pos), true
+	}
+	return 0, false
+}
+
+// appendIndexEntries encodes entries onto dst in the on-disk format.
+func appendIndexEntries(dst []byte, entries []indexEntry) []byte {
+	for _, e := range entries {
+		dst = binary.BigEndian.AppendUint32(dst, e.rel)
+		dst = binary.BigEndian.AppendUint32(dst, e.pos)
+	}
+	return dst
+}
+
+// syncIndexFile makes the segment's index file hold exactly its in-memory
+// entries, rewriting it if the stored bytes differ (missing, torn, stale or
+// garbage). It reports whether it rewrote the file.
+func (s *segment) syncIndexFile() (rewritten bool, err error) {
+	want := appendIndexEntries(make([]byte, 0, len(s.entries)*indexEntrySize), s.entries)
+	st, err := s.index.Stat()
+	if err != nil {
+		return false, fmt.Errorf("log: stat index: %w", err)
+	}
+	if st.Size() == int64(len(want)) {
+		have := make([]byte, len(want))
+		if n, _ := s.index.ReadAt(have, 0); n == len(have) && bytes.Equal(have, want) {
+			return false, nil
+		}
+	}
+	if err := s.index.Truncate(0); err != nil {
+		return false, fmt.Errorf("log: rewrite index: %w", err)
+	}
+	if _, err := s.index.WriteAt(want, 0); err != nil {
+		return false, fmt.Errorf("log: rewrite index: %w", err)
+	}
+	return true, nil
+}

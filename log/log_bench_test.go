@@ -1,0 +1,136 @@
+package log
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The storage benchmarks append and read batches of 1, 100 and 1000 records
+// with 100-byte values, built once with AppendBatch outside the timer.
+// Appends go to 64 MiB segments; every few segments the timer is stopped
+// and retention keeps the directory small, so a long run does not fill the
+// disk. Reproduce the figures in doc.go with
+//
+//	go test -run '^$' -bench . -benchtime 1s ./log/
+var stBenchRecordCounts = []int{1, 100, 1000}
+
+const (
+	stBenchValueBytes   = 100
+	stBenchSegmentBytes = 64 << 20
+)
+
+// stBenchBatch returns one encoded batch of n records with 100-byte values.
+func stBenchBatch(b *testing.B, n int) []byte {
+	return stBatch(b, 0, n, stBenchValueBytes, 1_700_000_000_000)
+}
+
+// stBenchTrim drops old segments (outside the timer) once there are many.
+func stBenchTrim(b *testing.B, l *Log) {
+	if len(l.segments) < 5 {
+		return
+	}
+	b.StopTimer()
+	if _, err := l.DeleteRetainedSegments(RetentionPolicy{RetentionBytes: 2 * stBenchSegmentBytes}, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.StartTimer()
+}
+
+// stBenchReport adds records/s to the benchmark's output.
+func stBenchReport(b *testing.B, recordsPerOp int) {
+	b.ReportMetric(float64(recordsPerOp)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+func BenchmarkAppendAsLeader(b *testing.B) {
+	for _, n := range stBenchRecordCounts {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			stBenchAppendAsLeader(b, n, SyncNever)
+		})
+	}
+}
+
+// BenchmarkAppendAsLeaderSyncEveryAppend shows what an fsync per append
+// costs on this machine.
+func BenchmarkAppendAsLeaderSyncEveryAppend(b *testing.B) {
+	b.Run("records=1000", func(b *testing.B) { stBenchAppendAsLeader(b, 1000, SyncEveryAppend) })
+}
+
+func stBenchAppendAsLeader(b *testing.B, n int, sync SyncPolicy) {
+	batch := stBenchBatch(b, n)
+	l := stOpen(b, b.TempDir(), Options{SegmentBytes: stBenchSegmentBytes, Sync: sync})
+	b.SetBytes(int64(len(batch)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		// The same bytes every time: AppendAsLeader restamps them in place.
+		if _, err := l.AppendAsLeader(batch, 1); err != nil {
+			b.Fatal(err)
+		}
+		stBenchTrim(b, l)
+	}
+	stBenchReport(b, n)
+}
+
+func BenchmarkAppendAsFollower(b *testing.B) {
+	for _, n := range stBenchRecordCounts {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			batch := stBenchBatch(b, n)
+			l := stOpen(b, b.TempDir(), Options{SegmentBytes: stBenchSegmentBytes})
+			l.StopEagerHighWatermark()
+			b.SetBytes(int64(len(batch)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				// What a leader shipped: the batch at the follower's LEO.
+				if err := SetBaseOffset(batch, uint64(i*n)); err != nil {
+					b.Fatal(err)
+				}
+				if err := l.AppendAsFollower(batch); err != nil {
+					b.Fatal(err)
+				}
+				if len(l.segments) >= 5 {
+					b.StopTimer()
+					if err := l.SetHighWatermark(l.EndOffset()); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				stBenchTrim(b, l)
+			}
+			stBenchReport(b, n)
+		})
+	}
+}
+
+// BenchmarkRead reads 1 MiB at a time (whole batches) from a 32 MiB log
+// that is in the page cache, cycling through it like a consumer that keeps
+// catching up.
+func BenchmarkRead(b *testing.B) {
+	const readBytes = 1 << 20
+	for _, n := range stBenchRecordCounts {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			batch := stBenchBatch(b, n)
+			perRead := readBytes / len(batch)
+			reads := (32 << 20) / (perRead * len(batch))
+			l := stOpen(b, b.TempDir(), Options{SegmentBytes: stBenchSegmentBytes})
+			for range perRead * reads {
+				if _, err := l.AppendAsLeader(batch, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			want := perRead * len(batch)
+			dst := make([]byte, 0, want+BatchHeaderSize)
+			b.SetBytes(int64(want))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				from := uint64(i%reads) * uint64(perRead*n)
+				out, err := l.Read(dst[:0], from, want, IsolationHighWatermark)
+				if err != nil || len(out) != want {
+					b.Fatalf("Read(%d) = %d bytes, %v; want %d", from, len(out), err, want)
+				}
+			}
+			stBenchReport(b, perRead*n)
+		})
+	}
+}

@@ -1,0 +1,163 @@
+package log
+
+import (
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"slices"
+)
+
+// Read appends to dst whole stored batches, byte for byte as they were
+// appended, and returns the extended slice. It starts with the batch that
+// holds offset from (so the first batch may begin before from, as in Kafka;
+// after compaction, the first batch after from) and continues across
+// segments with consecutive batches while they fit in maxBytes in total. The
+// first batch is returned even if it alone exceeds maxBytes, so a reader
+// always makes progress (Kafka's minOneMessage).
+//
+// The read is bounded by the LEO with IsolationLogEnd (followers) or by the
+// HW with IsolationHighWatermark (consumers): only batches whose base offset
+// is below the bound are returned. from below StartOffset or above
+// EndOffset is ErrOffsetOutOfRange; from at or past the bound (but within the
+// log) returns dst unchanged and no error: there is nothing to read yet.
+//
+// Bytes are copied from the files with pread straight into dst; nothing is
+// decoded or re-encoded, and Read does not allocate when dst has capacity
+// for the result (plus one batch header, used as scratch).
+func (l *Log) Read(dst []byte, from uint64, maxBytes int, iso Isolation) ([]byte, error) {
+	if iso != IsolationLogEnd && iso != IsolationHighWatermark {
+		return dst, fmt.Errorf("log: read with %v: %w", iso, ErrInvalidArgument)
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.closed {
+		return dst, ErrClosed
+	}
+	start, leo := l.startOffset(), l.endOffset()
+	if from < start || from > leo {
+		return dst, fmt.Errorf("log: read from offset %d, log holds [%d, %d): %w", from, start, leo, ErrOffsetOutOfRange)
+	}
+	bound := leo
+	if iso == IsolationHighWatermark {
+		bound = l.hw
+	}
+	if from >= bound {
+		return dst, nil
+	}
+
+	origLen := len(dst)
+	if cap(dst)-len(dst) < BatchHeaderSize {
+		dst = slices.Grow(dst, BatchHeaderSize)
+	}
+	si := l.segmentFor(from)
+	pos, _, _, found, err := l.segments[si].locate(from, dst[len(dst):len(dst)+BatchHeaderSize], false)
+	if err != nil {
+		return dst[:origLen], err
+	}
+	if !found {
+		// from is in a gap compaction left at the end of the segment.
+		si, pos = si+1, 0
+	}
+	for ; si < len(l.segments); si, pos = si+1, 0 {
+		var more bool
+		dst, more, err = l.segments[si].readBatches(dst, pos, bound, maxBytes-(len(dst)-origLen), len(dst) == origLen)
+		if err != nil {
+			return dst[:origLen], err
+		}
+		if !more {
+			break
+		}
+	}
+	return dst, nil
+}
+
+// readBatches appends to dst the whole batches of s from pos on whose base
+// offsets are below bound and that fit in budget bytes, except that with
+// first set the first batch is appended whatever its size. more reports
+// that the segment ran out before the bound or the budget did, so the read
+// may continue in the next segment. The caller holds Log.mu.
+func (s *segment) readBatches(dst []byte, pos int64, bound uint64, budget int, first bool) (_ []byte, more bool, err error) {
+	limit := s.size
+	if bound < s.next {
+		// No batch with a base offset below bound starts at or after the
+		// first index entry at or above bound: don't read past it.
+		if p, ok := s.ceilPos(bound); ok {
+			limit = p
+		}
+	}
+	if pos >= limit {
+		return dst, pos == s.size, nil
+	}
+	want := min(int64(max(budget, 0)), limit-pos)
+	if first {
+		want = max(want, min(BatchHeaderSize, limit-pos))
+	}
+	if want < BatchHeaderSize {
+		return dst, false, nil // no room for another batch
+	}
+	n := int(want)
+	at := len(dst)
+	dst = slices.Grow(dst, n)[:at+n]
+	if err := s.readFull(dst[at:], pos); err != nil {
+		return dst[:at], false, err
+	}
+	// Keep the whole batches below the bound; the rest of the chunk is
+	// dropped (reading it was one pread either way). This walk is the
+	// per-batch cost of a read, so it reads the two fields it needs
+	// directly, and the base offset only when the bound can cut.
+	checkBound := bound < s.next
+	p := 0
+	if skip, ok := s.skipPoint(pos, pos+int64(n), bound); ok {
+		// Every batch before an index entry inside the chunk is whole and
+		// below the bound: walk only from the last such entry.
+		p = int(skip - pos)
+	}
+	for p+BatchHeaderSize <= n {
+		hdr := dst[at+p : at+p+BatchHeaderSize]
+		size := BatchLogOverhead + int(int32(binary.BigEndian.Uint32(hdr[8:12])))
+		if size < BatchHeaderSize {
+			return dst[:at], false, fmt.Errorf("log: stored batch at %d of %s: %w", pos+int64(p), filepath.Base(s.log.Name()), ErrBadLength)
+		}
+		if checkBound && binary.BigEndian.Uint64(hdr[0:8]) >= bound {
+			return dst[:at+p], false, nil
+		}
+		if p+size > n {
+			if first && p == 0 {
+				// A first batch larger than the budget is returned whole.
+				dst = slices.Grow(dst[:at+n], size-n)[:at+size]
+				if err := s.readFull(dst[at+n:], pos+int64(n)); err != nil {
+					return dst[:at], false, err
+				}
+				return dst, false, nil
+			}
+			return dst[:at+p], false, nil
+		}
+		p += size
+	}
+	// Either the chunk ended on a batch boundary (at limit, or where the
+	// budget ran out) or a partial header is left (the budget ran out).
+	// Only a chunk that consumed the whole segment lets the read go on.
+	return dst[:at+p], p == n && pos+int64(p) == s.size, nil
+}
+
+// skipPoint returns the position of the last index entry e with
+// lo < e.pos <= hi and an offset <= bound, if any. Entries are batch
+// boundaries, and every batch before e has a base offset below e's, so a
+// reader that has the bytes [lo, hi) can take all of [lo, e.pos) unexamined.
+func (s *segment) skipPoint(lo, hi int64, bound uint64) (int64, bool) {
+	i := s.floorEntry(bound)
+	// Entries are sorted by position too: step down to the last one <= hi.
+	j, k := 0, i+1 // entries[:j] have pos <= hi, entries[k:] do not
+	for j < k {
+		mid := int(uint(j+k) >> 1)
+		if int64(s.entries[mid].pos) <= hi {
+			j = mid + 1
+		} else {
+			k = mid
+		}
+	}
+	if j == 0 || int64(s.entries[j-1].pos) <= lo {
+		return 0, false
+	}
+	return int64(s.entries[j-1].pos), true
+}
