@@ -12,15 +12,15 @@ import (
 // lastOffsetDelta, recordCount) are computed by AppendBatch and checked by
 // DecodeBatch, so they are not here.
 type Batch struct {
-	BaseOffset           uint64 // offset of Records[i] is BaseOffset + OffsetDelta; must fit int64
-	PartitionLeaderEpoch int32  // stamped by the leader; outside the CRC
-	Attributes           int16  // Attr* bits; compression bits must be 0
-	BaseTimestamp        int64  // ms; record timestamps are deltas against it
-	MaxTimestamp         int64  // ms; largest record timestamp, kept as given
-	ProducerID           int64  // -1 when none
-	ProducerEpoch        int16  // -1 when none
-	BaseSequence         int32  // -1 when none
-	Records              []Record
+	BaseOffset           uint64   // offset of Records[i] is BaseOffset + OffsetDelta; must fit int64
+	PartitionLeaderEpoch int32    // stamped by the leader; outside the CRC
+	Attributes           int16    // Attr* bits; compression bits must be 0
+	BaseTimestamp        int64    // ms; record timestamps are deltas against it
+	MaxTimestamp         int64    // ms; largest record timestamp, kept as given
+	ProducerID           int64    // -1 when none
+	ProducerEpoch        int16    // -1 when none
+	BaseSequence         int32    // -1 when none
+	Records              []Record // at least one to encode; keys and values alias the input after decoding
 }
 
 // SetSequentialOffsetDeltas numbers b's records 0, 1, ..., n-1, the usual

@@ -24,8 +24,8 @@ type Header struct {
 // Offsets and timestamps are deltas against the batch header, which is what
 // lets a leader restamp a batch's base offset without touching its records.
 type Record struct {
-	Attributes     int8
-	TimestampDelta int64
+	Attributes     int8     // unused by Kafka; written and read back as given
+	TimestampDelta int64    // timestamp - Batch.BaseTimestamp, in ms; may be negative
 	OffsetDelta    int32    // offset - Batch.BaseOffset; strictly increasing within a batch
 	Key            []byte   // nil = null key
 	Value          []byte   // nil = null value

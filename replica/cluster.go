@@ -10,9 +10,11 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// The chapter's two brokers: their ids and the partition they replicate.
+// The chapter's two brokers and the partition they replicate.
 const (
-	LeaderID   int32 = 1
+	// LeaderID is broker 1, the first leader, in root/broker-1/orders-0.
+	LeaderID int32 = 1
+	// FollowerID is broker 2, the first follower, in root/broker-2/orders-0.
 	FollowerID int32 = 2
 	// PartitionDir is the partition's directory under each broker's.
 	PartitionDir = "orders-0"
@@ -50,12 +52,12 @@ type Cluster struct {
 // FetchReport is what one FetchOnce round did, as the demo's table prints
 // it.
 type FetchReport struct {
-	LeaderID    int32
-	LeaderLEO   uint64
-	LeaderHW    uint64
-	FollowerID  int32
-	FollowerLEO uint64
-	FollowerHW  uint64
+	LeaderID    int32  // the leader's broker id
+	LeaderLEO   uint64 // the leader's log end offset after the round
+	LeaderHW    uint64 // the leader's high watermark after the round
+	FollowerID  int32  // the follower's broker id
+	FollowerLEO uint64 // the follower's log end offset after the round
+	FollowerHW  uint64 // the follower's high watermark after the round
 	// RecordsShipped is how many records the response carried.
 	RecordsShipped int
 	// ResponseHW is the high watermark the leader put in the response.

@@ -207,8 +207,8 @@ func (r *Replica) TruncateByLeaderEpoch(rw io.ReadWriter, nextCorrelation func()
 // largest epoch it knows that is <= Asked and that epoch's end offset, or
 // Found == false.
 type EpochAnswer struct {
-	Asked     int32
-	Epoch     int32
-	EndOffset uint64
-	Found     bool
+	Asked     int32  // the follower's latest epoch, the one it asked about
+	Epoch     int32  // the leader's largest epoch <= Asked; zero unless Found
+	EndOffset uint64 // where Epoch ends on the leader's log; zero unless Found
+	Found     bool   // false: the leader knows no epoch <= Asked
 }
