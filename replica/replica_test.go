@@ -327,3 +327,34 @@ func TestRoleAndCloseErrors(t *testing.T) {
 		t.Errorf("Restart after Close: %v", err)
 	}
 }
+
+// Truncating a log truncates its epoch cache with it: no entry may describe
+// records the log no longer holds, on disk as in memory.
+func TestTruncateTakesTheEpochCacheAlong(t *testing.T) {
+	p := newPair(t)
+	r := p.r[1]
+	for e, records := range []int{2, 1} {
+		if err := r.BecomeLeader(int32(e), nil, 1, now); err != nil {
+			t.Fatal(err)
+		}
+		p.produce(1, records)
+	}
+	if got := fmt.Sprint(r.Epochs().Entries()); got != "[{0 0} {1 2}]" {
+		t.Fatalf("epochs before truncation %s", got)
+	}
+	if err := r.BecomeFollower(2, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.TruncateTo(2); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(r.Epochs().Entries()); got != "[{0 0}]" || r.LEO() != 2 {
+		t.Fatalf("after TruncateTo(2): LEO %d, epochs %s; want 2 and [{0 0}]", r.LEO(), got)
+	}
+	if err := r.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(r.Epochs().Entries()); got != "[{0 0}]" {
+		t.Fatalf("after a restart the checkpoint says %s, want [{0 0}]", got)
+	}
+}
