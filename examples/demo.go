@@ -43,8 +43,8 @@ type Config struct {
 	// NowMs is the clock handed to every step (--now-ms): 0 or more, and
 	// small enough that NowMs + replica.lag.time.max.ms + 1 fits an int64.
 	NowMs int64
-	// Dir is where the brokers' directories go. It must exist; the demo
-	// writes only below it.
+	// Dir is where the brokers' directories go: an existing directory that
+	// the demo writes below. RunInTempDir fills it in.
 	Dir string
 	// KeepEagerHighWatermark leaves the logs in single-replica mode — the
 	// mistake the chapter warns of. The demo then refuses to claim the
@@ -58,7 +58,8 @@ func ChapterConfig(dir string) Config {
 	return Config{Rounds: 4, MinISR: 2, NowMs: 1700000000000, Dir: dir}
 }
 
-// Validate reports a Config the demo cannot run, wrapping ErrInvalidConfig.
+// Validate reports flag values the demo cannot run with, wrapping
+// ErrInvalidConfig. It does not look at Dir, which NewDemo checks.
 func (c Config) Validate() error {
 	switch {
 	case c.Rounds < 1 || c.Rounds > MaxRounds:
@@ -67,8 +68,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: min-isr %d: want 1 to %d (the cluster has %d replicas)", ErrInvalidConfig, c.MinISR, Replicas, Replicas)
 	case c.NowMs < 0 || c.NowMs > math.MaxInt64-2*lagMaxMs-2:
 		return fmt.Errorf("%w: now-ms %d: want 0 to %d", ErrInvalidConfig, c.NowMs, int64(math.MaxInt64-2*lagMaxMs-2))
-	case c.Dir == "":
-		return fmt.Errorf("%w: no directory", ErrInvalidConfig)
 	}
 	return nil
 }
@@ -93,6 +92,9 @@ const lagMaxMs = isr.DefaultLagMaxMs
 func NewDemo(cfg Config) (*Demo, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Dir == "" {
+		return nil, fmt.Errorf("%w: no directory for the brokers", ErrInvalidConfig)
 	}
 	return &Demo{cfg: cfg}, nil
 }
@@ -185,12 +187,15 @@ func (p *printer) flush(w io.Writer) error {
 }
 
 // ids formats an ISR as the chapter prints it: [1, 2].
-func ids(v []int32) string {
+func ids(v []int32) string { return "[" + joinIDs(v) + "]" }
+
+// joinIDs formats broker ids as a list: 1, 2.
+func joinIDs(v []int32) string {
 	parts := make([]string, len(v))
 	for i, id := range v {
 		parts[i] = fmt.Sprint(id)
 	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return strings.Join(parts, ", ")
 }
 
 // comma formats an (epoch, endOffset, ok) result the Go way.

@@ -201,10 +201,12 @@ func TestConfigValidate(t *testing.T) {
 		{Rounds: 4, MinISR: 3, NowMs: 0, Dir: "x"},
 		{Rounds: 4, MinISR: 2, NowMs: -1, Dir: "x"},
 		{Rounds: 4, MinISR: 2, NowMs: 1<<63 - 1, Dir: "x"},
-		{Rounds: 4, MinISR: 2, NowMs: 0, Dir: ""},
 	} {
 		if err := cfg.Validate(); !errors.Is(err, examples.ErrInvalidConfig) {
 			t.Errorf("%+v: %v, want ErrInvalidConfig", cfg, err)
 		}
+	}
+	if _, err := examples.NewDemo(examples.ChapterConfig("")); !errors.Is(err, examples.ErrInvalidConfig) {
+		t.Errorf("a demo without a directory: %v, want ErrInvalidConfig", err)
 	}
 }

@@ -110,7 +110,7 @@ func (d *Demo) ShrinkByTime(w io.Writer) error {
 	p.line("ป้อน nowMs = %d ซึ่งเลยเกณฑ์ %d ms ไปหนึ่งมิลลิวินาที", now, st.LagMaxMs())
 	p.line("ShrinkISR คืน %t · ISR ตอนนี้ %s", changed, ids(after))
 	p.line("ต่ำกว่า min.insync.replicas แล้ว: %s", yes(st.UnderMinISR()))
-	p.line("leader ไม่เคยถอดตัวเองออกจาก ISR ของตัวเอง · ที่เหลืออยู่คือ id %s", ids(after)[1:len(ids(after))-1])
+	p.line("leader ไม่เคยถอดตัวเองออกจาก ISR ของตัวเอง · ที่เหลืออยู่คือ id %s", joinIDs(after))
 	d.shrinkDone = true
 	return p.flush(w)
 }

@@ -40,11 +40,11 @@ func notFoundOnTheWire() (int32, int64, error) {
 
 // Refusals prints what the capstone refuses to claim.
 func (d *Demo) Refusals(w io.Writer) error {
-	var isrType []int32
 	if err := d.ensureRounds(); err != nil {
 		return err
 	}
-	isrType = d.main.ISR().ISR()
+	// The ISR's Go type, taken from the ISR itself.
+	isrType := d.main.ISR().ISR()
 	var p printer
 	p.line("== สิ่งที่ capstone นี้ปฏิเสธที่จะอ้าง ==")
 	p.line("สอง broker ในหนึ่ง process ใช้ kernel เดียว page cache เดียว และไฟฟ้าเส้นเดียวกัน")

@@ -34,10 +34,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	cfg.Dir = *data
-	if cfg.Dir == "" {
-		cfg.Dir = "(temporary)" // validated below, replaced by RunInTempDir
-	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "replica-demo: %v\n", err)
 		fs.Usage()
@@ -48,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *data == "" {
 		err = examples.RunInTempDir(out, cfg)
 	} else if err = os.MkdirAll(*data, 0o755); err == nil {
+		cfg.Dir = *data
 		err = examples.Run(out, cfg)
 	}
 	if ferr := out.Flush(); err == nil {
