@@ -28,9 +28,10 @@
 //     min.insync.replicas ([Replica.Produce]); whether an accepted write is
 //     committed is decided afterwards ([Replica.AckVerdict]).
 //   - A restarted follower truncates by asking the leader where its latest
-//     epoch ends ([Replica.TruncateByLeaderEpoch]), never to its own high
-//     watermark — unless asked to show the old rule
-//     ([TruncateToHighWatermark]) and the record it loses.
+//     epoch ends ([Replica.TruncateByLeaderEpoch]), not to its own high
+//     watermark. It falls back to its high watermark only when the leader
+//     knows no epoch that old, as Kafka does; [TruncateToHighWatermark]
+//     shows the old rule and the record it loses.
 //
 // Nothing here reads a clock or starts a goroutine: time arrives as nowMs,
 // and a transport is anything that moves bytes ([Link]).
