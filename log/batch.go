@@ -112,20 +112,34 @@ func AppendBatch(dst []byte, b *Batch) ([]byte, error) {
 // *CorruptError with Pos at the offending field. A compressed batch is
 // ErrCompressed (not a CorruptError).
 func DecodeBatch(buf []byte) (Batch, int, error) {
-	return decodeBatchAt(buf, 0)
+	var b Batch
+	n, err := b.decodeAt(buf, 0)
+	if err != nil {
+		return Batch{}, 0, err
+	}
+	return b, n, nil
 }
 
-// decodeBatchAt is DecodeBatch for the batch at buf[start:], reporting
-// error positions relative to buf[0].
-func decodeBatchAt(buf []byte, start int) (Batch, int, error) {
+// Decode is DecodeBatch into b, reusing the capacity of b.Records (and of
+// each record's Headers) so that decoding batch after batch into the same
+// Batch allocates nothing once it has grown, except one string per record
+// header key. It returns the batch's size in bytes. The checks and errors
+// are DecodeBatch's; on an error b's contents are unspecified.
+func (b *Batch) Decode(buf []byte) (int, error) {
+	return b.decodeAt(buf, 0)
+}
+
+// decodeAt decodes the batch at buf[start:] into b, reporting error
+// positions relative to buf[0].
+func (b *Batch) decodeAt(buf []byte, start int) (int, error) {
 	h, err := VerifyBatch(buf[start:])
 	if err != nil {
-		return Batch{}, 0, shiftCorruptPos(err, start)
+		return 0, shiftCorruptPos(err, start)
 	}
 	if h.Attributes&AttrCompressionMask != 0 {
-		return Batch{}, 0, fmt.Errorf("log: batch at byte %d has attributes %#x: %w", start, h.Attributes, ErrCompressed)
+		return 0, fmt.Errorf("log: batch at byte %d has attributes %#x: %w", start, h.Attributes, ErrCompressed)
 	}
-	b := Batch{
+	*b = Batch{
 		BaseOffset:           h.BaseOffset,
 		PartitionLeaderEpoch: h.PartitionLeaderEpoch,
 		Attributes:           h.Attributes,
@@ -134,29 +148,31 @@ func decodeBatchAt(buf []byte, start int) (Batch, int, error) {
 		ProducerID:           h.ProducerID,
 		ProducerEpoch:        h.ProducerEpoch,
 		BaseSequence:         h.BaseSequence,
+		Records:              b.Records[:0],
 	}
 	end := start + h.Size()
 	d := recordDecoder{buf: buf, pos: start + BatchHeaderSize}
 	// Bound the allocation by what the batch can hold, so a corrupt (but
 	// correctly checksummed) count cannot ask for gigabytes.
 	if int(h.RecordCount) > (end-d.pos)/minRecordSize {
-		return Batch{}, 0, corruptAt(start+posRecordCount, ErrBadLength)
+		return 0, corruptAt(start+posRecordCount, ErrBadLength)
 	}
-	if h.RecordCount > 0 {
-		b.Records = make([]Record, h.RecordCount)
-	}
+	b.Records = slices.Grow(b.Records, int(h.RecordCount))[:h.RecordCount]
 	prevDelta := int32(-1)
 	for i := range b.Records {
 		if err := d.decodeRecord(&b.Records[i], end, prevDelta, h.LastOffsetDelta); err != nil {
-			return Batch{}, 0, err
+			return 0, err
 		}
 		prevDelta = b.Records[i].OffsetDelta
 	}
 	if d.pos != end {
 		// Bytes after the last counted record.
-		return Batch{}, 0, corruptAt(d.pos, ErrBadLength)
+		return 0, corruptAt(d.pos, ErrBadLength)
 	}
-	return b, h.Size(), nil
+	if len(b.Records) == 0 {
+		b.Records = nil // an empty batch decodes as no records, as it always has
+	}
+	return h.Size(), nil
 }
 
 // shiftCorruptPos moves a *CorruptError's position from batch-relative to
@@ -186,7 +202,8 @@ func DecodeBatches(buf []byte) ([]Batch, error) {
 	}
 	batches := make([]Batch, 0, n)
 	for pos := 0; pos < len(buf); {
-		b, size, err := decodeBatchAt(buf, pos)
+		var b Batch
+		size, err := b.decodeAt(buf, pos)
 		if err != nil {
 			return nil, err
 		}

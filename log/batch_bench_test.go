@@ -113,3 +113,22 @@ func BenchmarkDecodeBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBatchDecode decodes into one reused Batch: the allocation-free
+// way to read every record of a stream of batches.
+func BenchmarkBatchDecode(b *testing.B) {
+	for _, n := range benchRecordCounts {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			buf := benchEncoded(b, n)
+			var batch Batch
+			b.SetBytes(int64(len(buf)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := batch.Decode(buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRecords(b, n)
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // FuzzDecodeBatch feeds arbitrary bytes to every decoder. None may panic;
@@ -63,6 +64,16 @@ func checkDecoders(t *testing.T, data []byte) {
 	}
 
 	b, n, err := DecodeBatch(data)
+	// Decoding into a Batch that already holds records (and headers) must
+	// agree with DecodeBatch exactly: same size, same error, same batch.
+	reused := Batch{Records: []Record{{Key: []byte("stale"), Headers: []Header{{Key: "stale"}}}}}
+	rn, rerr := reused.Decode(data)
+	if (err == nil) != (rerr == nil) || rn != n || (err != nil && err.Error() != rerr.Error()) {
+		t.Fatalf("Batch.Decode = %d, %v; DecodeBatch = %d, %v", rn, rerr, n, err)
+	}
+	if err == nil && !cmp.Equal(b, reused, cmpopts.EquateEmpty()) {
+		t.Fatalf("Batch.Decode differs from DecodeBatch:\n%s", cmp.Diff(b, reused, cmpopts.EquateEmpty()))
+	}
 	if err != nil {
 		checkFuzzErr("DecodeBatch", err)
 	} else {

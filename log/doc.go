@@ -166,12 +166,14 @@
 //	AppendBatch (encode + CRC)         2523     22.7 M        0
 //	VerifyBatch (header + CRC)        24895      224 M        0
 //	BatchScanner (walk + CRC, 1 MiB)  22120      199 M        0
-//	DecodeBatch (into []Record)        1121     10.1 M        1
+//	DecodeBatch (new []Record)         1493     13.5 M        1
+//	Batch.Decode (reused Batch)        3181     28.7 M        0
 //
 // Verifying is what the append and fetch paths do: they check each batch's
-// header and CRC and never decode a record. DecodeBatch, which builds a Go
-// Record per record for callers that want them, is bound by varint decoding
-// and its one []Record allocation per batch.
+// header and CRC and never decode a record. Decoding into Go Records is for
+// callers that want them; Batch.Decode reuses one Batch's records and is
+// bound by varint decoding (about 35 ns a record, 3.5 GB/s at 100 records a
+// batch), DecodeBatch adds one []Record allocation per batch.
 //
 // An append costs one pwrite plus CRC verification at about memory speed,
 // so small batches are bound by the system call. A read costs one pread

@@ -1,6 +1,9 @@
 package log
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Header is one record header: a non-null key and an optional value.
 type Header struct {
@@ -107,7 +110,19 @@ type recordDecoder struct {
 	end int // end of the current record (or batch, for the length prefix)
 }
 
+// varint reads a zigzag varint, taking a one-byte value without the general
+// loop: most lengths and deltas in a batch of small records fit one byte.
 func (d *recordDecoder) varint() (int32, error) {
+	if d.pos < d.end {
+		if b := d.buf[d.pos]; b < 0x80 {
+			d.pos++
+			return int32(b>>1) ^ -int32(b&1), nil
+		}
+	}
+	return d.varintSlow()
+}
+
+func (d *recordDecoder) varintSlow() (int32, error) {
 	v, n := readVarint(d.buf[d.pos:d.end])
 	switch {
 	case n == 0:
@@ -119,7 +134,18 @@ func (d *recordDecoder) varint() (int32, error) {
 	return v, nil
 }
 
+// varlong is varint's 64-bit twin, with the same one-byte fast path.
 func (d *recordDecoder) varlong() (int64, error) {
+	if d.pos < d.end {
+		if b := d.buf[d.pos]; b < 0x80 {
+			d.pos++
+			return int64(b>>1) ^ -int64(b&1), nil
+		}
+	}
+	return d.varlongSlow()
+}
+
+func (d *recordDecoder) varlongSlow() (int64, error) {
 	v, n := readVarlong(d.buf[d.pos:d.end])
 	switch {
 	case n == 0:
@@ -205,9 +231,11 @@ func (d *recordDecoder) decodeRecord(r *Record, batchEnd int, prevDelta, lastDel
 	if int(count) > (d.end-d.pos)/minHeaderSize {
 		return corruptAt(at, ErrBadLength)
 	}
-	r.Headers = nil
+	// Reuse the record's header slice when decoding into a recycled Batch;
+	// a fresh Record has none, so DecodeBatch still yields nil for no headers.
+	r.Headers = r.Headers[:0]
 	if count > 0 {
-		r.Headers = make([]Header, count)
+		r.Headers = slices.Grow(r.Headers, int(count))[:count]
 		for i := range r.Headers {
 			key, err := d.bytesField(false)
 			if err != nil {
