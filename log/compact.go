@@ -101,7 +101,8 @@ func decodeCompactable(batch []byte) (Batch, bool) {
 // superseded, and swaps the result in. It returns how many records it
 // removed; a segment that loses nothing is left untouched.
 func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (removed int, _ []byte, err error) {
-	cleanedPath := s.log.Name() + cleanedSuffix
+	logPath, indexPath := s.path(segmentSuffix), s.path(indexSuffix)
+	cleanedPath := logPath + cleanedSuffix
 	f, err := os.OpenFile(cleanedPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, buf, fmt.Errorf("log: compact: %w", err)
@@ -161,7 +162,7 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 	if err := f.Sync(); err != nil {
 		return 0, buf, fmt.Errorf("log: compact: %w", err)
 	}
-	indexCleanedPath := s.index.Name() + cleanedSuffix
+	indexCleanedPath := indexPath + cleanedSuffix
 	xf, err := os.OpenFile(indexCleanedPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, buf, fmt.Errorf("log: compact: %w", err)
@@ -174,14 +175,14 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 
 	// The rename of the log file is the commit point.
 	l.mu.Lock()
-	if err := os.Rename(cleanedPath, s.log.Name()); err != nil {
+	if err := os.Rename(cleanedPath, logPath); err != nil {
 		l.mu.Unlock()
 		xf.Close()
 		os.Remove(indexCleanedPath)
 		return 0, buf, fmt.Errorf("log: compact: %w", err)
 	}
 	committed = true
-	indexErr := os.Rename(indexCleanedPath, s.index.Name())
+	indexErr := os.Rename(indexCleanedPath, indexPath)
 	oldLog, oldIndex := s.log, s.index
 	s.log, s.index = f, xf
 	s.size, s.next, s.maxTimestamp, s.entries = ns.size, ns.next, ns.maxTimestamp, ns.entries

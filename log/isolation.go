@@ -11,7 +11,8 @@ const (
 	// those records are committed.
 	IsolationLogEnd Isolation = iota
 	// IsolationHighWatermark stops a read at the high watermark, so a
-	// consumer only ever sees committed records.
+	// consumer only ever sees committed records: a batch the high
+	// watermark falls inside is held back whole until it is committed.
 	IsolationHighWatermark
 )
 

@@ -144,6 +144,12 @@ func rebaseAppendError(err error, by int) error {
 // index the offsets relative to its base. One append is never split across
 // segments, so it is all-or-nothing. The caller holds writeMu.
 func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
+	// Checked before rolling, so a refused append leaves no new segment
+	// behind: wherever the append lands (the active segment or a new one
+	// based at first), it is indexable iff its span from first is.
+	if next-1-first > math.MaxUint32 {
+		return nil, fmt.Errorf("log: append spans offsets [%d, %d), more than a segment can index: %w", first, next, ErrInvalidArgument)
+	}
 	seg := l.active()
 	if seg.size > 0 && (seg.size+int64(n) > l.opts.SegmentBytes || next-1-seg.base > math.MaxUint32) {
 		s, err := openSegmentFiles(l.dir, first, true)
@@ -161,9 +167,6 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 		l.segments = append(l.segments, s)
 		l.mu.Unlock()
 		seg = s
-	}
-	if next-1-seg.base > math.MaxUint32 {
-		return nil, fmt.Errorf("log: append spans offsets [%d, %d), more than a segment can index: %w", first, next, ErrInvalidArgument)
 	}
 	return seg, nil
 }

@@ -3,7 +3,6 @@ package log
 import (
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
 	"slices"
 )
 
@@ -16,10 +15,14 @@ import (
 // always makes progress (Kafka's minOneMessage).
 //
 // The read is bounded by the LEO with IsolationLogEnd (followers) or by the
-// HW with IsolationHighWatermark (consumers): only batches whose base offset
-// is below the bound are returned. from below StartOffset or above
-// EndOffset is ErrOffsetOutOfRange; from at or past the bound (but within the
-// log) returns dst unchanged and no error: there is nothing to read yet.
+// HW with IsolationHighWatermark (consumers): only batches whose last offset
+// is below the bound are returned. A batch the HW falls inside is held back
+// whole until the HW passes its end, as in Kafka (whose HW position is the
+// start of that batch), because a consumer must never see an uncommitted
+// record; the LEO is always a batch end, so followers lose nothing by it.
+// from below StartOffset or above EndOffset is ErrOffsetOutOfRange; from at
+// or past the bound (but within the log) returns dst unchanged and no error:
+// there is nothing to read yet.
 //
 // Bytes are copied from the files with pread straight into dst; nothing is
 // decoded or re-encoded, and Read does not allocate when dst has capacity
@@ -45,6 +48,9 @@ func (l *Log) Read(dst []byte, from uint64, maxBytes int, iso Isolation) ([]byte
 		return dst, nil
 	}
 
+	// A negative budget is 0 (the first batch only); clamping it here keeps
+	// the per-segment remainder below from wrapping around near MinInt.
+	maxBytes = max(maxBytes, 0)
 	origLen := len(dst)
 	if cap(dst)-len(dst) < BatchHeaderSize {
 		dst = slices.Grow(dst, BatchHeaderSize)
@@ -71,7 +77,7 @@ func (l *Log) Read(dst []byte, from uint64, maxBytes int, iso Isolation) ([]byte
 	return dst, nil
 }
 
-// readBatches appends to dst the whole batches of s from pos on whose base
+// readBatches appends to dst the whole batches of s from pos on whose last
 // offsets are below bound and that fit in budget bytes, except that with
 // first set the first batch is appended whatever its size. more reports
 // that the segment ran out before the bound or the budget did, so the read
@@ -103,8 +109,8 @@ func (s *segment) readBatches(dst []byte, pos int64, bound uint64, budget int, f
 	}
 	// Keep the whole batches below the bound; the rest of the chunk is
 	// dropped (reading it was one pread either way). This walk is the
-	// per-batch cost of a read, so it reads the two fields it needs
-	// directly, and the base offset only when the bound can cut.
+	// per-batch cost of a read, so it reads the fields it needs directly,
+	// and the offsets only when the bound can cut.
 	checkBound := bound < s.next
 	p := 0
 	if skip, ok := s.skipPoint(pos, pos+int64(n), bound); ok {
@@ -116,9 +122,12 @@ func (s *segment) readBatches(dst []byte, pos int64, bound uint64, budget int, f
 		hdr := dst[at+p : at+p+BatchHeaderSize]
 		size := BatchLogOverhead + int(int32(binary.BigEndian.Uint32(hdr[8:12])))
 		if size < BatchHeaderSize {
-			return dst[:at], false, fmt.Errorf("log: stored batch at %d of %s: %w", pos+int64(p), filepath.Base(s.log.Name()), ErrBadLength)
+			return dst[:at], false, fmt.Errorf("log: stored batch at %d of %s: %w", pos+int64(p), segmentName(s.base, segmentSuffix), ErrBadLength)
 		}
-		if checkBound && binary.BigEndian.Uint64(hdr[0:8]) >= bound {
+		// The batch ends at or past the bound (its base + lastOffsetDelta
+		// + 1 > bound); written so it cannot overflow.
+		if checkBound && (binary.BigEndian.Uint64(hdr[0:8]) >= bound ||
+			uint64(binary.BigEndian.Uint32(hdr[23:27])) >= bound-binary.BigEndian.Uint64(hdr[0:8])) {
 			return dst[:at+p], false, nil
 		}
 		if p+size > n {

@@ -25,10 +25,11 @@ func stSplit(t testing.TB, buf []byte) []stStored {
 }
 
 // stNaiveRead is the Read contract written as plainly as possible: start at
-// the first batch ending at or after from, take batches whose base offset is
+// the first batch ending at or after from, take batches whose last offset is
 // below bound while they fit in maxBytes, but always the first; nothing at
 // all when from is at or past the bound (as in Kafka, a consumer past the HW
-// gets an empty answer even if the batch holding from began below it).
+// gets an empty answer even if the batch holding from began below it, and a
+// batch the HW falls inside is held back whole).
 func stNaiveRead(batches []stStored, from uint64, maxBytes int, bound uint64) []byte {
 	var out []byte
 	if from >= bound {
@@ -38,7 +39,7 @@ func stNaiveRead(batches []stStored, from uint64, maxBytes int, bound uint64) []
 		if b.h.LastOffset() < from {
 			continue
 		}
-		if b.h.BaseOffset >= bound || (len(out) > 0 && len(out)+len(b.bytes) > maxBytes) {
+		if b.h.LastOffset() >= bound || (len(out) > 0 && len(out)+len(b.bytes) > maxBytes) {
 			break
 		}
 		out = append(out, b.bytes...)
@@ -149,7 +150,9 @@ func TestReadBounds(t *testing.T) {
 		{hw, IsolationHighWatermark, nil, true},
 		{hw + 1, IsolationHighWatermark, nil, true},
 		{hw, IsolationLogEnd, nil, false},
-		{start, IsolationHighWatermark, nil, false},
+		// The HW is inside the batch holding start: a consumer gets
+		// nothing until the whole batch is committed.
+		{start, IsolationHighWatermark, nil, true},
 	} {
 		got, err := l.Read(nil, tc.from, 1000, tc.iso)
 		if !errors.Is(err, tc.wantErr) || (len(got) == 0) != tc.empty {

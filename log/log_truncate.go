@@ -1,6 +1,9 @@
 package log
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // TruncateTo removes every record at and above offset, as a follower does
 // when it finds its log diverged from the leader's. A batch that holds offset
@@ -43,8 +46,18 @@ func (l *Log) TruncateTo(offset uint64) error {
 	}
 	l.mu.Unlock()
 	if err != nil {
+		if hwLowered {
+			// Even a truncation that stopped halfway lowered the HW: the
+			// checkpoint must not keep the old one, or a later crash would
+			// bring it back over records appended after this.
+			l.ckMu.Lock()
+			defer l.ckMu.Unlock()
+			return errors.Join(err, writeCheckpoint(l.dir, l.HighWatermark()))
+		}
 		return err
 	}
+	// The cut (and any removed segment) is a change Flush must make durable.
+	seg.unsynced = true
 	if l.opts.Sync == SyncEveryAppend {
 		if err := seg.log.Sync(); err != nil {
 			return fmt.Errorf("log: truncate: fsync: %w", err)

@@ -40,6 +40,7 @@ const (
 // mid-append; nobody reads them.
 type segment struct {
 	base  uint64   // offset in the file name; a lower bound of its batches' offsets
+	dir   string   // partition directory; with base it names the files (see path)
 	log   *os.File // the batches, exactly as on the wire
 	index *os.File // indexEntrySize-byte entries; derived data, rebuilt by Open
 
@@ -92,7 +93,15 @@ func openSegmentFiles(dir string, base uint64, truncate bool) (*segment, error) 
 		lf.Close()
 		return nil, fmt.Errorf("log: open index: %w", err)
 	}
-	return &segment{base: base, log: lf, index: xf, next: base, maxTimestamp: noTimestamp}, nil
+	return &segment{base: base, dir: dir, log: lf, index: xf, next: base, maxTimestamp: noTimestamp}, nil
+}
+
+// path returns the path of the segment's file with the given suffix. It is
+// derived from dir and base, never from the open files' names: compaction
+// swaps in files opened as "<name>.cleaned" and renamed, so their Name is
+// stale.
+func (s *segment) path(suffix string) string {
+	return filepath.Join(s.dir, segmentName(s.base, suffix))
 }
 
 // close closes both files, reporting the first error.
@@ -104,10 +113,10 @@ func (s *segment) close() error {
 // first: once it is gone the segment is gone, whatever happens to the index
 // (Open deletes an index without a log).
 func (s *segment) remove() error {
-	if err := os.Remove(s.log.Name()); err != nil {
+	if err := os.Remove(s.path(segmentSuffix)); err != nil {
 		return fmt.Errorf("log: delete segment: %w", err)
 	}
-	os.Remove(s.index.Name()) // an orphan index is harmless; Open deletes it
+	os.Remove(s.path(indexSuffix)) // an orphan index is harmless; Open deletes it
 	s.close()
 	return nil
 }
@@ -123,7 +132,7 @@ func (s *segment) readFull(p []byte, pos int64) error {
 	if err == nil || err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
-	return fmt.Errorf("log: read %s at %d: %w", filepath.Base(s.log.Name()), pos, err)
+	return fmt.Errorf("log: read %s at %d: %w", segmentName(s.base, segmentSuffix), pos, err)
 }
 
 // storedBatch is what the log needs from the header of a batch it already
@@ -163,7 +172,7 @@ func (s *segment) batchAt(pos int64, scratch []byte) (storedBatch, error) {
 	}
 	b, err := peekBatch(hdr)
 	if err != nil || pos+int64(b.size) > s.size {
-		return storedBatch{}, fmt.Errorf("log: stored batch at %d of %s: %w", pos, filepath.Base(s.log.Name()), ErrBadLength)
+		return storedBatch{}, fmt.Errorf("log: stored batch at %d of %s: %w", pos, segmentName(s.base, segmentSuffix), ErrBadLength)
 	}
 	return b, nil
 }
