@@ -223,8 +223,18 @@ func (c *Cluster) truncate(f *Replica, rule TruncationRule, nowMs int64) (EpochA
 // at its LEO, its high watermark stays where it was), and the old leader
 // restarts from disk, becomes its follower and truncates by rule before it
 // fetches.
+//
+// The election is clean, as Kafka's controller makes it by default: only a
+// follower in the leader's ISR may be elected, since only an ISR member is
+// known to hold every committed record. FailOver returns ErrUncleanElection,
+// and changes nothing, when the follower was removed from the ISR or when
+// the leader no longer has ISR state to consult (it was restarted and not
+// made leader again).
 func (c *Cluster) FailOver(rule TruncationRule, nowMs int64) error {
 	oldLeader, newLeader := c.leader, c.follower
+	if st := oldLeader.ISR(); st == nil || !st.InISR(newLeader.ID()) {
+		return fmt.Errorf("%w: broker %d is not in broker %d's ISR", ErrUncleanElection, newLeader.ID(), oldLeader.ID())
+	}
 	if err := oldLeader.Restart(); err != nil {
 		return err
 	}

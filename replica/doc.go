@@ -27,6 +27,10 @@
 //   - acks=all is refused before the append when the ISR is under
 //     min.insync.replicas ([Replica.Produce]); whether an accepted write is
 //     committed is decided afterwards ([Replica.AckVerdict]).
+//   - Elections are clean: [Cluster.FailOver] elects the follower only while
+//     it is in the leader's ISR, the only replicas known to hold every
+//     committed record ([ErrUncleanElection] otherwise), as Kafka's
+//     controller does unless unclean.leader.election.enable is set.
 //   - A restarted follower truncates by asking the leader where its latest
 //     epoch ends ([Replica.TruncateByLeaderEpoch]), not to its own high
 //     watermark. It falls back to its high watermark only when the leader

@@ -8,8 +8,8 @@ var (
 	// that is not the partition's leader.
 	ErrNotLeader = errors.New("kaenlog/replica: not the leader")
 	// ErrNotFollower is returned when a follower-only operation (applying a
-	// fetch response, truncating by the leader's answer) is asked of a
-	// replica that is not a follower.
+	// fetch response, truncating the log by any rule) is asked of a replica
+	// that is not a follower.
 	ErrNotFollower = errors.New("kaenlog/replica: not a follower")
 	// ErrStaleEpoch is returned by BecomeLeader and BecomeFollower when the
 	// epoch given is older than one this replica already knows: leadership
@@ -27,4 +27,11 @@ var (
 	// ErrInvalidAcks is returned by Produce for an acks value other than
 	// wire.AcksAll, wire.AcksLeader or wire.AcksNone.
 	ErrInvalidAcks = errors.New("kaenlog/replica: invalid acks")
+	// ErrUncleanElection is returned by Cluster.FailOver when the follower
+	// is not known to be in the leader's ISR: it was removed by the time
+	// rule, or the leader's ISR state was lost with a restart. Such a
+	// follower may lack committed records, and electing it could lose them;
+	// Kafka's controller elects only ISR members (unclean.leader.election.enable
+	// is false by default). Nothing is changed.
+	ErrUncleanElection = errors.New("kaenlog/replica: follower is not in the ISR; electing it could lose committed records")
 )

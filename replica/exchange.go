@@ -178,6 +178,9 @@ func (r *Replica) AskEndOffset(rw io.ReadWriter, correlationID int32, e int32, s
 // follower with no epoch yet has nothing to check. It returns the first
 // answer, for reporting.
 func (r *Replica) TruncateByLeaderEpoch(rw io.ReadWriter, nextCorrelation func() int32, serve func() error) (EpochAnswer, error) {
+	if r.closed {
+		return EpochAnswer{}, ErrClosed
+	}
 	if r.role != RoleFollower {
 		return EpochAnswer{}, ErrNotFollower
 	}

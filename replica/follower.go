@@ -37,11 +37,14 @@ func (r *Replica) FetchRequest(correlationID int32) wire.FetchRequest {
 // ApplyFetch applies the leader's fetch response and reports how many
 // records it shipped. In order: a response error is returned as an error
 // matching the wire package's sentinel; a diverging epoch truncates the log
-// (KIP-279) and ships nothing; otherwise the batches are appended exactly as
-// they came, offsets and epochs kept, the epoch cache learns any new epoch,
-// and only then does the high watermark move, to max(own, min(response HW,
-// own LEO)). Truncation always comes before raising the high watermark, so
-// the follower never claims to have committed a record it is about to drop.
+// (KIP-279), ships nothing and leaves the high watermark alone (the next
+// fetch, from the truncated log, asks again and carries it); otherwise the
+// batches are appended exactly as they came, offsets and epochs kept, the
+// epoch cache learns any new epoch, and only then does the high watermark
+// move, to max(own, min(response HW, own LEO)). The high watermark moves
+// only on a response that found the follower's log agreeing with the
+// leader's, so the follower never claims to have committed a record it is
+// about to drop.
 func (r *Replica) ApplyFetch(resp *wire.FetchResponse) (shipped int, err error) {
 	if r.closed {
 		return 0, ErrClosed
@@ -53,11 +56,13 @@ func (r *Replica) ApplyFetch(resp *wire.FetchResponse) (shipped int, err error) 
 		return 0, fmt.Errorf("kaenlog/replica: broker %d: fetch refused: %w", r.id, resp.ErrorCode.Err())
 	}
 	if resp.HasDivergingEpoch {
+		// The high watermark stays: this truncation may be only KIP-279's
+		// intermediate step, after which the log still disagrees with the
+		// leader's, so raising it would claim divergent records committed.
+		// Kafka's fetcher likewise leaves it to the next fetch.
 		d := resp.DivergingEpoch
-		if _, err := r.truncateToLeader(d.Epoch, d.EndOffset, true); err != nil {
-			return 0, err
-		}
-		return 0, r.advanceFollowerHW(resp.HighWatermark)
+		_, err := r.truncateToLeader(d.Epoch, d.EndOffset, true)
+		return 0, err
 	}
 	if len(resp.Records) > 0 {
 		n, err := log.CountRecords(resp.Records)

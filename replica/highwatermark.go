@@ -10,7 +10,9 @@ package replica
 // The follower learns: the leader's high watermark arrives in the fetch
 // response, one round after the records it covers, and the follower takes
 // max(own HW, min(response HW, own LEO)): never above what it holds, never
-// backwards.
+// backwards. A response that reports a diverging epoch moves nothing: the
+// follower's log may still disagree with the leader's below its LEO, and
+// the next response, to a fetch from the truncated log, carries the HW.
 
 // advanceLeaderHW recomputes the leader's high watermark from the ISR state.
 // Kafka calls the same step (Partition.maybeIncrementLeaderHW) whenever the

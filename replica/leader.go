@@ -76,7 +76,10 @@ func (r *Replica) Produce(batches []byte, acks int16, nowMs int64) (base uint64,
 // is short of it, then Committed, or NotEnoughReplicasAfterAppend when the
 // ISR shrank under min.insync.replicas after the append (Kafka's 20).
 func (r *Replica) AckVerdict(requiredOffset uint64) (isr.Verdict, error) {
-	if r.role != RoleLeader || r.closed {
+	if r.closed {
+		return isr.NotYet, ErrClosed
+	}
+	if r.role != RoleLeader {
 		return isr.NotYet, ErrNotLeader
 	}
 	return r.isr.Gate(r.log.HighWatermark()).Verdict(requiredOffset), nil
@@ -88,7 +91,10 @@ func (r *Replica) AckVerdict(requiredOffset uint64) (isr.Verdict, error) {
 // forward (a slow follower no longer holds it back) unless the ISR fell under
 // min.insync.replicas. It reports whether the ISR changed.
 func (r *Replica) ShrinkISR(nowMs int64) (bool, error) {
-	if r.role != RoleLeader || r.closed {
+	if r.closed {
+		return false, ErrClosed
+	}
+	if r.role != RoleLeader {
 		return false, ErrNotLeader
 	}
 	changed := r.isr.ShrinkISR(nowMs)
@@ -115,7 +121,12 @@ func (r *Replica) ShrinkISR(nowMs int64) (bool, error) {
 // A follower whose last fetched epoch ended, on the leader, below its fetch
 // offset has diverged (KIP-279 via fetch, Kafka's KIP-320): it gets the
 // leader's end offset for that epoch as DivergingEpoch, no records, and its
-// fetch offset is not taken as its LEO.
+// fetch offset is not taken as its LEO. That check comes before the log-end
+// check, so a diverged follower whose offset is past the leader's log end
+// is told where to truncate rather than OFFSET_OUT_OF_RANGE. A follower
+// whose last epoch the leader cannot place (older than every epoch it
+// knows), or a fetch past the log end with no epoch to check, gets
+// OFFSET_OUT_OF_RANGE; such a follower recovers with TruncateByLeaderEpoch.
 func (r *Replica) HandleFetch(req *wire.FetchRequest, dst []byte, nowMs int64) (wire.FetchResponse, []byte, error) {
 	resp := wire.FetchResponse{CorrelationID: req.CorrelationID}
 	if r.closed {
@@ -131,30 +142,39 @@ func (r *Replica) HandleFetch(req *wire.FetchRequest, dst []byte, nowMs int64) (
 	}
 	leo := r.log.EndOffset()
 	resp.LogStartOffset = r.log.StartOffset()
-	if req.FetchOffset < resp.LogStartOffset || req.FetchOffset > leo {
-		// A follower claiming more than the leader has must not count.
+	if req.FetchOffset < resp.LogStartOffset {
 		resp.ErrorCode = wire.CodeOffsetOutOfRange
 		resp.HighWatermark = r.log.HighWatermark()
 		return resp, dst, nil
 	}
 	isFollower := req.ReplicaID >= 0
-	if isFollower {
-		if req.LastFetchedEpoch >= 0 {
-			e, end, ok := r.epochs.EndOffsetForEpoch(req.LastFetchedEpoch, leo)
-			if !ok {
-				// The leader knows no epoch that old: nothing to diverge
-				// from, the follower's position itself is invalid.
-				resp.ErrorCode = wire.CodeOffsetOutOfRange
-				resp.HighWatermark = r.log.HighWatermark()
-				return resp, dst, nil
-			}
-			if e < req.LastFetchedEpoch || end < req.FetchOffset {
-				resp.HasDivergingEpoch = true
-				resp.DivergingEpoch = wire.EpochEndOffset{Epoch: e, EndOffset: end}
-				resp.HighWatermark = r.log.HighWatermark()
-				return resp, dst, nil
-			}
+	// The epoch check comes before the log-end check, as in Kafka's
+	// Partition.readRecords: an old leader's divergent tail is often longer
+	// than the new leader's whole log, and it must be told where the logs
+	// part, not that its offset is out of range.
+	if isFollower && req.LastFetchedEpoch >= 0 {
+		e, end, ok := r.epochs.EndOffsetForEpoch(req.LastFetchedEpoch, leo)
+		if !ok {
+			// The leader knows no epoch that old: nothing to diverge
+			// from, the follower's position itself is invalid.
+			resp.ErrorCode = wire.CodeOffsetOutOfRange
+			resp.HighWatermark = r.log.HighWatermark()
+			return resp, dst, nil
 		}
+		if e < req.LastFetchedEpoch || end < req.FetchOffset {
+			resp.HasDivergingEpoch = true
+			resp.DivergingEpoch = wire.EpochEndOffset{Epoch: e, EndOffset: end}
+			resp.HighWatermark = r.log.HighWatermark()
+			return resp, dst, nil
+		}
+	}
+	if req.FetchOffset > leo {
+		// A follower claiming more than the leader has must not count.
+		resp.ErrorCode = wire.CodeOffsetOutOfRange
+		resp.HighWatermark = r.log.HighWatermark()
+		return resp, dst, nil
+	}
+	if isFollower {
 		if err := r.isr.Observe(req.ReplicaID, req.FetchOffset, leo, nowMs); err != nil {
 			resp.ErrorCode = wire.CodeUnknownReplica
 			resp.HighWatermark = r.log.HighWatermark()
@@ -209,7 +229,10 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(req *wire.OffsetsForLeaderEpochReq
 // epoch (isr.ErrNotCaughtUp otherwise). Time never readmits a follower. The
 // high watermark is recomputed, since a new ISR member now holds it.
 func (r *Replica) Readmit(id int32) error {
-	if r.role != RoleLeader || r.closed {
+	if r.closed {
+		return ErrClosed
+	}
+	if r.role != RoleLeader {
 		return ErrNotLeader
 	}
 	start, ok := r.epochs.StartOffsetOf(r.leaderEpoch)

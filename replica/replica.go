@@ -71,7 +71,9 @@ type Replica struct {
 	closed bool
 	log    *log.Log
 	// epochs mirrors the epochs stamped in log: every entry's start offset
-	// is below log.EndOffset(), which truncate keeps true.
+	// is at most log.EndOffset(), and below it except for the entry a
+	// leader adds at its LEO before its first write; truncation and
+	// reopening drop entries at or past the log end.
 	epochs *epoch.Cache
 	// eager records whether the log still runs in single-replica mode, so a
 	// restart reopens it the way it was.

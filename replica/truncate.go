@@ -36,10 +36,14 @@ func (t TruncationRule) String() string {
 // TruncateTo removes every record at and above offset from the log, and
 // every epoch-cache entry that starts there or later, so the cache never
 // describes records the log does not hold. It is the only way the replica
-// layer shortens a log.
+// layer shortens a log, and only a follower's: a leader's log is what the
+// partition has committed, so a leader gets ErrNotFollower.
 func (r *Replica) TruncateTo(offset uint64) error {
 	if r.closed {
 		return ErrClosed
+	}
+	if r.role != RoleFollower {
+		return ErrNotFollower
 	}
 	if err := r.log.TruncateTo(offset); err != nil {
 		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
@@ -53,6 +57,9 @@ func (r *Replica) TruncateTo(offset uint64) error {
 // TruncateToHighWatermark applies the pre-KIP-101 rule: the follower cuts
 // its log to its own high watermark.
 func (r *Replica) TruncateToHighWatermark() error {
+	if r.closed {
+		return ErrClosed
+	}
 	if r.role != RoleFollower {
 		return ErrNotFollower
 	}
@@ -71,7 +78,12 @@ func (r *Replica) TruncateToHighWatermark() error {
 //   - the follower knows the leader's epoch: cut to the smaller of the two
 //     ends of that epoch (and of its own LEO); done;
 //   - the follower's largest epoch <= the leader's is an older one: cut to
-//     where that epoch ends locally and ask again (KIP-279's convergence).
+//     where that epoch ends locally and ask again (KIP-279's convergence);
+//   - the follower holds no epoch that old: every epoch it has lies between
+//     the leader's answer and the epoch it asked about, and the leader has
+//     none of them, so everything from its first epoch's start goes; done.
+//     (Kafka gets there because its cache answers a lookup below the first
+//     epoch with that epoch's start offset.)
 func (r *Replica) truncateToLeader(leaderEpoch int32, leaderEnd uint64, found bool) (done bool, err error) {
 	leo := r.log.EndOffset()
 	if !found {
@@ -80,9 +92,11 @@ func (r *Replica) truncateToLeader(leaderEpoch int32, leaderEnd uint64, found bo
 	ownEpoch, ownEnd, ok := r.epochs.EndOffsetForEpoch(leaderEpoch, leo)
 	switch {
 	case !ok:
-		// The follower holds no epoch that old: every record it has is
-		// newer than the leader's answer, so keep only what the leader has.
-		return true, r.TruncateTo(min(leaderEnd, leo))
+		cut := min(leaderEnd, leo)
+		if entries := r.epochs.Entries(); len(entries) > 0 {
+			cut = min(cut, entries[0].StartOffset)
+		}
+		return true, r.TruncateTo(cut)
 	case ownEpoch == leaderEpoch:
 		return true, r.TruncateTo(min(ownEnd, leaderEnd, leo))
 	default:
