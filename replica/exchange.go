@@ -114,6 +114,9 @@ func (r *Replica) Fetch(rw io.ReadWriter, correlationID int32, serve func() erro
 	if r.closed {
 		return wire.FetchResponse{}, 0, ErrClosed
 	}
+	if r.role != RoleFollower {
+		return wire.FetchResponse{}, 0, ErrNotFollower // nothing sent: the link stays in step
+	}
 	req := r.FetchRequest(correlationID)
 	if err := r.send(rw, req.AppendTo); err != nil {
 		return wire.FetchResponse{}, 0, err
@@ -142,6 +145,9 @@ func (r *Replica) Fetch(rw io.ReadWriter, correlationID int32, serve func() erro
 func (r *Replica) AskEndOffset(rw io.ReadWriter, correlationID int32, e int32, serve func() error) (leaderEpoch int32, endOffset uint64, found bool, err error) {
 	if r.closed {
 		return 0, 0, false, ErrClosed
+	}
+	if r.role != RoleFollower {
+		return 0, 0, false, ErrNotFollower // nothing sent: the link stays in step
 	}
 	req := wire.OffsetsForLeaderEpochRequest{
 		CorrelationID:      correlationID,

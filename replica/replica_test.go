@@ -358,3 +358,23 @@ func TestTruncateTakesTheEpochCacheAlong(t *testing.T) {
 		t.Fatalf("after a restart the checkpoint says %s, want [{0 0}]", got)
 	}
 }
+
+// A leader does not fetch or ask for end offsets: it gets ErrNotFollower and
+// nothing is written to the link.
+func TestLeaderDoesNotFetch(t *testing.T) {
+	p := newPair(t)
+	r := p.r[1]
+	if err := r.BecomeLeader(0, []int32{2}, 1, now); err != nil {
+		t.Fatal(err)
+	}
+	serve := func() error { t.Fatal("nothing should be served"); return nil }
+	if _, _, err := r.Fetch(p.link.FollowerEnd(), 1, serve); !errors.Is(err, replica.ErrNotFollower) {
+		t.Errorf("a leader's Fetch: %v, want ErrNotFollower", err)
+	}
+	if _, _, _, err := r.AskEndOffset(p.link.FollowerEnd(), 2, 0, serve); !errors.Is(err, replica.ErrNotFollower) {
+		t.Errorf("a leader's AskEndOffset: %v, want ErrNotFollower", err)
+	}
+	if toLeader, toFollower := p.link.Pending(); toLeader != 0 || toFollower != 0 {
+		t.Errorf("the link holds %d and %d bytes", toLeader, toFollower)
+	}
+}
