@@ -48,17 +48,13 @@ func uvarintSize(u uint64) int {
 	return n
 }
 
-// readVarint decodes a zigzag varint from the start of buf. It returns the
+// readVarint decodes a zigzag varint from the start of buf. (The record
+// decoder takes one-byte values itself before calling it.) It returns the
 // value and the number of bytes read (n > 0); n == 0 means buf ended before
 // the varint did; n < 0 means the varint is longer than 5 bytes or its value
 // does not fit 32 bits (ErrVarintOverflow). Non-minimal encodings, which
 // Kafka also accepts, are accepted.
 func readVarint(buf []byte) (int32, int) {
-	if len(buf) > 0 && buf[0] < 0x80 {
-		// Fast path: most lengths and deltas in a batch fit one byte.
-		u := uint32(buf[0])
-		return int32(u>>1) ^ -int32(u&1), 1
-	}
 	var u uint32
 	for i := 0; i < maxVarintLen; i++ {
 		if i == len(buf) {
@@ -81,10 +77,6 @@ func readVarint(buf []byte) (int32, int) {
 // readVarlong is readVarint for 64-bit values: at most 10 bytes, and the
 // tenth may only hold bit 63.
 func readVarlong(buf []byte) (int64, int) {
-	if len(buf) > 0 && buf[0] < 0x80 {
-		u := uint64(buf[0])
-		return int64(u>>1) ^ -int64(u&1), 1
-	}
 	var u uint64
 	for i := 0; i < maxVarlongLen; i++ {
 		if i == len(buf) {
