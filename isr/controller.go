@@ -26,7 +26,7 @@ func (s *State) RemoveLostSession(id int32) (bool, error) {
 	if !in {
 		return false, nil
 	}
-	s.isr = slices.Delete(s.isr, i, i+1)
+	s.setCommitted(slices.Delete(slices.Clone(s.isr), i, i+1))
 	return true, nil
 }
 
@@ -55,12 +55,34 @@ func (s *State) Readmit(id int32, leaderHW, leaderEpochStartOffset uint64) error
 	if !s.followers[i].observed {
 		return fmt.Errorf("%w: replica %d has not fetched since this leader started", ErrNotCaughtUp, id)
 	}
-	leo := s.leos[i].LEO
-	if leo < leaderHW || leo < leaderEpochStartOffset {
+	if err := s.caughtUpFor(i, leaderHW, leaderEpochStartOffset); err != nil {
+		return err
+	}
+	s.setCommitted(with(s.isr, id))
+	return nil
+}
+
+// caughtUpFor is the one rule for joining the ISR (Kafka's isFollowerInSync,
+// KAFKA-7128): follower i was observed, and its LEO reached both the
+// leader's high watermark and the start offset of the leader's epoch.
+func (s *State) caughtUpFor(i int, leaderHW, leaderEpochStartOffset uint64) error {
+	id := s.followers[i].id
+	if !s.followers[i].observed {
+		return fmt.Errorf("%w: replica %d has not fetched since this leader started", ErrNotCaughtUp, id)
+	}
+	if leo := s.leos[i].LEO; leo < leaderHW || leo < leaderEpochStartOffset {
 		return fmt.Errorf("%w: replica %d LEO %d, leader high watermark %d, epoch start offset %d",
 			ErrNotCaughtUp, id, leo, leaderHW, leaderEpochStartOffset)
 	}
-	j, _ := slices.BinarySearch(s.isr, id)
-	s.isr = slices.Insert(s.isr, j, id)
 	return nil
+}
+
+// with returns a new sorted slice of set plus id.
+func with(set []int32, id int32) []int32 {
+	out := slices.Clone(set)
+	j, found := slices.BinarySearch(out, id)
+	if found {
+		return out
+	}
+	return slices.Insert(out, j, id)
 }

@@ -60,7 +60,7 @@ func (m *model) leo(id int32) (uint64, bool) {
 }
 
 func (m *model) proposeHW(leaderLEO uint64) (uint64, bool) {
-	if len(m.isr) < m.minISR {
+	if len(m.isr) < m.effectiveMinISR() {
 		return 0, false
 	}
 	hw := leaderLEO
@@ -73,6 +73,10 @@ func (m *model) proposeHW(leaderLEO uint64) (uint64, bool) {
 	}
 	return hw, true
 }
+
+// effectiveMinISR caps min.insync.replicas at the replication factor, as
+// Kafka's Partition.effectiveMinIsr does.
+func (m *model) effectiveMinISR() int { return min(m.minISR, len(m.replicas)) }
 
 func (m *model) assigned(id int32) bool { return id != m.leader && slices.Contains(m.replicas, id) }
 
@@ -205,7 +209,7 @@ func checkAgainstModel(t *testing.T, where string, s *State, m *model, leaderLEO
 			t.Fatalf("%s: ISR %v, model %v, replicas %v", where, isr, m.isr, m.replicas)
 		}
 	}
-	if s.UnderMinISR() != (len(m.isr) < m.minISR) {
+	if s.UnderMinISR() != (len(m.isr) < m.effectiveMinISR()) {
 		t.Fatalf("%s: UnderMinISR %v with ISR %v, min %d", where, s.UnderMinISR(), isr, m.minISR)
 	}
 	got, gotOK := s.ProposeHW(leaderLEO)

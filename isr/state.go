@@ -24,8 +24,8 @@ type Config struct {
 	// LeaderID, and every member must be in Replicas.
 	ISR []int32
 	// MinISR is min.insync.replicas: the ISR size below which the high
-	// watermark stops and acks=all is refused. At least 1. It may exceed
-	// len(Replicas); the partition then never commits, as in Kafka.
+	// watermark stops and acks=all is refused. At least 1. A value above
+	// len(Replicas) is capped at it (EffectiveMinISR), as in Kafka.
 	MinISR int
 	// LagMaxMs is replica.lag.time.max.ms. Values <= 0 mean DefaultLagMaxMs.
 	LagMaxMs int64
@@ -55,10 +55,19 @@ type State struct {
 	// holds the high watermark where it is until it fetches, the same effect
 	// as Kafka's unknown offset (-1) after becoming leader.
 	leos []ReplicaLEO
-	// isr is sorted ascending, ids unique, always contains leaderID, and
-	// every other member is the id of some followers[i]. This is the maximal
-	// ISR: kaenlog has no in-flight ISR change, so it equals the committed one.
+	// isr is the committed ISR: the one the controller last confirmed. It is
+	// sorted ascending, ids unique, always contains leaderID, and every other
+	// member is the id of some followers[i].
 	isr []int32
+	// inFlight is the ISR change proposed to the controller and not yet
+	// answered (Kafka's PendingExpandIsr / PendingShrinkIsr), nil when there
+	// is none. At most one is in flight.
+	inFlight *proposal
+	// maximal is the maximal ISR (KIP-497): isr plus the follower whose
+	// addition is in flight. A shrink is never applied before it commits, so
+	// during one maximal equals isr. Kept as a slice so ProposeHW does not
+	// allocate.
+	maximal []int32
 }
 
 // follower is the leader's record of one follower's fetches. Times are the
@@ -127,6 +136,7 @@ func NewState(cfg Config, nowMs int64) (*State, error) {
 		lagMaxMs: lagMaxMs,
 		isr:      slices.Sorted(slices.Values(cfg.ISR)),
 	}
+	s.maximal = slices.Clone(s.isr)
 	ids := slices.Sorted(slices.Values(replicas))
 	s.followers = make([]follower, 0, len(ids)-1)
 	s.leos = make([]ReplicaLEO, 0, len(ids)-1)
@@ -170,12 +180,26 @@ func (s *State) LeaderID() int32 { return s.leaderID }
 // MinISR returns min.insync.replicas as given to NewState.
 func (s *State) MinISR() int { return s.minISR }
 
+// EffectiveMinISR is the ISR size the rules compare against:
+// min(MinISR, number of assigned replicas), as Kafka's
+// Partition.effectiveMinIsr caps min.insync.replicas at the replication
+// factor, so a topic configured with more than it has still commits once
+// every replica is in sync.
+func (s *State) EffectiveMinISR() int { return min(s.minISR, len(s.followers)+1) }
+
 // LagMaxMs returns the effective replica.lag.time.max.ms (DefaultLagMaxMs if
 // the Config asked for <= 0).
 func (s *State) LagMaxMs() int64 { return s.lagMaxMs }
 
-// ISR returns a sorted copy of the current ISR. It always contains LeaderID.
+// ISR returns a sorted copy of the committed ISR: the one the controller
+// last confirmed (see Commit). It always contains LeaderID.
 func (s *State) ISR() []int32 { return slices.Clone(s.isr) }
+
+// Maximal returns a sorted copy of the maximal ISR (KIP-497): the committed
+// ISR plus a follower whose addition is in flight. It holds the high
+// watermark back and counts for acks=all, because expanding early is the
+// more restrictive choice; a removal counts only once committed.
+func (s *State) Maximal() []int32 { return slices.Clone(s.maximal) }
 
 // Replicas returns a sorted copy of the assigned replicas, leader included.
 func (s *State) Replicas() []int32 {
@@ -193,9 +217,12 @@ func (s *State) InISR(id int32) bool {
 	return ok
 }
 
-// UnderMinISR reports whether the ISR is smaller than MinISR. While it is,
-// ProposeHW proposes nothing and acks=all writes are refused before append.
-func (s *State) UnderMinISR() bool { return len(s.isr) < s.minISR }
+// UnderMinISR reports whether the committed ISR is smaller than
+// EffectiveMinISR. While it is, ProposeHW proposes nothing (KIP-966's strict
+// min ISR: the high watermark is frozen) and acks=all writes are refused
+// before append. Like Kafka's isUnderMinIsr it reads the committed ISR, not
+// the maximal one.
+func (s *State) UnderMinISR() bool { return len(s.isr) < s.EffectiveMinISR() }
 
 // LastCaughtUpMs returns the latest time the follower id was known to hold
 // everything the leader had, by Kafka's rule described on Observe. ok is false
@@ -221,17 +248,22 @@ func (s *State) FollowerLEO(id int32) (uint64, bool) {
 }
 
 // ProposeHW is AdvanceHW over this State: the leader's LEO, the followers'
-// last observed LEOs and the current ISR as the maximal ISR. Like AdvanceHW it
+// last observed LEOs and the maximal ISR. It proposes nothing while the
+// committed ISR is under EffectiveMinISR (UnderMinISR). Like AdvanceHW it
 // only proposes; the caller keeps the high watermark monotonic by accepting a
 // proposal only when it is larger. An ISR follower not yet observed counts as
 // LEO 0, so it holds the high watermark until its first fetch. It does not
 // allocate.
 func (s *State) ProposeHW(leaderLEO uint64) (uint64, bool) {
-	return AdvanceHW(leaderLEO, s.leos, s.isr, s.minISR)
+	if s.UnderMinISR() {
+		return 0, false
+	}
+	return AdvanceHW(leaderLEO, s.leos, s.maximal, s.EffectiveMinISR())
 }
 
 // Gate returns the acks=all gate for this partition at high watermark hw:
-// the current ISR size and MinISR.
+// the maximal ISR's size and EffectiveMinISR, the two numbers Kafka's
+// checkEnoughReplicasReachOffset compares.
 func (s *State) Gate(hw uint64) Gate {
-	return Gate{HighWatermark: hw, ISRSize: len(s.isr), MinISR: s.minISR}
+	return Gate{HighWatermark: hw, ISRSize: len(s.maximal), MinISR: s.EffectiveMinISR()}
 }
