@@ -7,8 +7,9 @@ import (
 
 // APIKey names the kind of message a payload holds. The numbers are Kafka's
 // apiKey values for the same APIs (ProduceRequest.json 0, FetchRequest.json
-// 1, OffsetForLeaderEpochRequest.json 23), so a packet capture reads the same;
-// the layouts after the header are kaenlog's own.
+// 1, OffsetForLeaderEpochRequest.json 23, and the controller's in
+// controller.go), so a packet capture reads the same; the layouts after the
+// header are kaenlog's own.
 type APIKey int16
 
 const (
@@ -22,7 +23,9 @@ const (
 	APIOffsetsForLeaderEpoch APIKey = 23
 )
 
-// String returns "Produce", "Fetch", "OffsetsForLeaderEpoch", or
+// String returns the API's name ("Produce", "Fetch",
+// "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "ElectLeaders",
+// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat"), or
 // "APIKey(n)" for a key this package does not know.
 func (k APIKey) String() string {
 	switch k {
@@ -32,12 +35,30 @@ func (k APIKey) String() string {
 		return "Fetch"
 	case APIOffsetsForLeaderEpoch:
 		return "OffsetsForLeaderEpoch"
+	case APIMetadata:
+		return "Metadata"
+	case APICreateTopics:
+		return "CreateTopics"
+	case APIElectLeaders:
+		return "ElectLeaders"
+	case APIAlterPartition:
+		return "AlterPartition"
+	case APIBrokerRegistration:
+		return "BrokerRegistration"
+	case APIBrokerHeartbeat:
+		return "BrokerHeartbeat"
 	}
 	return fmt.Sprintf("APIKey(%d)", int16(k))
 }
 
 func (k APIKey) known() bool {
-	return k == APIProduce || k == APIFetch || k == APIOffsetsForLeaderEpoch
+	switch k {
+	case APIProduce, APIFetch, APIOffsetsForLeaderEpoch,
+		APIMetadata, APICreateTopics, APIElectLeaders, APIAlterPartition,
+		APIBrokerRegistration, APIBrokerHeartbeat:
+		return true
+	}
+	return false
 }
 
 // messageVersion is the only version of every message kaenlog speaks. It is
@@ -68,7 +89,7 @@ func PeekHeader(payload []byte) (APIKey, int32, error) {
 		return key, corr, fmt.Errorf("%w: %d", ErrUnknownAPIKey, int16(key))
 	}
 	if version != messageVersion {
-		return key, corr, fmt.Errorf("%w: %s version %d, want %d", ErrUnsupportedVersion, key, version, messageVersion)
+		return key, corr, fmt.Errorf("%w: %s version %d, want %d", errBadVersion, key, version, messageVersion)
 	}
 	return key, corr, nil
 }
