@@ -75,7 +75,7 @@ func (d *decoder) header(want APIKey) int32 {
 		return 0
 	}
 	if version != messageVersion {
-		d.fail(ErrUnsupportedVersion, "Version", fmt.Sprintf(" = %d, want %d", version, messageVersion))
+		d.fail(errBadVersion, "Version", fmt.Sprintf(" = %d, want %d", version, messageVersion))
 		return 0
 	}
 	return corr
@@ -182,7 +182,7 @@ func appendRecords(dst []byte, records []byte) []byte {
 	return append(dst, records...)
 }
 
-// encodeError formats a refusal, by an encoder or the decoder, naming the
+// fieldError formats a refusal, by an encoder or the decoder, naming the
 // message and field.
 func fieldError(sentinel error, msg, field string, detail string) error {
 	if field == "" {

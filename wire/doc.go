@@ -85,24 +85,57 @@
 // io.ErrUnexpectedEOF); encoding has ErrOffsetOverflow. Encoders refuse
 // exactly what decoders refuse, so anything encoded decodes.
 //
-// Responses carry kaenlog's own ErrorCode numbers, not Kafka's:
+// Responses carry kaenlog's own ErrorCode numbers, not Kafka's. Each code
+// is one row of one table, printed here: kaenlog's number, the Kafka name,
+// Kafka's number in Errors.java ("-" where Kafka has no such code),
+// whether Kafka calls it retriable (its exception extends
+// RetriableException: the same request may succeed later), and what it
+// means. A test keeps this block equal to the table.
 //
-//	code  name                              Kafka's number
-//	  -1  UNKNOWN_SERVER_ERROR              -1
-//	   0  NONE                               0
-//	   1  OFFSET_OUT_OF_RANGE                1
-//	   2  NOT_ENOUGH_REPLICAS               19  (checked before append)
-//	   3  NOT_ENOUGH_REPLICAS_AFTER_APPEND  20  (checked after append)
-//	   4  NOT_LEADER_OR_FOLLOWER             6
-//	   5  FENCED_LEADER_EPOCH               74
-//	   6  UNKNOWN_LEADER_EPOCH              75
-//	   7  CORRUPT_MESSAGE                    2
-//	   8  UNKNOWN_REPLICA                    -  (Kafka logs and returns no records)
-//	   9  REQUEST_TIMED_OUT                  7
-//	  10  INVALID_REQUIRED_ACKS             21
-//	  11  INVALID_REQUEST                   42
+//	code  name                              Kafka  retriable  meaning
+//	  -1  UNKNOWN_SERVER_ERROR                 -1             unexpected broker error
+//	   0  NONE                                  0             no error
+//	   1  OFFSET_OUT_OF_RANGE                   1             fetch offset outside the log
+//	   2  NOT_ENOUGH_REPLICAS                  19  yes        ISR below min.insync.replicas, checked before append
+//	   3  NOT_ENOUGH_REPLICAS_AFTER_APPEND     20  yes        written, but ISR shrank below min.insync.replicas
+//	   4  NOT_LEADER_OR_FOLLOWER                6  yes        broker is not the partition leader
+//	   5  FENCED_LEADER_EPOCH                  74  yes        request epoch older than the broker's
+//	   6  UNKNOWN_LEADER_EPOCH                 75  yes        request epoch newer than the broker's
+//	   7  CORRUPT_MESSAGE                       2  yes        record batches failed validation
+//	   8  UNKNOWN_REPLICA                       -  yes        replica id is not assigned to the partition
+//	   9  REQUEST_TIMED_OUT                     7  yes        not committed within the timeout
+//	  10  INVALID_REQUIRED_ACKS                21             acks must be -1, 0 or 1
+//	  11  INVALID_REQUEST                      42             request did not decode
+//	  12  MESSAGE_TOO_LARGE                    10             record batch larger than the broker accepts
+//	  13  INVALID_RECORD                       87             records failed the broker's validation
+//	  14  UNSUPPORTED_COMPRESSION_TYPE         76             compression codec not supported
+//	  15  KAFKA_STORAGE_ERROR                  56  yes        the partition's log directory failed
+//	  16  UNKNOWN_TOPIC_OR_PARTITION            3  yes        broker does not host the partition
+//	  17  LEADER_NOT_AVAILABLE                  5  yes        partition has no leader
+//	  18  STALE_BROKER_EPOCH                   77             broker epoch older than the registration
+//	  19  INVALID_UPDATE_VERSION               95             partition epoch is stale
+//	  20  NEW_LEADER_ELECTED                  108             ISR change applied, but the leader changed
+//	  21  INELIGIBLE_REPLICA                  107             proposed ISR has an ineligible replica
+//	  22  OPERATION_NOT_ATTEMPTED              55             not attempted: another part of the request failed
+//	  23  ELIGIBLE_LEADERS_NOT_AVAILABLE       83  yes        no replica is eligible to lead
+//	  24  TOPIC_ALREADY_EXISTS                 36             topic exists
+//	  25  INVALID_REPLICATION_FACTOR           38             replication factor below 1 or above the broker count
+//	  26  INVALID_PARTITIONS                   37             partition count below 1
+//	  27  NOT_CONTROLLER                       41  yes        broker is not the controller
+//	  28  BROKER_ID_NOT_REGISTERED            102             broker id has no registration
+//	  29  OUT_OF_ORDER_SEQUENCE_NUMBER         45             producer sequence number out of order
+//	  30  DUPLICATE_SEQUENCE_NUMBER            46             producer sequence number already written
+//	  31  INVALID_PRODUCER_EPOCH               47             producer epoch is stale
+//	  32  UNKNOWN_PRODUCER_ID                  59             no state for the producer id
+//	  33  INVALID_TOPIC_EXCEPTION              17             invalid topic name
+//	  34  UNSUPPORTED_VERSION                  35             message version not supported
+//	  35  NETWORK_EXCEPTION                    13  yes        connection closed before the response
 //
-// ErrorCode.Err and CodeOf convert between codes and sentinel errors at the
-// wire edge. A code not in the table decodes fine (a newer peer) and
-// survives Err and CodeOf unchanged.
+// Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
+// between codes and sentinels at the wire edge, errors.Is matches a
+// wrapped sentinel, and IsRetriable(err) and (*Error).Retriable read the
+// flag. A code not in the table decodes fine (a newer peer) and survives
+// Err and CodeOf unchanged. The one sentinel shared with decoding is
+// ErrUnsupportedVersion: our own version failure matches it as well as
+// ErrMalformed, and CodeOf answers it with CodeUnsupportedVersion.
 package wire

@@ -8,176 +8,427 @@ import (
 
 // ErrorCode is kaenlog's own error number, carried in responses. The numbers
 // are kaenlog's, not Kafka's: NOT_ENOUGH_REPLICAS is 2 here and 19 in
-// Kafka's Errors.java. Each constant names its Kafka counterpart so the two
-// tables can be read side by side, but no Kafka number is ever put on the
-// wire.
+// Kafka's Errors.java. Every code has a row in one table that gives its
+// Kafka name, its Kafka number and whether Kafka calls it retriable; the
+// package documentation prints that table, and ErrorCode's methods and
+// Error's read it. No Kafka number is ever put on the wire.
 //
-// A response may carry a code this table does not list (a newer peer). That
+// A response may carry a code the table does not list (a newer peer). That
 // is not malformed: decoders keep the number, String prints it, and Err maps
 // it to an error matching ErrUnknownServerError that CodeOf turns back into
 // the same number.
 type ErrorCode int16
 
+// The codes. Each constant says when kaenlog sends it; its Kafka name,
+// Kafka number and retriable flag are in errorTable, printed in the package
+// documentation. The numbers never change: they are on the wire.
 const (
-	// CodeUnknownServerError is kaenlog's -1, like Kafka's
-	// UNKNOWN_SERVER_ERROR (-1). CodeOf returns it for any error that has no
-	// entry in this table, so the wire never carries an error as NONE.
+	// CodeUnknownServerError is the code of an error the table has no
+	// other entry for: CodeOf returns it for any such error, so the wire
+	// never carries an error as CodeNone.
 	CodeUnknownServerError ErrorCode = -1
 
-	// CodeNone is kaenlog's 0, like Kafka's NONE (0): the request succeeded.
+	// CodeNone means the request succeeded.
 	CodeNone ErrorCode = 0
 
-	// CodeOffsetOutOfRange is kaenlog's 1, Kafka's OFFSET_OUT_OF_RANGE (1).
-	// Returned to a fetch whose FetchOffset is below the log start offset
-	// or above the log end offset.
+	// CodeOffsetOutOfRange is returned to a fetch whose FetchOffset is
+	// below the log start offset or above the log end offset.
 	CodeOffsetOutOfRange ErrorCode = 1
 
-	// CodeNotEnoughReplicas is kaenlog's 2, Kafka's NOT_ENOUGH_REPLICAS
-	// (19). Returned to an acks=all produce when the ISR is smaller than
-	// min.insync.replicas; it is checked before the append, so nothing was
-	// written. Retriable.
+	// CodeNotEnoughReplicas is returned to an acks=all produce when the ISR
+	// is smaller than min.insync.replicas. It is checked before the append,
+	// so nothing was written.
 	CodeNotEnoughReplicas ErrorCode = 2
 
-	// CodeNotEnoughReplicasAfterAppend is kaenlog's 3, Kafka's
-	// NOT_ENOUGH_REPLICAS_AFTER_APPEND (20). Returned to an acks=all
-	// produce whose records were appended but the ISR shrank below
-	// min.insync.replicas before they were committed. Retriable, which is
-	// why acks=all can produce duplicates without an idempotent producer.
+	// CodeNotEnoughReplicasAfterAppend is returned to an acks=all produce
+	// whose records were appended but the ISR shrank below
+	// min.insync.replicas before they were committed. A producer that sends
+	// them again may write them twice unless it is idempotent.
 	CodeNotEnoughReplicasAfterAppend ErrorCode = 3
 
-	// CodeNotLeaderOrFollower is kaenlog's 4, Kafka's
-	// NOT_LEADER_OR_FOLLOWER (6). Returned when a produce or fetch reaches
-	// a broker that is not the partition's leader.
+	// CodeNotLeaderOrFollower is returned when a produce or fetch reaches a
+	// broker that is not the partition's leader.
 	CodeNotLeaderOrFollower ErrorCode = 4
 
-	// CodeFencedLeaderEpoch is kaenlog's 5, Kafka's FENCED_LEADER_EPOCH
-	// (74). Returned when the request's CurrentLeaderEpoch is older than
-	// the broker's: the sender's metadata is stale.
+	// CodeFencedLeaderEpoch is returned when the request's
+	// CurrentLeaderEpoch is older than the broker's: the sender's metadata
+	// is stale.
 	CodeFencedLeaderEpoch ErrorCode = 5
 
-	// CodeUnknownLeaderEpoch is kaenlog's 6, Kafka's UNKNOWN_LEADER_EPOCH
-	// (75). Returned when the request's CurrentLeaderEpoch is newer than
-	// the broker's: the broker has not caught up yet.
+	// CodeUnknownLeaderEpoch is returned when the request's
+	// CurrentLeaderEpoch is newer than the broker's: the broker has not
+	// caught up yet.
 	CodeUnknownLeaderEpoch ErrorCode = 6
 
-	// CodeCorruptMessage is kaenlog's 7, Kafka's CORRUPT_MESSAGE (2).
-	// Returned when produced or fetched record batches fail their CRC or
-	// do not parse.
+	// CodeCorruptMessage is returned when produced or fetched record
+	// batches fail their CRC or do not parse.
 	CodeCorruptMessage ErrorCode = 7
 
-	// CodeUnknownReplica is kaenlog's 8. Kafka has no code of its own for
-	// it: a leader that gets a fetch from a broker id outside the
-	// partition's replicas logs that the replica "is not recognized" and
-	// answers with no records. kaenlog says so explicitly instead.
+	// CodeUnknownReplica is returned to a fetch from a broker id outside the
+	// partition's replicas. Kafka has no code of its own for it: its leader
+	// answers such a fetch with NOT_LEADER_OR_FOLLOWER, or
+	// UNKNOWN_LEADER_EPOCH when the fetch carries an epoch. kaenlog says
+	// what happened instead.
 	CodeUnknownReplica ErrorCode = 8
 
-	// CodeRequestTimedOut is kaenlog's 9, Kafka's REQUEST_TIMED_OUT (7).
-	// Returned to an acks=all produce whose records were not committed
-	// within its TimeoutMs.
+	// CodeRequestTimedOut is returned to an acks=all produce whose records
+	// were not committed within its TimeoutMs.
 	CodeRequestTimedOut ErrorCode = 9
 
-	// CodeInvalidRequiredAcks is kaenlog's 10, Kafka's
-	// INVALID_REQUIRED_ACKS (21). Returned to a produce whose Acks is not
+	// CodeInvalidRequiredAcks is returned to a produce whose Acks is not
 	// AcksAll, AcksLeader or AcksNone; the wire carries any int16, as
 	// Kafka's does, and the broker refuses it.
 	CodeInvalidRequiredAcks ErrorCode = 10
 
-	// CodeInvalidRequest is kaenlog's 11, Kafka's INVALID_REQUEST (42).
-	// Returned when a request does not decode (its error matches
-	// ErrMalformed).
+	// CodeInvalidRequest is returned when a request does not decode (its
+	// error matches ErrMalformed).
 	CodeInvalidRequest ErrorCode = 11
+
+	// CodeMessageTooLarge is returned to a produce whose record batch is
+	// larger than the broker's maximum batch size (Kafka's
+	// message.max.bytes), which keeps every accepted batch small enough for
+	// one fetch response.
+	CodeMessageTooLarge ErrorCode = 12
+
+	// CodeInvalidRecord is returned to a produce whose batch passes its CRC
+	// but whose records do not validate: a record count that disagrees with
+	// the header, no records, or a control batch from a producer.
+	CodeInvalidRecord ErrorCode = 13
+
+	// CodeUnsupportedCompressionType is returned to a produce whose batch is
+	// compressed with a codec the broker does not support.
+	CodeUnsupportedCompressionType ErrorCode = 14
+
+	// CodeKafkaStorageError is returned when the partition's log has failed
+	// (a write, fsync, truncate or rename in its directory returned an
+	// error) and refuses every request until it is reopened.
+	CodeKafkaStorageError ErrorCode = 15
+
+	// CodeUnknownTopicOrPartition is returned when the broker hosts no
+	// replica of the partition a request names.
+	CodeUnknownTopicOrPartition ErrorCode = 16
+
+	// CodeLeaderNotAvailable is returned when the partition has no leader,
+	// for example while an election is in progress.
+	CodeLeaderNotAvailable ErrorCode = 17
+
+	// CodeStaleBrokerEpoch is returned by the controller to a request whose
+	// broker epoch is older than the sender's current registration: the
+	// broker restarted after sending it.
+	CodeStaleBrokerEpoch ErrorCode = 18
+
+	// CodeInvalidUpdateVersion is returned by the controller to an
+	// AlterPartition proposed under a partition epoch that is no longer
+	// current.
+	CodeInvalidUpdateVersion ErrorCode = 19
+
+	// CodeNewLeaderElected is returned by the controller to an
+	// AlterPartition that it applied, but whose partition changed leader in
+	// the same update.
+	CodeNewLeaderElected ErrorCode = 20
+
+	// CodeIneligibleReplica is returned by the controller to an
+	// AlterPartition whose proposed ISR contains a replica that may not
+	// join it (fenced, shutting down, or not eligible under KIP-966).
+	CodeIneligibleReplica ErrorCode = 21
+
+	// CodeOperationNotAttempted is returned for the part of a request the
+	// broker or controller did not attempt because another part of it
+	// failed.
+	CodeOperationNotAttempted ErrorCode = 22
+
+	// CodeEligibleLeadersNotAvailable is returned when no replica is
+	// eligible to lead the partition (neither the ISR nor KIP-966's ELR has
+	// a live member) and unclean election is not enabled.
+	CodeEligibleLeadersNotAvailable ErrorCode = 23
+
+	// CodeTopicAlreadyExists is returned by the controller to a request to
+	// create a topic that exists.
+	CodeTopicAlreadyExists ErrorCode = 24
+
+	// CodeInvalidReplicationFactor is returned by the controller to a topic
+	// creation whose replication factor is below 1 or above the number of
+	// registered brokers.
+	CodeInvalidReplicationFactor ErrorCode = 25
+
+	// CodeInvalidPartitions is returned by the controller to a topic
+	// creation whose partition count is below 1.
+	CodeInvalidPartitions ErrorCode = 26
+
+	// CodeNotController is returned by a broker that is not the controller
+	// to a request meant for the controller.
+	CodeNotController ErrorCode = 27
+
+	// CodeBrokerIDNotRegistered is returned by the controller to a request
+	// from a broker id that has no registration.
+	CodeBrokerIDNotRegistered ErrorCode = 28
+
+	// CodeOutOfOrderSequenceNumber is returned to an idempotent producer
+	// whose batch's sequence number skips past the next one expected.
+	CodeOutOfOrderSequenceNumber ErrorCode = 29
+
+	// CodeDuplicateSequenceNumber is returned to an idempotent producer
+	// whose batch's sequence number was already written.
+	CodeDuplicateSequenceNumber ErrorCode = 30
+
+	// CodeInvalidProducerEpoch is returned to a producer whose producer
+	// epoch is older than the one the broker knows for its producer id.
+	CodeInvalidProducerEpoch ErrorCode = 31
+
+	// CodeUnknownProducerID is returned to an idempotent producer whose
+	// producer id the broker has no state for, for example because
+	// retention removed all of its records.
+	CodeUnknownProducerID ErrorCode = 32
+
+	// CodeInvalidTopicException is returned to a request that names a topic
+	// that is not valid (an empty or too long name, or a character outside
+	// Kafka's [a-zA-Z0-9._-]).
+	CodeInvalidTopicException ErrorCode = 33
+
+	// CodeUnsupportedVersion is returned to a request whose header carries
+	// a message version this broker does not speak. CodeOf gives it for the
+	// decoding error PeekHeader and the decoders return in that case.
+	CodeUnsupportedVersion ErrorCode = 34
+
+	// CodeNetworkException means the connection broke before the response
+	// arrived. Like Kafka's client, a kaenlog client makes it up locally;
+	// a broker has no reason to send it.
+	CodeNetworkException ErrorCode = 35
 )
 
-// Sentinel errors for the codes, one per entry: ErrorCode.Err returns them
-// and CodeOf maps them back. Package-specific errors (from log, isr, epoch)
-// cross the wire by being wrapped with one of these, for example
-// fmt.Errorf("%w: %w", wire.ErrOffsetOutOfRange, err).
-var (
-	// ErrUnknownServerError is CodeUnknownServerError's error. Err also
-	// returns an error matching it for a code missing from this table.
-	ErrUnknownServerError = errors.New("wire: UNKNOWN_SERVER_ERROR: unexpected broker error")
-	// ErrOffsetOutOfRange is CodeOffsetOutOfRange's error.
-	ErrOffsetOutOfRange = errors.New("wire: OFFSET_OUT_OF_RANGE: fetch offset outside the log")
-	// ErrNotEnoughReplicas is CodeNotEnoughReplicas's error.
-	ErrNotEnoughReplicas = errors.New("wire: NOT_ENOUGH_REPLICAS: ISR below min.insync.replicas, checked before append")
-	// ErrNotEnoughReplicasAfterAppend is CodeNotEnoughReplicasAfterAppend's error.
-	ErrNotEnoughReplicasAfterAppend = errors.New("wire: NOT_ENOUGH_REPLICAS_AFTER_APPEND: written, but ISR shrank below min.insync.replicas")
-	// ErrNotLeaderOrFollower is CodeNotLeaderOrFollower's error.
-	ErrNotLeaderOrFollower = errors.New("wire: NOT_LEADER_OR_FOLLOWER: broker is not the partition leader")
-	// ErrFencedLeaderEpoch is CodeFencedLeaderEpoch's error.
-	ErrFencedLeaderEpoch = errors.New("wire: FENCED_LEADER_EPOCH: request epoch older than the broker's")
-	// ErrUnknownLeaderEpoch is CodeUnknownLeaderEpoch's error.
-	ErrUnknownLeaderEpoch = errors.New("wire: UNKNOWN_LEADER_EPOCH: request epoch newer than the broker's")
-	// ErrCorruptMessage is CodeCorruptMessage's error.
-	ErrCorruptMessage = errors.New("wire: CORRUPT_MESSAGE: record batches failed validation")
-	// ErrUnknownReplica is CodeUnknownReplica's error.
-	ErrUnknownReplica = errors.New("wire: UNKNOWN_REPLICA: replica id is not assigned to the partition")
-	// ErrRequestTimedOut is CodeRequestTimedOut's error.
-	ErrRequestTimedOut = errors.New("wire: REQUEST_TIMED_OUT: not committed within the timeout")
-	// ErrInvalidRequiredAcks is CodeInvalidRequiredAcks's error.
-	ErrInvalidRequiredAcks = errors.New("wire: INVALID_REQUIRED_ACKS: acks must be -1, 0 or 1")
-	// ErrInvalidRequest is CodeInvalidRequest's error: the peer could not
-	// decode our request. (Our own decoding failures match ErrMalformed.)
-	ErrInvalidRequest = errors.New("wire: INVALID_REQUEST: request did not decode")
-)
-
-// codeEntry is one row of the table; the slice order is CodeOf's search order.
-type codeEntry struct {
-	code ErrorCode
-	name string
-	err  error
-	// kafka is the Kafka counterpart's number in Errors.java (4.0), or
-	// noKafkaCode.
-	kafka int16
+// Error is the type of every code's sentinel error (ErrNotEnoughReplicas,
+// ...): a row of kaenlog's error table. There is one *Error per code, so
+// errors.Is matches a sentinel however deeply it is wrapped, and
+// errors.As recovers the row with its code, Kafka counterpart and
+// retriable flag. (For the code to send, use CodeOf: it also keeps the
+// number of a code the table does not list, whose error unwraps to
+// ErrUnknownServerError.)
+//
+// The fields are unexported because the sentinels are shared package
+// variables whose numbers go on the wire: they can be read, never changed.
+// An Error made outside this package (the zero value) is no code's
+// sentinel, and CodeOf gives CodeUnknownServerError for it.
+type Error struct {
+	code      ErrorCode
+	name      string
+	kafka     int16 // Kafka's number, or noKafkaCode
+	retriable bool
+	desc      string
 }
 
 // noKafkaCode marks a kaenlog code with no Kafka counterpart.
 const noKafkaCode int16 = math.MinInt16
 
-var codeTable = [...]codeEntry{
-	{CodeOffsetOutOfRange, "OFFSET_OUT_OF_RANGE", ErrOffsetOutOfRange, 1},
-	{CodeNotEnoughReplicas, "NOT_ENOUGH_REPLICAS", ErrNotEnoughReplicas, 19},
-	{CodeNotEnoughReplicasAfterAppend, "NOT_ENOUGH_REPLICAS_AFTER_APPEND", ErrNotEnoughReplicasAfterAppend, 20},
-	{CodeNotLeaderOrFollower, "NOT_LEADER_OR_FOLLOWER", ErrNotLeaderOrFollower, 6},
-	{CodeFencedLeaderEpoch, "FENCED_LEADER_EPOCH", ErrFencedLeaderEpoch, 74},
-	{CodeUnknownLeaderEpoch, "UNKNOWN_LEADER_EPOCH", ErrUnknownLeaderEpoch, 75},
-	{CodeCorruptMessage, "CORRUPT_MESSAGE", ErrCorruptMessage, 2},
-	{CodeUnknownReplica, "UNKNOWN_REPLICA", ErrUnknownReplica, noKafkaCode},
-	{CodeRequestTimedOut, "REQUEST_TIMED_OUT", ErrRequestTimedOut, 7},
-	{CodeInvalidRequiredAcks, "INVALID_REQUIRED_ACKS", ErrInvalidRequiredAcks, 21},
-	{CodeInvalidRequest, "INVALID_REQUEST", ErrInvalidRequest, 42},
-	{CodeUnknownServerError, "UNKNOWN_SERVER_ERROR", ErrUnknownServerError, -1},
+// Error returns "wire: NAME: description", for example
+// "wire: NOT_ENOUGH_REPLICAS: ISR below min.insync.replicas, checked before append",
+// so logs can be searched for Kafka's name.
+func (e *Error) Error() string { return "wire: " + e.name + ": " + e.desc }
+
+// Code returns kaenlog's number for the error, the one put on the wire.
+func (e *Error) Code() ErrorCode { return e.code }
+
+// Name returns the Kafka-style name, for example "NOT_ENOUGH_REPLICAS".
+func (e *Error) Name() string { return e.name }
+
+// KafkaCode returns the number of the error's Kafka counterpart in Kafka's
+// Errors.java, with ok == false when Kafka has none (ErrUnknownReplica).
+func (e *Error) KafkaCode() (code int16, ok bool) {
+	if e.kafka == noKafkaCode {
+		return 0, false
+	}
+	return e.kafka, true
 }
+
+// Retriable reports whether Kafka calls the error retriable: the exception
+// Errors.java maps it to extends RetriableException, so the same request
+// may succeed when sent again later (after a backoff, a metadata refresh or
+// an election). A request refused with a non-retriable error will be
+// refused again unless it changes.
+func (e *Error) Retriable() bool { return e.retriable }
+
+// Description returns a one-line explanation of the error, the part of
+// Error's text after the name.
+func (e *Error) Description() string { return e.desc }
+
+// errorTable is the single source of kaenlog's error codes: one row per
+// code, in code order from CodeUnknownServerError (-1) with no gaps, so a
+// code's row is errorTable[code+1]. The sentinels point into it; String,
+// KafkaCode, Retriable, Err and CodeOf read it; a test checks the
+// constants, the sentinels and the package documentation against it.
+//
+// Kafka's numbers and retriable flags are those of Kafka's
+// clients/src/main/java/org/apache/kafka/common/protocol/Errors.java and
+// the exception classes it names (apache/kafka trunk, 4.0.0-SNAPSHOT,
+// commit 1eb7644349cb): a code is retriable when its exception extends
+// RetriableException, directly or through InvalidMetadataException.
+var errorTable = [...]Error{
+	{CodeUnknownServerError, "UNKNOWN_SERVER_ERROR", -1, false, "unexpected broker error"},
+	{CodeNone, "NONE", 0, false, "no error"},
+	{CodeOffsetOutOfRange, "OFFSET_OUT_OF_RANGE", 1, false, "fetch offset outside the log"},
+	{CodeNotEnoughReplicas, "NOT_ENOUGH_REPLICAS", 19, true, "ISR below min.insync.replicas, checked before append"},
+	{CodeNotEnoughReplicasAfterAppend, "NOT_ENOUGH_REPLICAS_AFTER_APPEND", 20, true, "written, but ISR shrank below min.insync.replicas"},
+	{CodeNotLeaderOrFollower, "NOT_LEADER_OR_FOLLOWER", 6, true, "broker is not the partition leader"},
+	{CodeFencedLeaderEpoch, "FENCED_LEADER_EPOCH", 74, true, "request epoch older than the broker's"},
+	{CodeUnknownLeaderEpoch, "UNKNOWN_LEADER_EPOCH", 75, true, "request epoch newer than the broker's"},
+	{CodeCorruptMessage, "CORRUPT_MESSAGE", 2, true, "record batches failed validation"},
+	// kaenlog's own. Retriable because Kafka answers the same fetch with
+	// retriable codes (NOT_LEADER_OR_FOLLOWER, UNKNOWN_LEADER_EPOCH): the
+	// leader may not have learned yet of a reassignment that added the
+	// replica, so the follower backs off and asks again.
+	{CodeUnknownReplica, "UNKNOWN_REPLICA", noKafkaCode, true, "replica id is not assigned to the partition"},
+	{CodeRequestTimedOut, "REQUEST_TIMED_OUT", 7, true, "not committed within the timeout"},
+	{CodeInvalidRequiredAcks, "INVALID_REQUIRED_ACKS", 21, false, "acks must be -1, 0 or 1"},
+	{CodeInvalidRequest, "INVALID_REQUEST", 42, false, "request did not decode"},
+	{CodeMessageTooLarge, "MESSAGE_TOO_LARGE", 10, false, "record batch larger than the broker accepts"},
+	{CodeInvalidRecord, "INVALID_RECORD", 87, false, "records failed the broker's validation"},
+	{CodeUnsupportedCompressionType, "UNSUPPORTED_COMPRESSION_TYPE", 76, false, "compression codec not supported"},
+	{CodeKafkaStorageError, "KAFKA_STORAGE_ERROR", 56, true, "the partition's log directory failed"},
+	{CodeUnknownTopicOrPartition, "UNKNOWN_TOPIC_OR_PARTITION", 3, true, "broker does not host the partition"},
+	{CodeLeaderNotAvailable, "LEADER_NOT_AVAILABLE", 5, true, "partition has no leader"},
+	{CodeStaleBrokerEpoch, "STALE_BROKER_EPOCH", 77, false, "broker epoch older than the registration"},
+	{CodeInvalidUpdateVersion, "INVALID_UPDATE_VERSION", 95, false, "partition epoch is stale"},
+	{CodeNewLeaderElected, "NEW_LEADER_ELECTED", 108, false, "ISR change applied, but the leader changed"},
+	{CodeIneligibleReplica, "INELIGIBLE_REPLICA", 107, false, "proposed ISR has an ineligible replica"},
+	{CodeOperationNotAttempted, "OPERATION_NOT_ATTEMPTED", 55, false, "not attempted: another part of the request failed"},
+	{CodeEligibleLeadersNotAvailable, "ELIGIBLE_LEADERS_NOT_AVAILABLE", 83, true, "no replica is eligible to lead"},
+	{CodeTopicAlreadyExists, "TOPIC_ALREADY_EXISTS", 36, false, "topic exists"},
+	{CodeInvalidReplicationFactor, "INVALID_REPLICATION_FACTOR", 38, false, "replication factor below 1 or above the broker count"},
+	{CodeInvalidPartitions, "INVALID_PARTITIONS", 37, false, "partition count below 1"},
+	{CodeNotController, "NOT_CONTROLLER", 41, true, "broker is not the controller"},
+	{CodeBrokerIDNotRegistered, "BROKER_ID_NOT_REGISTERED", 102, false, "broker id has no registration"},
+	{CodeOutOfOrderSequenceNumber, "OUT_OF_ORDER_SEQUENCE_NUMBER", 45, false, "producer sequence number out of order"},
+	{CodeDuplicateSequenceNumber, "DUPLICATE_SEQUENCE_NUMBER", 46, false, "producer sequence number already written"},
+	{CodeInvalidProducerEpoch, "INVALID_PRODUCER_EPOCH", 47, false, "producer epoch is stale"},
+	{CodeUnknownProducerID, "UNKNOWN_PRODUCER_ID", 59, false, "no state for the producer id"},
+	{CodeInvalidTopicException, "INVALID_TOPIC_EXCEPTION", 17, false, "invalid topic name"},
+	{CodeUnsupportedVersion, "UNSUPPORTED_VERSION", 35, false, "message version not supported"},
+	{CodeNetworkException, "NETWORK_EXCEPTION", 13, true, "connection closed before the response"},
+}
+
+// row returns c's row, or nil for a code the table does not list.
+func row(c ErrorCode) *Error {
+	i := int(c) - int(CodeUnknownServerError)
+	if i < 0 || i >= len(errorTable) {
+		return nil
+	}
+	return &errorTable[i]
+}
+
+// The sentinel errors, one per code except CodeNone, each pointing at its
+// row of the table: ErrorCode.Err returns them and CodeOf maps them back.
+// Package-specific errors (from log, isr, epoch) cross the wire by being
+// wrapped with one of these, for example
+// fmt.Errorf("%w: %w", wire.ErrOffsetOutOfRange, err).
+var (
+	// ErrUnknownServerError is CodeUnknownServerError's error. Err also
+	// returns an error matching it for a code missing from the table.
+	ErrUnknownServerError = row(CodeUnknownServerError)
+	// ErrOffsetOutOfRange is CodeOffsetOutOfRange's error.
+	ErrOffsetOutOfRange = row(CodeOffsetOutOfRange)
+	// ErrNotEnoughReplicas is CodeNotEnoughReplicas's error.
+	ErrNotEnoughReplicas = row(CodeNotEnoughReplicas)
+	// ErrNotEnoughReplicasAfterAppend is CodeNotEnoughReplicasAfterAppend's error.
+	ErrNotEnoughReplicasAfterAppend = row(CodeNotEnoughReplicasAfterAppend)
+	// ErrNotLeaderOrFollower is CodeNotLeaderOrFollower's error.
+	ErrNotLeaderOrFollower = row(CodeNotLeaderOrFollower)
+	// ErrFencedLeaderEpoch is CodeFencedLeaderEpoch's error.
+	ErrFencedLeaderEpoch = row(CodeFencedLeaderEpoch)
+	// ErrUnknownLeaderEpoch is CodeUnknownLeaderEpoch's error.
+	ErrUnknownLeaderEpoch = row(CodeUnknownLeaderEpoch)
+	// ErrCorruptMessage is CodeCorruptMessage's error.
+	ErrCorruptMessage = row(CodeCorruptMessage)
+	// ErrUnknownReplica is CodeUnknownReplica's error.
+	ErrUnknownReplica = row(CodeUnknownReplica)
+	// ErrRequestTimedOut is CodeRequestTimedOut's error.
+	ErrRequestTimedOut = row(CodeRequestTimedOut)
+	// ErrInvalidRequiredAcks is CodeInvalidRequiredAcks's error.
+	ErrInvalidRequiredAcks = row(CodeInvalidRequiredAcks)
+	// ErrInvalidRequest is CodeInvalidRequest's error: the peer could not
+	// decode our request. (Our own decoding failures match ErrMalformed.)
+	ErrInvalidRequest = row(CodeInvalidRequest)
+	// ErrMessageTooLarge is CodeMessageTooLarge's error.
+	ErrMessageTooLarge = row(CodeMessageTooLarge)
+	// ErrInvalidRecord is CodeInvalidRecord's error.
+	ErrInvalidRecord = row(CodeInvalidRecord)
+	// ErrUnsupportedCompressionType is CodeUnsupportedCompressionType's error.
+	ErrUnsupportedCompressionType = row(CodeUnsupportedCompressionType)
+	// ErrKafkaStorageError is CodeKafkaStorageError's error.
+	ErrKafkaStorageError = row(CodeKafkaStorageError)
+	// ErrUnknownTopicOrPartition is CodeUnknownTopicOrPartition's error.
+	ErrUnknownTopicOrPartition = row(CodeUnknownTopicOrPartition)
+	// ErrLeaderNotAvailable is CodeLeaderNotAvailable's error.
+	ErrLeaderNotAvailable = row(CodeLeaderNotAvailable)
+	// ErrStaleBrokerEpoch is CodeStaleBrokerEpoch's error.
+	ErrStaleBrokerEpoch = row(CodeStaleBrokerEpoch)
+	// ErrInvalidUpdateVersion is CodeInvalidUpdateVersion's error.
+	ErrInvalidUpdateVersion = row(CodeInvalidUpdateVersion)
+	// ErrNewLeaderElected is CodeNewLeaderElected's error.
+	ErrNewLeaderElected = row(CodeNewLeaderElected)
+	// ErrIneligibleReplica is CodeIneligibleReplica's error.
+	ErrIneligibleReplica = row(CodeIneligibleReplica)
+	// ErrOperationNotAttempted is CodeOperationNotAttempted's error.
+	ErrOperationNotAttempted = row(CodeOperationNotAttempted)
+	// ErrEligibleLeadersNotAvailable is CodeEligibleLeadersNotAvailable's error.
+	ErrEligibleLeadersNotAvailable = row(CodeEligibleLeadersNotAvailable)
+	// ErrTopicAlreadyExists is CodeTopicAlreadyExists's error.
+	ErrTopicAlreadyExists = row(CodeTopicAlreadyExists)
+	// ErrInvalidReplicationFactor is CodeInvalidReplicationFactor's error.
+	ErrInvalidReplicationFactor = row(CodeInvalidReplicationFactor)
+	// ErrInvalidPartitions is CodeInvalidPartitions's error.
+	ErrInvalidPartitions = row(CodeInvalidPartitions)
+	// ErrNotController is CodeNotController's error.
+	ErrNotController = row(CodeNotController)
+	// ErrBrokerIDNotRegistered is CodeBrokerIDNotRegistered's error.
+	ErrBrokerIDNotRegistered = row(CodeBrokerIDNotRegistered)
+	// ErrOutOfOrderSequenceNumber is CodeOutOfOrderSequenceNumber's error.
+	ErrOutOfOrderSequenceNumber = row(CodeOutOfOrderSequenceNumber)
+	// ErrDuplicateSequenceNumber is CodeDuplicateSequenceNumber's error.
+	ErrDuplicateSequenceNumber = row(CodeDuplicateSequenceNumber)
+	// ErrInvalidProducerEpoch is CodeInvalidProducerEpoch's error.
+	ErrInvalidProducerEpoch = row(CodeInvalidProducerEpoch)
+	// ErrUnknownProducerID is CodeUnknownProducerID's error.
+	ErrUnknownProducerID = row(CodeUnknownProducerID)
+	// ErrInvalidTopicException is CodeInvalidTopicException's error.
+	ErrInvalidTopicException = row(CodeInvalidTopicException)
+	// ErrUnsupportedVersion is CodeUnsupportedVersion's error. PeekHeader
+	// and the decoders also return an error matching it, and ErrMalformed,
+	// when a header's version is not 0, the only version kaenlog speaks;
+	// so a peer's refusal and our own use one name, and CodeOf answers our
+	// own with CodeUnsupportedVersion.
+	ErrUnsupportedVersion = row(CodeUnsupportedVersion)
+	// ErrNetworkException is CodeNetworkException's error.
+	ErrNetworkException = row(CodeNetworkException)
+)
 
 // String returns the Kafka-style name ("NONE", "NOT_ENOUGH_REPLICAS", ...),
 // or "ErrorCode(n)" for a code not in the table.
 func (c ErrorCode) String() string {
-	if c == CodeNone {
-		return "NONE"
-	}
-	for _, e := range codeTable {
-		if e.code == c {
-			return e.name
-		}
+	if e := row(c); e != nil {
+		return e.name
 	}
 	return fmt.Sprintf("ErrorCode(%d)", int16(c))
 }
 
-// KafkaCode returns the number of c's Kafka counterpart in Kafka 4.0's
+// KafkaCode returns the number of c's Kafka counterpart in Kafka's
 // Errors.java (NOT_ENOUGH_REPLICAS is kaenlog's 2 and Kafka's 19), with
 // ok == false for a code Kafka has no counterpart for (CodeUnknownReplica)
-// or that this table does not list. The number is for reading the two
+// or that the table does not list. The number is for reading the two
 // tables side by side; kaenlog never puts it on the wire.
 func (c ErrorCode) KafkaCode() (code int16, ok bool) {
-	if c == CodeNone {
-		return 0, true
-	}
-	for _, e := range codeTable {
-		if e.code == c {
-			return e.kafka, e.kafka != noKafkaCode
-		}
+	if e := row(c); e != nil {
+		return e.KafkaCode()
 	}
 	return 0, false
+}
+
+// Retriable reports whether Kafka calls c retriable (see Error.Retriable).
+// It is false for CodeNone and for a code the table does not list, which
+// Err treats as UNKNOWN_SERVER_ERROR.
+func (c ErrorCode) Retriable() bool {
+	if e := row(c); e != nil {
+		return e.retriable
+	}
+	return false
 }
 
 // unknownCodeError is what Err returns for a code missing from the table. It
@@ -198,36 +449,59 @@ func (c ErrorCode) Err() error {
 	if c == CodeNone {
 		return nil
 	}
-	for _, e := range codeTable {
-		if e.code == c {
-			return e.err
-		}
+	if e := row(c); e != nil {
+		return e
 	}
 	return &unknownCodeError{code: c}
 }
 
 // CodeOf turns an error into the code to put on the wire, the inverse of
-// ErrorCode.Err. nil gives CodeNone. Otherwise the first sentinel in table
-// order that errors.Is matches wins, so wrapped errors keep their code; an
-// error from ErrorCode.Err for an unlisted code gives that code back; an
+// ErrorCode.Err. nil gives CodeNone. Otherwise the sentinel with the lowest
+// code that errors.Is matches wins, so wrapped errors keep their code (a
+// decoding error for a version kaenlog does not speak matches
+// ErrUnsupportedVersion and gives CodeUnsupportedVersion). Next comes
+// ErrUnknownServerError, which an error from ErrorCode.Err for an unlisted
+// code also matches: that error gives its own code back. Then any other
 // error matching ErrMalformed (a request that did not decode) gives
-// CodeInvalidRequest; and anything else gives CodeUnknownServerError, never
-// CodeNone.
+// CodeInvalidRequest, and anything else gives CodeUnknownServerError, never
+// CodeNone. CodeOf does not allocate unless err carries an unlisted code.
 func CodeOf(err error) ErrorCode {
 	if err == nil {
 		return CodeNone
 	}
-	var u *unknownCodeError
-	if errors.As(err, &u) {
-		return u.code
+	if e, ok := err.(*Error); ok && row(e.code) == e {
+		// A bare sentinel: *Error wraps nothing, so errors.Is would match
+		// it and only it.
+		return e.code
 	}
-	for _, e := range codeTable {
-		if errors.Is(err, e.err) {
+	for i := range errorTable {
+		e := &errorTable[i]
+		if e.code > CodeNone && errors.Is(err, e) {
 			return e.code
 		}
+	}
+	if errors.Is(err, ErrUnknownServerError) {
+		// Only now, because errors.As makes u escape: the common case,
+		// a wrapped sentinel, stays free of allocations.
+		var u *unknownCodeError
+		if errors.As(err, &u) {
+			return u.code
+		}
+		return CodeUnknownServerError
 	}
 	if errors.Is(err, ErrMalformed) {
 		return CodeInvalidRequest
 	}
 	return CodeUnknownServerError
+}
+
+// IsRetriable reports whether the code CodeOf(err) would put on the wire is
+// one Kafka calls retriable: true for an error wrapping
+// ErrNotEnoughReplicas or ErrNotLeaderOrFollower, false for nil, for
+// ErrInvalidRequiredAcks, and for anything CodeOf maps to
+// CodeUnknownServerError. It classifies codes only: whether a broken
+// connection (ErrShortFrame, a reset) is worth a retry is the caller's
+// decision.
+func IsRetriable(err error) bool {
+	return err != nil && CodeOf(err).Retriable()
 }

@@ -22,10 +22,14 @@ func (e *wireError) Unwrap() error { return e.family }
 // ErrMalformed) holds for every error a DecodeXxx function or PeekHeader
 // returns, and for ReadFrame's negative length prefix. It means the bytes
 // are not a valid kaenlog message; a server answers such a request with
-// CodeInvalidRequest (see CodeOf).
+// CodeInvalidRequest, or CodeUnsupportedVersion when only the header's
+// version is wrong (see CodeOf).
 var ErrMalformed = errors.New("wire: malformed message")
 
-// Decoding sentinels. Each matches ErrMalformed as well as itself.
+// Decoding sentinels. Each matches ErrMalformed as well as itself. A header
+// version kaenlog does not speak is the exception: its error matches
+// ErrMalformed and ErrUnsupportedVersion, a code's sentinel (see
+// errBadVersion).
 var (
 	// ErrTruncated is returned by decoders when the payload ends before
 	// the last field of the message (or inside the Records it announces).
@@ -43,10 +47,6 @@ var (
 	// ErrWrongAPIKey is returned by a DecodeXxx function when the payload
 	// carries another message's API key.
 	ErrWrongAPIKey error = &wireError{"wire: wrong API key for this message", ErrMalformed}
-
-	// ErrUnsupportedVersion is returned by PeekHeader and decoders when the
-	// header's version is not 0, the only version kaenlog speaks.
-	ErrUnsupportedVersion error = &wireError{"wire: unsupported message version", ErrMalformed}
 
 	// ErrNegativeLength is returned when a length or byte count is
 	// negative: ReadFrame's length prefix, a Records length, or
@@ -67,6 +67,29 @@ var (
 	// negative.
 	ErrNegativeTimeout error = &wireError{"wire: negative timeout", ErrMalformed}
 )
+
+// versionError is errBadVersion's type: a decoding error that is also the
+// UNSUPPORTED_VERSION condition.
+type versionError struct{}
+
+// versionFamilies is what versionError unwraps to. It is a variable so that
+// Unwrap, which errors.Is calls, does not allocate.
+var versionFamilies = []error{ErrMalformed, ErrUnsupportedVersion}
+
+func (versionError) Error() string { return "wire: unsupported message version" }
+
+// Unwrap exposes both families so errors.Is matches either.
+func (versionError) Unwrap() []error { return versionFamilies }
+
+// errBadVersion is what PeekHeader and the decoders wrap when a header's
+// version is not messageVersion. It matches ErrMalformed, because the
+// payload did not decode, and ErrUnsupportedVersion, so that CodeOf answers
+// it with CodeUnsupportedVersion rather than CodeInvalidRequest: the peer
+// learns it should speak another version, not that its bytes are broken.
+// (Kafka's broker does the same for an ApiVersions request of a version it
+// does not know; kaenlog has no ApiVersions, and every header carries the
+// version.)
+var errBadVersion error = versionError{}
 
 // Framing and encoding sentinels. These are not ErrMalformed: they are a
 // limit, a broken stream, or a value memory can hold and the wire cannot.

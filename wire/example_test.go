@@ -87,6 +87,24 @@ func ExampleCodeOf() {
 	// base offset known: false
 }
 
+// Every code's sentinel is a *wire.Error that carries kaenlog's number, the
+// Kafka counterpart and Kafka's retriable flag, however deeply it is
+// wrapped.
+func ExampleError() {
+	err := fmt.Errorf("produce acks=all: %w", wire.ErrNotEnoughReplicas)
+	var e *wire.Error
+	if errors.As(err, &e) {
+		kafka, _ := e.KafkaCode()
+		fmt.Printf("%s: kaenlog %d, Kafka %d, retriable %v\n", e.Name(), e.Code(), kafka, e.Retriable())
+	}
+	fmt.Println("retry:", wire.IsRetriable(err))
+	fmt.Println("retry bad acks:", wire.IsRetriable(wire.CodeInvalidRequiredAcks.Err()))
+	// Output:
+	// NOT_ENOUGH_REPLICAS: kaenlog 2, Kafka 19, retriable true
+	// retry: true
+	// retry bad acks: false
+}
+
 // Kafka's "no answer" is (-1, -1); here it is Found == false, and the -1s
 // exist only in the encoded bytes.
 func ExampleDecodeOffsetsForLeaderEpochResponse() {

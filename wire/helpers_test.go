@@ -68,7 +68,7 @@ func genCode(r *rand.Rand) ErrorCode {
 	if r.IntN(5) == 0 {
 		return ErrorCode(int16(r.Uint32())) // unknown codes must survive too
 	}
-	return ErrorCode(r.IntN(13) - 1)
+	return ErrorCode(r.IntN(len(errorTable)) - 1)
 }
 
 func genFetchRequest(r *rand.Rand) FetchRequest {
