@@ -19,10 +19,6 @@ type exchangeBuffers struct {
 	records []byte // records read from the log for a fetch response
 }
 
-// DefaultMaxFrameBytes bounds a frame a replica accepts: a fetch response
-// carries at most MaxFetchBytes of records plus a small header.
-const DefaultMaxFrameBytes = 64 << 20
-
 // send encodes m with encode and writes it as one frame.
 func (r *Replica) send(w io.Writer, encode func([]byte) ([]byte, error)) error {
 	var err error
@@ -38,7 +34,7 @@ func (r *Replica) send(w io.Writer, encode func([]byte) ([]byte, error)) error {
 
 // receive reads one frame into the replica's frame buffer.
 func (r *Replica) receive(rd io.Reader) ([]byte, error) {
-	payload, err := wire.ReadFrame(rd, r.io.frame[:0], DefaultMaxFrameBytes)
+	payload, err := wire.ReadFrame(rd, r.io.frame[:0], wire.DefaultMaxFrameSize)
 	if err != nil {
 		return nil, fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -82,5 +83,40 @@ func BenchmarkFetchRequestRoundTrip(b *testing.B) {
 		if _, err := DecodeFetchRequest(dst); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkReadFrame1MiBFreshBuffer reads a 1 MiB frame with no buffer to
+// reuse, the price of growing as bytes arrive: 64 KiB, doubled to 1 MiB.
+func BenchmarkReadFrame1MiBFreshBuffer(b *testing.B) {
+	frame, err := AppendFrame(nil, bytes.Repeat([]byte{0x5a}, 1<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := bytes.NewReader(frame)
+	b.ReportAllocs()
+	b.SetBytes(1 << 20)
+	for b.Loop() {
+		r.Reset(frame)
+		if _, err := ReadFrame(r, nil, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCodeOfWrapped is the broker's error-to-code step for a wrapped
+// sentinel. CodeOf searches the table in code order, so the replication
+// codes (low numbers) are found first and the last row costs the most.
+func BenchmarkCodeOfWrapped(b *testing.B) {
+	for _, sentinel := range []*Error{ErrNotEnoughReplicas, ErrNetworkException} {
+		b.Run(sentinel.Name(), func(b *testing.B) {
+			err := fmt.Errorf("broker 1: %w", sentinel)
+			b.ReportAllocs()
+			for b.Loop() {
+				if CodeOf(err) != sentinel.Code() {
+					b.Fatal("wrong code")
+				}
+			}
+		})
 	}
 }

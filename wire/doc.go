@@ -18,7 +18,9 @@
 //
 // ReadFrame checks the length against a limit (DefaultMaxFrameSize, 100
 // MiB, is Kafka's socket.request.max.bytes default) before allocating, and
-// refuses a negative length.
+// refuses a negative length. It then grows its buffer only as payload bytes
+// arrive, from at most 64 KiB, so a length prefix alone never makes it hold
+// the memory the prefix announces.
 //
 // # Messages
 //

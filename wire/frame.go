@@ -58,18 +58,29 @@ func WriteFrame(w io.Writer, payload []byte) error {
 	return nil
 }
 
+// frameGrowStart is the most ReadFrame allocates for a payload before its
+// bytes arrive: the first buffer it allocates holds min(length, 64 KiB),
+// and each later one at most twice what has arrived.
+const frameGrowStart = 64 << 10
+
 // ReadFrame reads one frame from r and returns its payload.
 //
 // The payload is read into buf's backing array when cap(buf) is large
 // enough, so passing the previous result back as buf reads a stream of
-// frames with no allocation; otherwise a new array of exactly the frame's
-// length is allocated. The returned slice aliases that array and is
-// overwritten by the next call that reuses it.
+// frames with no allocation. Otherwise the buffer grows as the payload
+// arrives: ReadFrame fills buf's capacity first, then allocates
+// min(length, 64 KiB) if buf was smaller, and doubles the buffer (never past
+// the frame's length) each time it fills. A frame of length n read this way
+// ends in an array of capacity exactly n, having copied fewer than 2n bytes
+// on the way. The returned slice aliases the array and is overwritten by the
+// next call that reuses it.
 //
 // The length prefix is checked before anything is allocated: a negative
 // length gives ErrNegativeLength, and one above maxSize gives
-// ErrFrameTooLarge, so a corrupt or hostile prefix cannot make ReadFrame
-// allocate more than maxSize bytes. maxSize <= 0 means DefaultMaxFrameSize.
+// ErrFrameTooLarge. maxSize <= 0 means DefaultMaxFrameSize. A prefix within
+// the limit reserves nothing either: a peer that announces 100 MiB and
+// sends 10 bytes makes ReadFrame allocate 64 KiB, and in general the buffer
+// is never larger than max(64 KiB, cap(buf), twice the bytes received).
 //
 // A stream that ends before the first byte of a frame gives io.EOF, exactly,
 // so a reader loop can stop cleanly. One that ends later, inside the length
@@ -105,16 +116,45 @@ func ReadFrame(r io.Reader, buf []byte, maxSize int) ([]byte, error) {
 	if int64(n) > int64(maxSize) {
 		return buf[:0], fmt.Errorf("%w: length prefix %d exceeds limit %d", ErrFrameTooLarge, n, maxSize)
 	}
-	if cap(buf) >= int(n) {
-		buf = buf[:n]
-	} else {
-		buf = make([]byte, n)
-	}
-	if _, err := io.ReadFull(r, buf); err != nil {
-		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return buf[:0], fmt.Errorf("%w: payload of %d bytes", ErrShortFrame, n)
+	size := int(n)
+	if cap(buf) >= size {
+		buf = buf[:size]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return buf[:0], payloadError(err, size)
 		}
-		return buf[:0], fmt.Errorf("wire: read frame payload: %w", err)
+		return buf, nil
 	}
-	return buf, nil
+	return readGrowing(r, buf, size)
+}
+
+// readGrowing reads a payload of size bytes, size > cap(buf), into a buffer
+// that grows only as bytes arrive: buf's own capacity first (if it is at
+// least min(size, frameGrowStart)), then doubling, capped at size.
+func readGrowing(r io.Reader, buf []byte, size int) ([]byte, error) {
+	if first := min(size, frameGrowStart); cap(buf) < first {
+		buf = make([]byte, 0, first)
+	}
+	buf = buf[:0]
+	for {
+		// cap(buf) <= size throughout, so this never reads past the frame.
+		m, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			return buf[:0], payloadError(err, size)
+		}
+		if len(buf) == size {
+			return buf, nil
+		}
+		grown := make([]byte, len(buf), min(2*cap(buf), size))
+		copy(grown, buf)
+		buf = grown
+	}
+}
+
+// payloadError is ReadFrame's error for a read of the payload that failed.
+func payloadError(err error, size int) error {
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: payload of %d bytes", ErrShortFrame, size)
+	}
+	return fmt.Errorf("wire: read frame payload: %w", err)
 }

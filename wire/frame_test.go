@@ -227,3 +227,139 @@ func TestWriteFrameDoesNotAllocate(t *testing.T) {
 		t.Fatalf("WriteFrame allocated %v times per call, want 0", allocs)
 	}
 }
+
+// chunkReader hands out at most n bytes per Read, like a socket.
+type chunkReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(p) > c.n {
+		p = p[:c.n]
+	}
+	return c.r.Read(p)
+}
+
+// allocatedPerCall returns the heap bytes and allocations one call of f
+// makes, averaged over runs calls.
+func allocatedPerCall(runs int, f func()) (bytes uint64, allocs float64) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / uint64(runs), float64(after.Mallocs-before.Mallocs) / float64(runs)
+}
+
+// TestReadFrameAllocatesAsBytesArrive: a prefix within the limit is not a
+// promise. A peer that announces DefaultMaxFrameSize (100 MiB) and sends 10
+// bytes gets at most frameGrowStart (64 KiB) of memory, plus the error
+// value, before ReadFrame fails with ErrShortFrame; with a caller's buffer
+// larger than that, nothing at all beyond the error.
+func TestReadFrameAllocatesAsBytesArrive(t *testing.T) {
+	stream := binary.BigEndian.AppendUint32(nil, DefaultMaxFrameSize)
+	stream = append(stream, "ten bytes!"...)
+	const errorSlack = 512 // the wrapped ErrShortFrame and its message
+	for _, tc := range []struct {
+		name     string
+		buf      []byte
+		maxBytes uint64
+	}{
+		{"nil buf", nil, frameGrowStart + errorSlack},
+		{"small buf", make([]byte, 0, 16), frameGrowStart + errorSlack},
+		{"1 MiB buf is filled first", make([]byte, 0, 1<<20), errorSlack},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := bytes.NewReader(stream)
+			read := func() {
+				r.Reset(stream)
+				if _, err := ReadFrame(r, tc.buf, 0); !errors.Is(err, ErrShortFrame) {
+					t.Fatalf("err = %v, want ErrShortFrame", err)
+				}
+			}
+			perCall, allocs := allocatedPerCall(100, read)
+			t.Logf("declared %d bytes, sent 10: %d bytes in %.1f allocations per call", DefaultMaxFrameSize, perCall, allocs)
+			if perCall > tc.maxBytes {
+				t.Fatalf("allocated %d bytes per call, want at most %d", perCall, tc.maxBytes)
+			}
+			n := testing.AllocsPerRun(100, read)
+			t.Logf("testing.AllocsPerRun: %v", n)
+			// The byte bound above is the point; the count is pinned only
+			// without -race, which adds allocations of its own.
+			if n > 4 && !raceEnabled {
+				t.Fatalf("%v allocations per call, want the buffer and the error's few", n)
+			}
+		})
+	}
+}
+
+// TestReadFrameTrickleIsBounded: a peer that sends 1 MiB of a declared 100
+// MiB frame and stops makes ReadFrame hold at most twice what it sent, and
+// allocate at most about four times that in all.
+func TestReadFrameTrickleIsBounded(t *testing.T) {
+	const sent = 1 << 20
+	stream := binary.BigEndian.AppendUint32(nil, DefaultMaxFrameSize)
+	stream = append(stream, make([]byte, sent)...)
+	r := bytes.NewReader(stream)
+	var last []byte
+	perCall, allocs := allocatedPerCall(10, func() {
+		r.Reset(stream)
+		var err error
+		if last, err = ReadFrame(r, nil, 0); !errors.Is(err, ErrShortFrame) {
+			t.Fatalf("err = %v, want ErrShortFrame", err)
+		}
+	})
+	t.Logf("declared %d bytes, sent %d: %d bytes in %.1f allocations per call, last buffer %d", DefaultMaxFrameSize, sent, perCall, allocs, cap(last))
+	if cap(last) > 2*sent {
+		t.Fatalf("held a %d-byte buffer for %d bytes sent", cap(last), sent)
+	}
+	if perCall > 4*sent+frameGrowStart {
+		t.Fatalf("allocated %d bytes per call for %d bytes sent", perCall, sent)
+	}
+}
+
+// TestReadFrameGrowing: frames larger than buf arrive whole and in order
+// whatever the read sizes, and the result's capacity is the frame's length
+// whenever ReadFrame had to allocate.
+func TestReadFrameGrowing(t *testing.T) {
+	r := newRand(t)
+	sizes := []int{0, 1, frameGrowStart - 1, frameGrowStart, frameGrowStart + 1, 3*frameGrowStart + 7, 1<<20 + 3}
+	var stream []byte
+	var want [][]byte
+	for _, n := range sizes {
+		p := make([]byte, n)
+		for j := range p {
+			p[j] = byte(r.Uint32())
+		}
+		want = append(want, p)
+		stream, _ = AppendFrame(stream, p)
+	}
+	for _, chunk := range []int{1 << 30, 1000, 7} {
+		for _, bufCap := range []int{0, 16, 100 << 10, 2 << 20} {
+			src := &chunkReader{r: bytes.NewReader(stream), n: chunk}
+			for i, w := range want {
+				buf := make([]byte, 0, bufCap)
+				got, err := ReadFrame(src, buf, 0)
+				if err != nil {
+					t.Fatalf("chunk %d, buf %d, frame %d: %v", chunk, bufCap, i, err)
+				}
+				if !bytes.Equal(got, w) {
+					t.Fatalf("chunk %d, buf %d, frame %d: payload differs", chunk, bufCap, i)
+				}
+				switch {
+				case len(w) <= bufCap:
+					if len(w) > 0 && &got[:1][0] != &buf[:1][0] {
+						t.Fatalf("chunk %d, buf %d, frame %d: a big enough buf was not used", chunk, bufCap, i)
+					}
+				case cap(got) != len(w):
+					t.Fatalf("chunk %d, buf %d, frame %d: cap %d, want exactly %d", chunk, bufCap, i, cap(got), len(w))
+				}
+			}
+			if _, err := ReadFrame(src, nil, 0); err != io.EOF {
+				t.Fatalf("chunk %d, buf %d: after the last frame err = %v, want io.EOF", chunk, bufCap, err)
+			}
+		}
+	}
+}
