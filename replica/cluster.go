@@ -1,257 +1,386 @@
 package replica
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
-	"github.com/kaenlog/kaenlog/isr"
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica/clock"
+	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// The chapter's two brokers and the partition they replicate.
-const (
-	// LeaderID is broker 1, the first leader, in root/broker-1/orders-0.
-	LeaderID int32 = 1
-	// FollowerID is broker 2, the first follower, in root/broker-2/orders-0.
-	FollowerID int32 = 2
-	// PartitionDir is the partition's directory under each broker's.
-	PartitionDir = "orders-0"
-)
-
-// ClusterOptions configures OpenClusterWith. The zero value plus MinISR is
-// the chapter's cluster.
-type ClusterOptions struct {
-	// MinISR is min.insync.replicas, at least 1.
-	MinISR int
-	// Replica configures both replicas.
-	Replica Options
-	// KeepEagerHighWatermark leaves both logs in single-replica mode, where
-	// the high watermark follows the log end on every append. It exists to
-	// show what the chapter's two lines in OpenCluster prevent: with it,
-	// every round reports HW = LEO and the one-round lag cannot be seen.
-	KeepEagerHighWatermark bool
+// ClusterConfig configures a Cluster.
+type ClusterConfig struct {
+	// Dir holds every node's files: Dir/broker-<id> for each broker,
+	// Dir/controller for the controller's metadata log.
+	Dir string
+	// Brokers are the broker ids, 1 to 7 of them, any non-negative ids.
+	Brokers []int32
+	// StartMs is the clock's time when the cluster opens.
+	StartMs int64
+	// Seed drives everything random: link faults and the brokers'
+	// incarnation ids. The same seed and the same calls give the same run.
+	Seed uint64
+	// Controller configures the controller.
+	Controller controller.Config
+	// Broker is the template every broker starts from; ID, Dir,
+	// Endpoint and IncarnationID are the cluster's to set.
+	Broker BrokerConfig
+	// Faults are the default faults of every link (LinkFaults{} is a
+	// perfect network).
+	Faults LinkFaults
+	// Log configures the controller's store (its Sync is always
+	// SyncEveryAppend: the controller answers only what is durable).
+	Log log.Options
 }
 
-// Cluster is the chapter's harness: a leader (id 1, root/broker-1/orders-0)
-// and a follower (id 2, root/broker-2/orders-0) in one process, joined by an
-// in-memory link of byte buffers and driven one round at a time by the
-// caller, with the time handed in. Nothing in it runs by itself, so every
-// run of the same calls gives the same results.
+// Cluster is N brokers and the controller in one process, joined by an
+// in-memory Network on one Manual clock, driven by the caller: nothing
+// happens between calls, and every run of the same calls (and seed) gives
+// the same results. Brokers register, heartbeat and follow the metadata log
+// over the network as they would over TCP, ISR changes go through the
+// controller, and time — heartbeats, session expiry, the ISR time rule,
+// produce deadlines — advances only when the caller advances the clock
+// (Advance), each node's timed work run by its own clock.Driver.
+//
+// Replication is driven in fetch rounds (FetchRound): every broker sends
+// one fetch to each leader it follows, the way the chapter's harness drives
+// one round at a time; the network runtime fetches continuously instead.
+// Brokers can crash (with or without losing what their files did not
+// fsync) and restart, links can drop, delay, duplicate and cut messages,
+// and the controller can restart from its log.
 type Cluster struct {
-	// leader and follower swap on FailOver; leader.Role() is RoleLeader and
-	// follower.Role() is RoleFollower between calls.
-	leader, follower *Replica
-	link             *MemLink
-	minISR           int
-	// correlation numbers the requests sent over the link.
-	correlation int32
+	cfg   ClusterConfig
+	clock *clock.Manual
+	net   *Network
+
+	ctl     *ControllerNode
+	store   controller.Store
+	ctlDrv  *clock.Driver
+	brokers map[int32]*clusterBroker
+	ids     []int32
+
+	clientCorr int32
+	responses  map[int32]wire.Message
+	// watch, when set, sees every envelope delivered (the chapter harness
+	// reads its reports from it).
+	watch func(Envelope)
 }
 
-// FetchReport is what one FetchOnce round did, as the demo's table prints
-// it.
-type FetchReport struct {
-	LeaderID    int32  // the leader's broker id
-	LeaderLEO   uint64 // the leader's log end offset after the round
-	LeaderHW    uint64 // the leader's high watermark after the round
-	FollowerID  int32  // the follower's broker id
-	FollowerLEO uint64 // the follower's log end offset after the round
-	FollowerHW  uint64 // the follower's high watermark after the round
-	// RecordsShipped is how many records the response carried.
-	RecordsShipped int
-	// ResponseHW is the high watermark the leader put in the response.
-	ResponseHW uint64
+// clusterBroker is a broker slot: its running Broker (nil while down) and
+// its Driver.
+type clusterBroker struct {
+	b           *Broker
+	drv         *clock.Driver
+	incarnation uint64
 }
 
-// OpenCluster opens the chapter's two-broker cluster under root at time
-// nowMs: broker 1 leads at epoch 0, broker 2 follows, both in the ISR, and —
-// the two lines the chapter exists to teach — both logs leave eager
-// high-watermark mode, so the high watermark comes from the smallest LEO in
-// the ISR instead of following each log's own end.
-func OpenCluster(root string, minISR int, nowMs int64) (*Cluster, error) {
-	return OpenClusterWith(root, ClusterOptions{MinISR: minISR}, nowMs)
-}
-
-// OpenClusterWith is OpenCluster with options.
-func OpenClusterWith(root string, opts ClusterOptions, nowMs int64) (*Cluster, error) {
-	leader, err := Open(LeaderID, brokerDir(root, LeaderID), opts.Replica)
-	if err != nil {
+// OpenClusterWith opens a cluster: the controller from its log under Dir,
+// then every broker, and runs until every broker is registered, unfenced and
+// caught up with the metadata.
+func OpenClusterWith(cfg ClusterConfig) (*Cluster, error) {
+	if len(cfg.Brokers) == 0 || len(cfg.Brokers) > 7 {
+		return nil, fmt.Errorf("replica: a cluster has 1 to 7 brokers, not %d: %w", len(cfg.Brokers), ErrInvalidState)
+	}
+	ids := slices.Sorted(slices.Values(cfg.Brokers))
+	for i, id := range ids {
+		if id < 0 || (i > 0 && id == ids[i-1]) {
+			return nil, fmt.Errorf("replica: broker ids %v must be distinct and >= 0: %w", cfg.Brokers, ErrInvalidState)
+		}
+	}
+	c := &Cluster{
+		cfg: cfg, clock: clock.NewManual(cfg.StartMs), brokers: map[int32]*clusterBroker{}, ids: ids,
+		responses: map[int32]wire.Message{},
+	}
+	c.net = NewNetwork(c.clock, cfg.Seed)
+	c.net.SetDefaultFaults(cfg.Faults)
+	c.net.Attach(ClientAt(0), func(env Envelope) {
+		c.observe(env)
+		c.responses[env.Msg.Correlation()] = env.Msg
+	})
+	if err := c.openController(); err != nil {
 		return nil, err
 	}
-	follower, err := Open(FollowerID, brokerDir(root, FollowerID), opts.Replica)
-	if err != nil {
-		return nil, errors.Join(err, leader.Close())
+	for _, id := range ids {
+		c.brokers[id] = &clusterBroker{}
+		if err := c.StartBroker(id); err != nil {
+			return nil, errors.Join(err, c.Close())
+		}
 	}
-	c := &Cluster{leader: leader, follower: follower, link: NewMemLink(), minISR: opts.MinISR}
-	if !opts.KeepEagerHighWatermark {
-		// With one replica the HW follows the log end. With two it must be
-		// the smallest LEO in the ISR instead.
-		leader.StopEagerHighWatermark()
-		follower.StopEagerHighWatermark()
-	}
-	if err := c.elect(leader, follower, nowMs); err != nil {
+	if err := c.AwaitBrokers(30_000); err != nil {
 		return nil, errors.Join(err, c.Close())
 	}
 	return c, nil
 }
 
-func brokerDir(root string, id int32) string {
-	return filepath.Join(root, fmt.Sprintf("broker-%d", id), PartitionDir)
-}
+// Clock returns the cluster's clock.
+func (c *Cluster) Clock() *clock.Manual { return c.clock }
 
-// elect makes leader lead at the epoch after any either replica knows, with
-// follower following it.
-func (c *Cluster) elect(leader, follower *Replica, nowMs int64) error {
-	next := max(leader.LeaderEpoch(), follower.LeaderEpoch()) + 1
-	if err := leader.BecomeLeader(next, []int32{follower.ID()}, c.minISR, nowMs); err != nil {
-		return err
+// NowMs returns the cluster's time.
+func (c *Cluster) NowMs() int64 { return c.clock.NowMs() }
+
+// Network returns the network, for faults and cuts.
+func (c *Cluster) Network() *Network { return c.net }
+
+// Controller returns the controller.
+func (c *Cluster) ControllerAt() *controller.Controller { return c.ctl.ControllerAt() }
+
+// BrokerIDs returns the broker ids, sorted.
+func (c *Cluster) BrokerIDs() []int32 { return slices.Clone(c.ids) }
+
+// Broker returns broker id, or nil while it is down.
+func (c *Cluster) Broker(id int32) *Broker {
+	if s, ok := c.brokers[id]; ok {
+		return s.b
 	}
-	if err := follower.BecomeFollower(leader.ID(), next); err != nil {
-		return err
-	}
-	c.leader, c.follower = leader, follower
 	return nil
 }
 
-// Leader returns the replica that leads now.
-func (c *Cluster) Leader() *Replica { return c.leader }
-
-// Follower returns the replica that follows now.
-func (c *Cluster) Follower() *Replica { return c.follower }
-
-// Link returns the in-memory link between the two brokers.
-func (c *Cluster) Link() *MemLink { return c.link }
-
-func (c *Cluster) nextCorrelation() int32 {
-	c.correlation++
-	return c.correlation
+// Replica returns broker id's replica of tp, if the broker is up and hosts
+// it.
+func (c *Cluster) Replica(id int32, tp TopicPartition) (*Replica, bool) {
+	b := c.Broker(id)
+	if b == nil {
+		return nil, false
+	}
+	return b.Replica(tp)
 }
 
-func (c *Cluster) serve(nowMs int64) func() error {
-	return func() error { return c.leader.ServeOne(c.link.LeaderEnd(), nowMs) }
+// LeaderOf returns the leader the controller has committed for tp, or -1.
+func (c *Cluster) LeaderOf(tp TopicPartition) int32 {
+	if p, ok := c.ControllerAt().Image().Partition(tp.Topic, tp.Partition); ok {
+		return p.Leader
+	}
+	return -1
 }
 
-// Produce writes one record, value "m<n>" with timestamp nowMs, to the
-// leader with the given acks (wire.AcksAll, wire.AcksLeader, wire.AcksNone)
-// and returns its offset and the error code a producer would get. A refused
-// write (wire.CodeNotEnoughReplicas before the append) writes nothing. The
-// producer is in-process: it hands the leader the batch bytes directly.
-func (c *Cluster) Produce(n uint64, acks int16, nowMs int64) (base uint64, code wire.ErrorCode, err error) {
-	batch, err := log.AppendBatch(nil, &log.Batch{
-		BaseTimestamp: nowMs,
-		MaxTimestamp:  nowMs,
-		ProducerID:    -1,
-		ProducerEpoch: -1,
-		BaseSequence:  -1,
-		Records:       []log.Record{{Value: fmt.Appendf(nil, "m%d", n)}},
+// openController opens the controller's store and replays it.
+func (c *Cluster) openController() error {
+	opts := c.cfg.Log
+	opts.Sync = log.SyncEveryAppend
+	store, err := controller.OpenLogStore(filepath.Join(c.cfg.Dir, "controller"), opts)
+	if err != nil {
+		return fmt.Errorf("replica: controller: %w", err)
+	}
+	ctl, err := controller.Open(store, c.cfg.Controller, c.clock.NowMs())
+	if err != nil {
+		return errors.Join(fmt.Errorf("replica: controller: %w", err), store.Close())
+	}
+	c.store, c.ctl = store, NewControllerNode(ctl)
+	c.attach(ControllerAt(), c.ctl, func() *clock.Driver { return c.ctlDrv })
+	c.ctlDrv = clock.NewDriver(c.clock, clock.NoLock{}, c.ctl, func() { c.flush(c.ctl) })
+	return nil
+}
+
+// RestartController stops the controller — its parked fetches and every
+// message on its way to it are lost — and opens it again from its log.
+func (c *Cluster) RestartController() error {
+	c.ctlDrv.Stop()
+	c.net.Detach(ControllerAt())
+	if err := c.store.Close(); err != nil {
+		return err
+	}
+	return c.openController()
+}
+
+// attach puts node on the network at a: a delivery runs Receive, sends
+// what it produced and lets its driver see any new deadline.
+func (c *Cluster) attach(a Addr, node Node, drv func() *clock.Driver) {
+	c.net.Attach(a, func(env Envelope) {
+		c.observe(env)
+		node.Receive(env, c.clock.NowMs())
+		c.flush(node)
+		if d := drv(); d != nil {
+			d.Kick()
+		}
 	})
+}
+
+func (c *Cluster) observe(env Envelope) {
+	if c.watch != nil {
+		c.watch(env)
+	}
+}
+
+// flush sends what node has to send.
+func (c *Cluster) flush(node Node) {
+	for _, env := range node.Outbox() {
+		c.net.Send(env)
+	}
+}
+
+// StartBroker starts broker id from its directory, as a new incarnation:
+// it recovers its partitions' logs and registers with the controller. The
+// broker must be down (not yet started, crashed or stopped).
+func (c *Cluster) StartBroker(id int32) error {
+	s, ok := c.brokers[id]
+	if !ok || s.b != nil {
+		return fmt.Errorf("replica: broker %d is not a stopped broker of this cluster: %w", id, ErrInvalidState)
+	}
+	s.incarnation++
+	cfg := c.cfg.Broker
+	cfg.ID = id
+	cfg.Dir = filepath.Join(c.cfg.Dir, fmt.Sprintf("broker-%d", id))
+	cfg.Endpoint = fmt.Sprintf("broker-%d", id)
+	binary.BigEndian.PutUint64(cfg.IncarnationID[:8], c.cfg.Seed^uint64(id)<<32)
+	binary.BigEndian.PutUint64(cfg.IncarnationID[8:], s.incarnation)
+	b, err := OpenBroker(cfg, c.clock.NowMs())
 	if err != nil {
-		return 0, wire.CodeUnknownServerError, err
-	}
-	return c.leader.Produce(batch, acks, nowMs)
-}
-
-// FetchOnce runs one replication round at time nowMs: the follower sends a
-// fetch carrying its id and its LEO; the leader learns the follower's LEO
-// from that request, recomputes its high watermark, reads to its log end and
-// answers with the records and the high watermark; the follower appends the
-// records and only then raises its own high watermark to max(own, min(the
-// response's, its LEO)). Every step crosses the link as a wire frame.
-func (c *Cluster) FetchOnce(nowMs int64) (FetchReport, error) {
-	resp, shipped, err := c.follower.Fetch(c.link.FollowerEnd(), c.nextCorrelation(), c.serve(nowMs))
-	if err != nil {
-		return FetchReport{}, err
-	}
-	return FetchReport{
-		LeaderID:       c.leader.ID(),
-		LeaderLEO:      c.leader.LEO(),
-		LeaderHW:       c.leader.HighWatermark(),
-		FollowerID:     c.follower.ID(),
-		FollowerLEO:    c.follower.LEO(),
-		FollowerHW:     c.follower.HighWatermark(),
-		RecordsShipped: shipped,
-		ResponseHW:     resp.HighWatermark,
-	}, nil
-}
-
-// ShrinkISR applies the leader's time rule at nowMs and reports whether the
-// ISR changed. It is the only step in the cluster that compares a clock with
-// a cutoff, and it runs only when called: there is no timer.
-func (c *Cluster) ShrinkISR(nowMs int64) (bool, error) {
-	return c.leader.ShrinkISR(nowMs)
-}
-
-// ISR returns the leader's ISR state.
-func (c *Cluster) ISR() *isr.State { return c.leader.ISR() }
-
-// RestartReport describes a follower restart.
-type RestartReport struct {
-	// LEOBefore and HWBefore are the follower's before it went down.
-	LEOBefore, HWBefore uint64
-	// LEOAfter is its LEO once it truncated.
-	LEOAfter uint64
-	// Answer is the leader's first answer under TruncateByLeaderEpoch.
-	Answer EpochAnswer
-}
-
-// RestartFollower restarts the follower's process (its files are closed and
-// reopened, recovering from disk) and truncates its log by rule.
-func (c *Cluster) RestartFollower(rule TruncationRule) (RestartReport, error) {
-	f := c.follower
-	rep := RestartReport{LEOBefore: f.LEO(), HWBefore: f.HighWatermark()}
-	if err := f.Restart(); err != nil {
-		return rep, err
-	}
-	answer, err := c.truncate(f, rule, 0)
-	rep.Answer, rep.LEOAfter = answer, f.LEO()
-	return rep, err
-}
-
-func (c *Cluster) truncate(f *Replica, rule TruncationRule, nowMs int64) (EpochAnswer, error) {
-	switch rule {
-	case TruncateToHighWatermark:
-		return EpochAnswer{}, f.TruncateToHighWatermark()
-	case TruncateByLeaderEpoch:
-		return f.TruncateByLeaderEpoch(c.link.FollowerEnd(), c.nextCorrelation, c.serve(nowMs))
-	}
-	return EpochAnswer{}, fmt.Errorf("kaenlog/replica: unknown truncation rule %v", rule)
-}
-
-// FailOver is the leader's crash and the follower's election at nowMs: the
-// follower becomes leader at the next epoch (its epoch cache gains the entry
-// at its LEO, its high watermark stays where it was), and the old leader
-// restarts from disk, becomes its follower and truncates by rule before it
-// fetches.
-//
-// The election is clean, as Kafka's controller makes it by default: only a
-// follower in the leader's ISR may be elected, since only an ISR member is
-// known to hold every committed record. FailOver returns ErrUncleanElection,
-// and changes nothing, when the follower was removed from the ISR or when
-// the leader no longer has ISR state to consult (it was restarted and not
-// made leader again).
-func (c *Cluster) FailOver(rule TruncationRule, nowMs int64) error {
-	oldLeader, newLeader := c.leader, c.follower
-	if st := oldLeader.ISR(); st == nil || !st.InISR(newLeader.ID()) {
-		return fmt.Errorf("%w: broker %d is not in broker %d's ISR", ErrUncleanElection, newLeader.ID(), oldLeader.ID())
-	}
-	if err := oldLeader.Restart(); err != nil {
 		return err
 	}
-	if err := c.elect(newLeader, oldLeader, nowMs); err != nil {
-		return err
+	s.b = b
+	c.attach(BrokerAt(id), b, func() *clock.Driver { return s.drv })
+	s.drv = clock.NewDriver(c.clock, clock.NoLock{}, b, func() { c.flush(b) })
+	c.flush(b)
+	c.Run()
+	return nil
+}
+
+// CrashBroker kills broker id: no clean shutdown, every message on its way
+// to it lost. Its files stay as a killed process leaves them (what it wrote
+// is in the page cache, so it survives); a power loss is the file system's
+// to simulate (log.Options.FS).
+func (c *Cluster) CrashBroker(id int32) error {
+	s, ok := c.brokers[id]
+	if !ok || s.b == nil {
+		return fmt.Errorf("replica: broker %d is not running: %w", id, ErrInvalidState)
 	}
-	_, err := c.truncate(oldLeader, rule, nowMs)
+	s.drv.Stop()
+	c.net.Detach(BrokerAt(id))
+	s.b.crash()
+	s.b, s.drv = nil, nil
+	return nil
+}
+
+// StopBroker shuts broker id down cleanly: its logs close cleanly and it
+// leaves its clean-shutdown marker, so it restarts as a clean broker.
+func (c *Cluster) StopBroker(id int32) error {
+	s, ok := c.brokers[id]
+	if !ok || s.b == nil {
+		return fmt.Errorf("replica: broker %d is not running: %w", id, ErrInvalidState)
+	}
+	s.drv.Stop()
+	c.net.Detach(BrokerAt(id))
+	err := s.b.Close()
+	s.b, s.drv = nil, nil
 	return err
 }
 
-// Close closes both replicas.
+// Run delivers every message and runs every timer due now, including what
+// they cause, without moving the clock.
+func (c *Cluster) Run() { c.clock.AdvanceTo(c.clock.NowMs()) }
+
+// Advance moves the clock forward by ms, running every timer and delivery
+// on the way in order.
+func (c *Cluster) Advance(ms int64) { c.clock.Advance(ms) }
+
+// AdvanceTo moves the clock to nowMs (never backwards), running what falls
+// due on the way.
+func (c *Cluster) AdvanceTo(nowMs int64) { c.clock.AdvanceTo(nowMs) }
+
+// Await advances the clock, timer by timer, until cond holds; it gives up
+// with an error once maxMs have passed.
+func (c *Cluster) Await(cond func() bool, maxMs int64) error {
+	deadline := c.clock.NowMs() + maxMs
+	c.Run()
+	for !cond() {
+		next, ok := c.clock.NextMs()
+		if !ok || next > deadline {
+			c.clock.AdvanceTo(deadline)
+			if cond() {
+				return nil
+			}
+			return fmt.Errorf("replica: cluster: condition not met within %d ms", maxMs)
+		}
+		c.clock.AdvanceTo(next)
+	}
+	return nil
+}
+
+// AwaitBrokers waits until every running broker is registered, unfenced and
+// has applied the controller's whole metadata log.
+func (c *Cluster) AwaitBrokers(maxMs int64) error {
+	return c.Await(func() bool {
+		end := c.ControllerAt().MetadataEndOffset()
+		for _, id := range c.ids {
+			b := c.Broker(id)
+			if b != nil && (b.Fenced() || b.Image().EndOffset() != end) {
+				return false
+			}
+		}
+		return true
+	}, maxMs)
+}
+
+// FetchRound has every running broker send one fetch (or epoch question)
+// to each leader it follows, and delivers everything that follows from it.
+func (c *Cluster) FetchRound() {
+	now := c.clock.NowMs()
+	for _, id := range c.ids {
+		if b := c.Broker(id); b != nil {
+			b.FetchRound(now)
+			c.flush(b)
+		}
+	}
+	c.Run()
+}
+
+// Call sends a request from the cluster's client to addr and runs until it
+// is answered or maxMs pass. A request that gets no answer (acks=0, a lost
+// message) returns nil and no error only when wait is false.
+func (c *Cluster) Call(to Addr, req wire.Message, maxMs int64) (wire.Message, error) {
+	corr := req.Correlation()
+	c.net.Send(Envelope{From: ClientAt(0), To: to, Msg: req})
+	if err := c.Await(func() bool { _, ok := c.responses[corr]; return ok }, maxMs); err != nil {
+		return nil, fmt.Errorf("replica: cluster: no answer from %s to %v %d: %w", to, req.APIKey(), corr, err)
+	}
+	resp := c.responses[corr]
+	delete(c.responses, corr)
+	return resp, nil
+}
+
+// NextCorrelation returns a correlation id for a request of the cluster's
+// client.
+func (c *Cluster) NextCorrelation() int32 {
+	c.clientCorr++
+	return c.clientCorr
+}
+
+// CreateTopic creates a topic through the controller and waits until every
+// running broker has applied it. assignment, if not nil, gives each
+// partition's replicas in preference order.
+func (c *Cluster) CreateTopic(name string, partitions int32, replicationFactor int16, minISR int32, assignment [][]int32) error {
+	resp, err := c.Call(ControllerAt(), &wire.CreateTopicsRequest{
+		CorrelationID: c.NextCorrelation(), Name: name, Partitions: partitions,
+		ReplicationFactor: replicationFactor, MinISR: minISR, Assignment: assignment,
+	}, 10_000)
+	if err != nil {
+		return err
+	}
+	if err := resp.(*wire.CreateTopicsResponse).ErrorCode.Err(); err != nil {
+		return fmt.Errorf("replica: create topic %s: %w", name, err)
+	}
+	return c.AwaitBrokers(10_000)
+}
+
+// Close shuts every running broker down cleanly and closes the controller.
 func (c *Cluster) Close() error {
 	var errs []error
-	for _, r := range []*Replica{c.leader, c.follower} {
-		if err := r.Close(); err != nil && !errors.Is(err, ErrClosed) {
-			errs = append(errs, err)
+	for _, id := range c.ids {
+		if c.Broker(id) != nil {
+			errs = append(errs, c.StopBroker(id))
 		}
+	}
+	if c.ctlDrv != nil {
+		c.ctlDrv.Stop()
+	}
+	if c.store != nil {
+		errs = append(errs, c.store.Close())
+		c.store = nil
 	}
 	return errors.Join(errs...)
 }

@@ -1,37 +1,70 @@
 package replica
 
-import "errors"
+import (
+	"errors"
+	"fmt"
 
-var (
-	// ErrNotLeader is returned when a leader-only operation (produce,
-	// serving a fetch, ShrinkISR, an acks verdict) is asked of a replica
-	// that is not the partition's leader.
-	ErrNotLeader = errors.New("kaenlog/replica: not the leader")
-	// ErrNotFollower is returned when a follower-only operation (applying a
-	// fetch response, truncating the log by any rule) is asked of a replica
-	// that is not a follower.
-	ErrNotFollower = errors.New("kaenlog/replica: not a follower")
-	// ErrStaleEpoch is returned by BecomeLeader and BecomeFollower when the
-	// epoch given is older than one this replica already knows: leadership
-	// never goes back in time.
-	ErrStaleEpoch = errors.New("kaenlog/replica: stale leader epoch")
-	// ErrCorrelation is returned when a response's correlation id does not
-	// match the request it should answer: the link is out of step.
-	ErrCorrelation = errors.New("kaenlog/replica: response does not answer the request")
-	// ErrUnexpectedMessage is returned when a frame carries a message of a
-	// kind the receiving side does not serve.
-	ErrUnexpectedMessage = errors.New("kaenlog/replica: unexpected message")
-	// ErrClosed is returned by every operation on a replica or cluster after
-	// Close.
-	ErrClosed = errors.New("kaenlog/replica: closed")
-	// ErrInvalidAcks is returned by Produce for an acks value other than
-	// wire.AcksAll, wire.AcksLeader or wire.AcksNone.
-	ErrInvalidAcks = errors.New("kaenlog/replica: invalid acks")
-	// ErrUncleanElection is returned by Cluster.FailOver when the follower
-	// is not known to be in the leader's ISR: it was removed by the time
-	// rule, or the leader's ISR state was lost with a restart. Such a
-	// follower may lack committed records, and electing it could lose them;
-	// Kafka's controller elects only ISR members (unclean.leader.election.enable
-	// is false by default). Nothing is changed.
-	ErrUncleanElection = errors.New("kaenlog/replica: follower is not in the ISR; electing it could lose committed records")
+	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/wire"
 )
+
+// The replica's refusals. Each one wraps the wire error a broker answers it
+// with, so one error value serves both readers: errors.Is matches the
+// replica's sentinel and the wire sentinel, and wire.CodeOf gives the code
+// to put on the wire. A refusal is never a success-shaped value with a code
+// beside it.
+var (
+	// ErrNotLeader is returned when a leader-only operation (a produce,
+	// serving a fetch or an offsets question, an acks verdict) reaches a
+	// replica that does not lead the partition at its current epoch. It
+	// wraps wire.ErrNotLeaderOrFollower (Kafka's NOT_LEADER_OR_FOLLOWER, 6):
+	// the client refreshes its metadata and retries at the leader.
+	ErrNotLeader = fmt.Errorf("replica: not the leader: %w", wire.ErrNotLeaderOrFollower)
+	// ErrNotFollower is returned when a follower-only operation (truncating
+	// the log) is asked of a replica that leads: a leader's log is what the
+	// partition has committed. It wraps wire.ErrNotLeaderOrFollower.
+	ErrNotFollower = fmt.Errorf("replica: not a follower: %w", wire.ErrNotLeaderOrFollower)
+	// ErrStaleEpoch is returned by BecomeLeader and BecomeFollower for a
+	// partition state older than one the replica already applied (a lower
+	// leader epoch, or the same one with a lower partition epoch), and for a
+	// change of leader that does not raise the leader epoch: leadership never
+	// goes back in time. The state is not applied. It wraps
+	// wire.ErrFencedLeaderEpoch.
+	ErrStaleEpoch = fmt.Errorf("replica: stale leader epoch: %w", wire.ErrFencedLeaderEpoch)
+	// ErrClosed is returned by every operation on a replica after Close. It
+	// wraps wire.ErrNotLeaderOrFollower: a broker that no longer hosts the
+	// partition answers that way.
+	ErrClosed = fmt.Errorf("replica: closed: %w", wire.ErrNotLeaderOrFollower)
+	// ErrInvalidState is returned by BecomeLeader and BecomeFollower for a
+	// partition state that breaks the controller's invariants (a leader
+	// outside its ISR, this broker told to follow itself, an ISR member that
+	// is not assigned). It wraps wire.ErrInvalidRequest.
+	ErrInvalidState = fmt.Errorf("replica: invalid partition state: %w", wire.ErrInvalidRequest)
+)
+
+// storageError turns an error from the log into the replica's refusal: the
+// log's error is kept (errors.Is still finds log.ErrCorrupt, log.ErrLogFailed
+// ...) and the wire error a broker answers with is added. A batch the leader
+// refuses is the producer's fault (CORRUPT_MESSAGE, INVALID_RECORD,
+// UNSUPPORTED_COMPRESSION_TYPE, MESSAGE_TOO_LARGE); a failed log is the
+// broker's (KAFKA_STORAGE_ERROR: the partition is offline here until a
+// restart re-verifies its files).
+func storageError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var code error
+	switch {
+	case errors.Is(err, log.ErrCorrupt):
+		code = wire.ErrCorruptMessage
+	case errors.Is(err, log.ErrInvalidBatch):
+		code = wire.ErrInvalidRecord
+	case errors.Is(err, log.ErrOffsetOutOfRange):
+		code = wire.ErrOffsetOutOfRange
+	case errors.Is(err, log.ErrClosed):
+		code = wire.ErrNotLeaderOrFollower
+	default:
+		code = wire.ErrKafkaStorageError
+	}
+	return fmt.Errorf("%w: %w", code, err)
+}

@@ -3,96 +3,173 @@ package replica
 import (
 	"fmt"
 
-	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// This file is the follower's side: the fetch it sends and what it does with
-// the answer. A follower is a consumer that carries its replica id; that id
-// is the only thing that lets it read past the high watermark.
+// This file is the follower's side: the fetch it sends and what it does
+// with the answer. A follower is a consumer that carries its replica id;
+// that id is the only thing that lets it read past the high watermark.
 
-// FetchRequest returns the fetch this follower sends next: its id, its LEO
-// as the fetch offset (it always asks for the record after the last one it
-// holds), the leader epoch it believes current, and the epoch of its last
-// record so the leader can detect a diverged log.
-func (r *Replica) FetchRequest(correlationID int32) wire.FetchRequest {
-	last := int32(-1)
-	if e, ok := r.epochs.LatestEpoch(); ok {
-		last = e
+// followerState is what a replica keeps only while it follows.
+type followerState struct {
+	// truncating is set under TruncateByLeaderEpoch after a new leader
+	// epoch: the follower asks the leader where its epochs end before it
+	// fetches again.
+	truncating bool
+	// backoffUntilMs is when a follower whose fetch was refused may fetch
+	// again (replica.fetch.backoff.ms).
+	backoffUntilMs int64
+}
+
+// NextFetch returns this follower's part of the next fetch to its leader at
+// nowMs: its LEO as the fetch offset (it always asks for the record after
+// the last one it holds), the leader epoch it believes current, its log
+// start, its byte budget and — under TruncateOnFetch — the epoch of its
+// last record, so the leader can tell it where the logs part. Topic and
+// partition are the caller's to fill in. ok is false when it should not
+// fetch now: it leads, knows no leader, is closed, must first ask where its
+// epochs end (NextEpochQuery), or is backing off after a refusal.
+func (r *Replica) NextFetch(nowMs int64) (p wire.FetchPartition, ok bool) {
+	if !r.fetching(nowMs) || r.follow.truncating {
+		return p, false
 	}
 	maxBytes := r.opts.MaxFetchBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFetchBytes
 	}
-	return wire.FetchRequest{
-		CorrelationID:      correlationID,
-		ReplicaID:          r.id,
-		FetchOffset:        r.log.EndOffset(),
+	p = wire.FetchPartition{
 		CurrentLeaderEpoch: r.leaderEpoch,
-		LastFetchedEpoch:   last,
+		FetchOffset:        r.log.EndOffset(),
+		LastFetchedEpoch:   wire.NoEpoch,
+		LogStartOffset:     r.log.StartOffset(),
+		HasLogStartOffset:  true,
 		MaxBytes:           maxBytes,
 	}
+	if r.opts.Truncation == TruncateOnFetch {
+		if e, ok := r.epochs.LatestEpoch(); ok {
+			p.LastFetchedEpoch = e
+		}
+	}
+	return p, true
 }
 
-// ApplyFetch applies the leader's fetch response and reports how many
-// records it shipped. In order: a response error is returned as an error
-// matching the wire package's sentinel; a diverging epoch truncates the log
-// (KIP-279), ships nothing and leaves the high watermark alone (the next
-// fetch, from the truncated log, asks again and carries it); otherwise the
-// batches are appended exactly as they came, offsets and epochs kept, the
-// epoch cache learns any new epoch, and only then does the high watermark
-// move, to max(own, min(response HW, own LEO)). The high watermark moves
-// only on a response that found the follower's log agreeing with the
-// leader's, so the follower never claims to have committed a record it is
-// about to drop.
-func (r *Replica) ApplyFetch(resp *wire.FetchResponse) (shipped int, err error) {
-	if r.closed {
-		return 0, ErrClosed
+// fetching reports whether the replica is a follower that may talk to its
+// leader at nowMs.
+func (r *Replica) fetching(nowMs int64) bool {
+	return !r.closed && r.role == RoleFollower && r.leaderID >= 0 && nowMs >= r.follow.backoffUntilMs
+}
+
+// ApplyFetch applies the leader's answer to a fetch this follower sent
+// (sent is its part as it went out) and reports how many records it
+// shipped. An answer to anything but the fetch the follower would send now
+// — an older leader epoch, another fetch offset, a follower that has since
+// become leader — is dropped: late answers are not errors.
+//
+// Otherwise, in order:
+//
+//   - a refusal: OFFSET_OUT_OF_RANGE resets the log (below the leader's log
+//     start: truncate fully and start at it, Kafka's truncateFullyAndStartAt;
+//     past the leader's log: cut to the leader's high watermark); every
+//     refusal backs the follower off for FetchBackoffMs. The refusal is
+//     returned, already acted on;
+//   - a diverging epoch truncates the log by KIP-279's rule and ships
+//     nothing, and the high watermark stays: the truncation may be only an
+//     intermediate step, and the next fetch, from the truncated log, carries
+//     the high watermark;
+//   - otherwise the batches are appended exactly as they came, offsets and
+//     epochs kept, the epoch cache learns any new epoch, and only then does
+//     the high watermark move, to max(own, min(response's, own LEO)).
+func (r *Replica) ApplyFetch(sent *wire.FetchPartition, resp *wire.FetchPartitionResponse, nowMs int64) (shipped int, err error) {
+	if !r.answers(sent.CurrentLeaderEpoch) || sent.FetchOffset != r.log.EndOffset() {
+		return 0, nil
 	}
-	if r.role != RoleFollower {
-		return 0, ErrNotFollower
-	}
-	if resp.ErrorCode != wire.CodeNone {
-		return 0, fmt.Errorf("kaenlog/replica: broker %d: fetch refused: %w", r.id, resp.ErrorCode.Err())
+	if err := resp.ErrorCode.Err(); err != nil {
+		r.follow.backoffUntilMs = nowMs + r.opts.fetchBackoffMs()
+		err = fmt.Errorf("replica: broker %d: fetch from %d at epoch %d refused: %w", r.id, r.leaderID, r.leaderEpoch, err)
+		if resp.ErrorCode == wire.CodeOffsetOutOfRange {
+			if rerr := r.resetOutOfRange(resp); rerr != nil {
+				return 0, rerr
+			}
+		}
+		return 0, err
 	}
 	if resp.HasDivergingEpoch {
-		// The high watermark stays: this truncation may be only KIP-279's
-		// intermediate step, after which the log still disagrees with the
-		// leader's, so raising it would claim divergent records committed.
-		// Kafka's fetcher likewise leaves it to the next fetch.
 		d := resp.DivergingEpoch
 		_, err := r.truncateToLeader(d.Epoch, d.EndOffset, true)
 		return 0, err
 	}
 	if len(resp.Records) > 0 {
-		n, err := log.CountRecords(resp.Records)
+		n, err := r.appendAsFollower(resp.Records)
 		if err != nil {
-			return 0, fmt.Errorf("kaenlog/replica: broker %d: fetched records: %w", r.id, err)
-		}
-		if err := r.log.AppendAsFollower(resp.Records); err != nil {
-			return 0, fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
-		}
-		if err := r.learnEpochs(resp.Records); err != nil {
-			return n, err
+			r.follow.backoffUntilMs = nowMs + r.opts.fetchBackoffMs()
+			return 0, err
 		}
 		shipped = n
 	}
 	return shipped, r.advanceFollowerHW(resp.HighWatermark)
 }
 
-// learnEpochs gives the epoch cache an entry for every epoch that starts in
-// batches, which the log has just accepted.
-func (r *Replica) learnEpochs(batches []byte) error {
-	var s log.BatchScanner
-	s.Reset(batches)
-	for s.Next() {
-		h := s.Header()
-		if latest, ok := r.epochs.LatestEpoch(); ok && h.PartitionLeaderEpoch <= latest {
-			continue
-		}
-		if err := r.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
-			return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
-		}
+// answers reports whether an answer to a request sent at leader epoch e is
+// still this follower's to apply.
+func (r *Replica) answers(e int32) bool {
+	return !r.closed && r.role == RoleFollower && r.leaderID >= 0 && e == r.leaderEpoch
+}
+
+// resetOutOfRange is Kafka's follower answer to OFFSET_OUT_OF_RANGE
+// (AbstractFetcherThread.fetchOffsetAndTruncate): a follower behind the
+// leader's log start starts again at it; one ahead of the leader's log
+// (an unclean election left the leader shorter) cuts back to the leader's
+// high watermark and fetches from there.
+func (r *Replica) resetOutOfRange(resp *wire.FetchPartitionResponse) error {
+	leo := r.log.EndOffset()
+	switch {
+	case resp.LogStartOffset > leo:
+		return r.truncateFullyAndStartAt(resp.LogStartOffset)
+	case resp.HighWatermark < leo:
+		return r.TruncateTo(max(resp.HighWatermark, r.log.StartOffset()))
 	}
-	return s.Err()
+	return nil
+}
+
+// NextEpochQuery returns the question a follower under
+// TruncateByLeaderEpoch asks its leader before fetching after a new leader
+// epoch: where does my latest epoch end on your log? ok is false when there
+// is nothing to ask (fetch instead, or wait). A follower with records but no
+// epoch at all cannot ask; as in Kafka it falls back to truncating to its
+// high watermark.
+func (r *Replica) NextEpochQuery(nowMs int64) (p wire.OffsetsForLeaderEpochPartition, ok bool) {
+	if !r.fetching(nowMs) || !r.follow.truncating {
+		return p, false
+	}
+	latest, ok := r.epochs.LatestEpoch()
+	if !ok {
+		r.follow.truncating = false
+		if err := r.TruncateTo(max(r.log.HighWatermark(), r.log.StartOffset())); err != nil {
+			r.follow.backoffUntilMs = nowMs + r.opts.fetchBackoffMs()
+		}
+		return p, false
+	}
+	return wire.OffsetsForLeaderEpochPartition{CurrentLeaderEpoch: r.leaderEpoch, LeaderEpoch: latest}, true
+}
+
+// ApplyEpochAnswer applies the leader's answer to an epoch question this
+// follower sent: it truncates by KIP-279's rule and, once the logs agree,
+// starts fetching (until then NextEpochQuery asks again, about the
+// follower's new latest epoch). A refusal backs it off and is returned,
+// already acted on; a late answer (another epoch, or the follower moved on)
+// is dropped.
+func (r *Replica) ApplyEpochAnswer(sent *wire.OffsetsForLeaderEpochPartition, resp *wire.OffsetsForLeaderEpochPartitionResponse, nowMs int64) error {
+	latest, ok := r.epochs.LatestEpoch()
+	if !r.answers(sent.CurrentLeaderEpoch) || !r.follow.truncating || !ok || sent.LeaderEpoch != latest {
+		return nil
+	}
+	if err := resp.ErrorCode.Err(); err != nil {
+		r.follow.backoffUntilMs = nowMs + r.opts.fetchBackoffMs()
+		return fmt.Errorf("replica: broker %d: offsets for epoch %d refused: %w", r.id, sent.LeaderEpoch, err)
+	}
+	done, err := r.truncateToLeader(resp.Epoch, resp.EndOffset, resp.Found)
+	if err == nil && done {
+		r.follow.truncating = false
+	}
+	return err
 }

@@ -1,5 +1,7 @@
 package replica
 
+import "fmt"
+
 // This file is the high-watermark rule, both halves of it, in one place.
 //
 // The leader computes: isr.AdvanceHW proposes the smallest LEO among the
@@ -16,13 +18,19 @@ package replica
 
 // advanceLeaderHW recomputes the leader's high watermark from the ISR state.
 // Kafka calls the same step (Partition.maybeIncrementLeaderHW) whenever the
-// ISR changes or any replica's LEO changes.
+// ISR changes or any replica's LEO changes. It proposes nothing while the
+// committed ISR is under min.insync.replicas (KIP-966's strict min ISR: the
+// high watermark is frozen, so every ISR member at the time holds every
+// committed record).
 func (r *Replica) advanceLeaderHW() error {
-	proposal, ok := r.isr.ProposeHW(r.log.EndOffset())
+	proposal, ok := r.lead.isr.ProposeHW(r.log.EndOffset())
 	if !ok || proposal <= r.log.HighWatermark() {
 		return nil // under min.insync.replicas, or not forward: the HW stays
 	}
-	return r.log.SetHighWatermark(proposal)
+	if err := r.log.SetHighWatermark(proposal); err != nil {
+		return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
+	}
+	return nil
 }
 
 // followerHW is the follower's half: what its high watermark becomes after a
@@ -35,7 +43,9 @@ func followerHW(own, responseHW, leo uint64) uint64 {
 func (r *Replica) advanceFollowerHW(responseHW uint64) error {
 	own := r.log.HighWatermark()
 	if hw := followerHW(own, responseHW, r.log.EndOffset()); hw > own {
-		return r.log.SetHighWatermark(hw)
+		if err := r.log.SetHighWatermark(hw); err != nil {
+			return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
+		}
 	}
 	return nil
 }

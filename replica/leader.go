@@ -1,246 +1,435 @@
 package replica
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/kaenlog/kaenlog/isr"
-	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
 // This file is the leader's side of the protocol: what it does with a
-// produce, a fetch and an offsets-for-leader-epoch request. Every answer is
-// a value of the wire package, so the same code serves an in-memory link and
-// a socket.
+// produce, a fetch, an offsets question, and the clock.
+
+// leaderState is what a replica keeps only while it leads.
+type leaderState struct {
+	isr *isr.State
+	// epochStart is the LEO when this leader's epoch began (Kafka's
+	// leaderEpochStartOffset): a follower joins the ISR only once it holds
+	// everything up to it.
+	epochStart uint64
+	// nextShrinkMs is when the time rule is next checked: every
+	// replica.lag.time.max.ms/2, as Kafka's isr-expiration task.
+	nextShrinkMs int64
+	alter        alterState
+	parked       []parkedProduce
+	done         []ProduceOutcome
+}
 
 // checkLeaderEpoch is Kafka's fencing rule for a request that names the
-// leader epoch its sender believes current (-1: the sender does not say).
-func (r *Replica) checkLeaderEpoch(current int32) wire.ErrorCode {
+// leader epoch its sender believes current (wire.NoEpoch: the sender does
+// not say). It comes before the role check, so a follower at epoch 5 asked
+// with 4 answers FENCED_LEADER_EPOCH and with 6 UNKNOWN_LEADER_EPOCH, as a
+// leader would.
+func (r *Replica) checkLeaderEpoch(current int32) error {
 	switch {
 	case current < 0 || current == r.leaderEpoch:
-		return wire.CodeNone
+		return nil
 	case current < r.leaderEpoch:
-		return wire.CodeFencedLeaderEpoch
+		return fmt.Errorf("replica: broker %d is at leader epoch %d, request at %d: %w", r.id, r.leaderEpoch, current, wire.ErrFencedLeaderEpoch)
 	default:
-		return wire.CodeUnknownLeaderEpoch
+		return fmt.Errorf("replica: broker %d is at leader epoch %d, request at %d: %w", r.id, r.leaderEpoch, current, wire.ErrUnknownLeaderEpoch)
 	}
 }
 
-// Produce appends one or more record batches as the leader and reports the
-// base offset assigned to the first. acks is wire.AcksAll, wire.AcksLeader or
-// wire.AcksNone.
-//
-// With acks=all the ISR is checked before the append: under
-// min.insync.replicas the write is refused with wire.CodeNotEnoughReplicas
-// (Kafka's NOT_ENOUGH_REPLICAS, 19) and nothing is written. Whether an
-// accepted acks=all write is then committed is a second, later question,
-// answered by AckVerdict. acks changes when a producer hears back, never
-// what is written: acks=1 writes the same bytes as acks=all.
-//
-// The batches are stamped in place with their offsets and the leader epoch,
-// without recomputing their CRC. A corrupt batch is refused with
-// wire.CodeCorruptMessage and an error; the log is unchanged.
-func (r *Replica) Produce(batches []byte, acks int16, nowMs int64) (base uint64, code wire.ErrorCode, err error) {
+// requireLeader refuses a leader-only request on a replica that does not
+// lead.
+func (r *Replica) requireLeader() error {
 	if r.closed {
-		return 0, wire.CodeNotLeaderOrFollower, ErrClosed
+		return ErrClosed
+	}
+	if r.role != RoleLeader {
+		return fmt.Errorf("replica: broker %d follows %d at epoch %d: %w", r.id, r.leaderID, r.leaderEpoch, ErrNotLeader)
+	}
+	return nil
+}
+
+// currentLeader is the hint a refusal carries so the client goes straight
+// to the leader.
+func (r *Replica) currentLeader(resp *wire.FetchPartitionResponse) {
+	if r.leaderID >= 0 && r.leaderEpoch >= 0 {
+		resp.CurrentLeader = wire.LeaderAndEpoch{LeaderID: r.leaderID, LeaderEpoch: r.leaderEpoch}
+		resp.HasCurrentLeader = true
+	}
+}
+
+// ProduceResult is where a produce's records went.
+type ProduceResult struct {
+	// BaseOffset is the offset given to the first record.
+	BaseOffset uint64
+	// NextOffset is one past the last record: the high watermark an
+	// acks=all produce waits for (Kafka's requiredOffset).
+	NextOffset uint64
+	// LogStartOffset is the leader's log start offset after the append.
+	LogStartOffset uint64
+}
+
+// Produce appends record batches as the leader, at time nowMs, for a
+// producer that asked for acks (wire.AcksAll, AcksLeader or AcksNone) and
+// will wait timeoutMs for an acks=all answer. ref is the caller's name for
+// the request; parked produces come back with it.
+//
+// In order: a replica that does not lead refuses with ErrNotLeader; acks
+// outside {-1, 0, 1} is wire.ErrInvalidRequiredAcks; acks=all while the
+// committed ISR is under min.insync.replicas is wire.ErrNotEnoughReplicas
+// (Kafka's 19) and nothing is written; the log validates and appends
+// (refusals wrap wire.ErrCorruptMessage, ErrInvalidRecord, ...). acks only
+// changes when the producer hears back, never what is written.
+//
+// acks=0 and acks=1 are done when the append returns (parked false; a
+// broker sends no response at all for acks=0). An acks=all produce whose
+// records are not yet below the high watermark is parked: Produce returns
+// parked true, and its outcome comes later from TakeProduceOutcomes — NONE
+// once the high watermark passes NextOffset, NOT_ENOUGH_REPLICAS_AFTER_APPEND
+// (20) if the committed ISR falls under min.insync.replicas first,
+// REQUEST_TIMED_OUT (7) at nowMs+timeoutMs, NOT_LEADER_OR_FOLLOWER if this
+// replica stops leading. It is Kafka's produce purgatory, as plain state.
+func (r *Replica) Produce(ref uint64, batches []byte, acks int16, timeoutMs int32, nowMs int64) (res ProduceResult, parked bool, err error) {
+	if err := r.requireLeader(); err != nil {
+		return ProduceResult{}, false, err
 	}
 	if acks != wire.AcksAll && acks != wire.AcksLeader && acks != wire.AcksNone {
-		return 0, wire.CodeInvalidRequiredAcks, fmt.Errorf("%w: %d", ErrInvalidAcks, acks)
+		return ProduceResult{}, false, fmt.Errorf("replica: acks %d: %w", acks, wire.ErrInvalidRequiredAcks)
 	}
-	if r.role != RoleLeader {
-		return 0, wire.CodeNotLeaderOrFollower, nil
+	// Error 19's check sits before the append: it is not atomic with the
+	// write, which is why error 20 exists.
+	if acks == wire.AcksAll && r.lead.isr.UnderMinISR() {
+		return ProduceResult{}, false, fmt.Errorf("replica: broker %d: ISR %v under min.insync.replicas %d: %w",
+			r.id, r.lead.isr.ISR(), r.lead.isr.EffectiveMinISR(), wire.ErrNotEnoughReplicas)
 	}
-	// error 19's check sits before the append: it is not atomic with the write.
-	if acks == wire.AcksAll && r.isr.UnderMinISR() {
-		return 0, wire.CodeNotEnoughReplicas, nil
-	}
-	base, err = r.log.AppendAsLeader(batches, r.leaderEpoch)
+	base, err := r.log.AppendAsLeader(batches, r.leaderEpoch)
 	if err != nil {
-		if errors.Is(err, log.ErrCorrupt) {
-			return 0, wire.CodeCorruptMessage, err
-		}
-		return 0, wire.CodeUnknownServerError, err
+		return ProduceResult{}, false, fmt.Errorf("replica: broker %d: produce: %w", r.id, storageError(err))
 	}
+	res = ProduceResult{BaseOffset: base, NextOffset: r.log.EndOffset(), LogStartOffset: r.log.StartOffset()}
 	// The leader's own LEO moved; with no other ISR member it alone decides.
-	if err := r.advanceLeaderHW(); err != nil {
-		return base, wire.CodeUnknownServerError, err
+	if err := r.leaderStateChanged(nowMs); err != nil {
+		return res, false, err
 	}
-	return base, wire.CodeNone, nil
+	if acks != wire.AcksAll || r.log.HighWatermark() >= res.NextOffset {
+		return res, false, nil
+	}
+	r.lead.parked = append(r.lead.parked, parkedProduce{
+		ref: ref, result: res, deadlineMs: saturatingAdd(nowMs, int64(max(timeoutMs, 0))),
+	})
+	return res, true, nil
 }
 
-// AckVerdict answers whether a write the producer asked acks=all for is done:
-// requiredOffset is the offset the high watermark must reach (for a record at
-// offset o, o+1, because the high watermark is exclusive). It applies the
-// chapter's gate to the current high watermark and ISR: NotYet while the HW
-// is short of it, then Committed, or NotEnoughReplicasAfterAppend when the
-// ISR shrank under min.insync.replicas after the append (Kafka's 20).
+// AckVerdict answers whether a write the producer asked acks=all for is
+// committed: requiredOffset is the offset the high watermark must reach
+// (ProduceResult.NextOffset). It applies the chapter's gate to the current
+// high watermark and the maximal ISR: NotYet while the high watermark is
+// short of it, then Committed, or NotEnoughReplicasAfterAppend when the ISR
+// is under min.insync.replicas (Kafka's 20).
 func (r *Replica) AckVerdict(requiredOffset uint64) (isr.Verdict, error) {
-	if r.closed {
-		return isr.NotYet, ErrClosed
+	if err := r.requireLeader(); err != nil {
+		return isr.NotYet, err
 	}
-	if r.role != RoleLeader {
-		return isr.NotYet, ErrNotLeader
-	}
-	return r.isr.Gate(r.log.HighWatermark()).Verdict(requiredOffset), nil
+	return r.lead.isr.Gate(r.log.HighWatermark()).Verdict(requiredOffset), nil
 }
 
-// ShrinkISR applies the leader's time rule at nowMs: followers that have not
-// caught up within replica.lag.time.max.ms leave the ISR (the leader never
-// does). It then recomputes the high watermark, which a shrink may move
-// forward (a slow follower no longer holds it back) unless the ISR fell under
-// min.insync.replicas. It reports whether the ISR changed.
-func (r *Replica) ShrinkISR(nowMs int64) (bool, error) {
+// FetchFrom names who sent a fetch: a follower's broker id and broker
+// epoch, or wire.ConsumerReplicaID (and -1) for a consumer.
+type FetchFrom struct {
+	ReplicaID    int32
+	ReplicaEpoch int64
+}
+
+// HandleFetch serves one partition of a fetch at time nowMs, reading at most
+// maxBytes of records (the first batch whole even if larger, as KIP-74; no
+// records at all for maxBytes <= 0). The records are appended to dst and the
+// extended slice returned; the response's Records alias that storage and are
+// valid until dst is reused. A refusal is the
+// returned error; the response still carries what the wire answer needs
+// beside the code (the high watermark and log start offset, and the current
+// leader when known), with ErrorCode set to wire.CodeOf(err).
+//
+// In Kafka's order (Partition.fetchRecords, readRecords):
+//
+//  1. the request's CurrentLeaderEpoch against this replica's (before the
+//     role: FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH);
+//  2. leadership (NOT_LEADER_OR_FOLLOWER);
+//  3. a follower must be an assigned replica at its current broker epoch
+//     (otherwise UNKNOWN_LEADER_EPOCH if it named an epoch, else
+//     NOT_LEADER_OR_FOLLOWER, as Kafka answers);
+//  4. a fetch offset below the log start is OFFSET_OUT_OF_RANGE;
+//  5. a follower whose last fetched epoch ended, on this leader, below its
+//     fetch offset has diverged (KIP-320 / KIP-595): it gets the leader's
+//     end offset for that epoch as DivergingEpoch, no records, and its
+//     fetch offset is not taken as its LEO. A last fetched epoch the leader
+//     cannot place is OFFSET_OUT_OF_RANGE;
+//  6. a fetch offset past the log end is OFFSET_OUT_OF_RANGE;
+//  7. a follower's fetch offset IS its LEO: the leader records it, may
+//     propose it back into the ISR, and recomputes its high watermark
+//     BEFORE reading — the chapter's order, so the response carries the
+//     high watermark this very fetch moved. (Kafka answers with the high
+//     watermark from before the fetch, one round later still; kaenlog
+//     follows the chapter.)
+//  8. the read: followers to the log end, consumers to the high watermark
+//     (IsolationOf), at most maxBytes (the first batch whole, as KIP-74).
+func (r *Replica) HandleFetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64) (wire.FetchPartitionResponse, []byte, error) {
+	resp := wire.FetchPartitionResponse{Topic: p.Topic, Partition: p.Partition}
+	fail := func(err error) (wire.FetchPartitionResponse, []byte, error) {
+		resp.ErrorCode = wire.CodeOf(err)
+		return resp, dst, err
+	}
 	if r.closed {
-		return false, ErrClosed
+		return fail(ErrClosed)
 	}
-	if r.role != RoleLeader {
-		return false, ErrNotLeader
+	if err := r.checkLeaderEpoch(p.CurrentLeaderEpoch); err != nil {
+		r.currentLeader(&resp)
+		return fail(err)
 	}
-	changed := r.isr.ShrinkISR(nowMs)
+	if err := r.requireLeader(); err != nil {
+		r.currentLeader(&resp)
+		return fail(err)
+	}
+	isFollower := from.ReplicaID >= 0
+	if isFollower {
+		if err := r.checkReplica(from, p.CurrentLeaderEpoch); err != nil {
+			return fail(err)
+		}
+	}
+	leo, start := r.log.EndOffset(), r.log.StartOffset()
+	resp.HighWatermark, resp.LogStartOffset = r.log.HighWatermark(), start
+	if p.FetchOffset < start {
+		return fail(fmt.Errorf("replica: fetch offset %d below log start %d: %w", p.FetchOffset, start, wire.ErrOffsetOutOfRange))
+	}
+	// The epoch check comes before the log-end check, as in Kafka's
+	// Partition.readRecords: an old leader's divergent tail is often longer
+	// than the new leader's whole log, and it must be told where the logs
+	// part, not that its offset is out of range.
+	if p.LastFetchedEpoch >= 0 {
+		e, end, ok := r.epochs.EndOffsetForEpoch(p.LastFetchedEpoch, leo)
+		if !ok {
+			// The follower's epoch is older than every epoch this leader
+			// holds (its older epochs went with retention). Like Kafka's
+			// LeaderEpochFileCache.endOffsetFor below its earliest entry,
+			// answer the asked epoch with the earliest start offset: the
+			// follower cuts there and fetches what this leader has.
+			entries := r.epochs.Entries()
+			if len(entries) == 0 {
+				return fail(fmt.Errorf("replica: broker %d knows no epoch <= %d: %w", r.id, p.LastFetchedEpoch, wire.ErrOffsetOutOfRange))
+			}
+			e, end = p.LastFetchedEpoch, entries[0].StartOffset
+		}
+		if e < p.LastFetchedEpoch || end < p.FetchOffset {
+			resp.DivergingEpoch = wire.EpochEndOffset{Epoch: e, EndOffset: end}
+			resp.HasDivergingEpoch = true
+			return resp, dst, nil
+		}
+	}
+	if p.FetchOffset > leo {
+		return fail(fmt.Errorf("replica: fetch offset %d past log end %d: %w", p.FetchOffset, leo, wire.ErrOffsetOutOfRange))
+	}
+	if isFollower {
+		if err := r.lead.isr.Observe(from.ReplicaID, p.FetchOffset, leo, nowMs); err != nil {
+			return fail(fmt.Errorf("replica: %w: %w", wire.ErrNotLeaderOrFollower, err))
+		}
+		r.maybeProposeExpansion(from.ReplicaID)
+		if err := r.leaderStateChanged(nowMs); err != nil {
+			return fail(err)
+		}
+		resp.HighWatermark = r.log.HighWatermark()
+	}
+	if maxBytes <= 0 {
+		return resp, dst, nil
+	}
+	out, err := r.log.Read(dst, p.FetchOffset, maxBytes, IsolationOf(from.ReplicaID))
+	if err != nil {
+		return fail(fmt.Errorf("replica: broker %d: fetch: %w", r.id, storageError(err)))
+	}
+	resp.Records = out[len(dst):len(out):len(out)]
+	return resp, out, nil
+}
+
+// checkReplica refuses a fetch from a broker that is not an assigned
+// replica, or that carries a broker epoch older than the one the metadata
+// holds (KIP-903: a fetch from a previous incarnation of that broker).
+func (r *Replica) checkReplica(from FetchFrom, currentLeaderEpoch int32) error {
+	assigned := false
+	for _, id := range r.replicas {
+		if id == from.ReplicaID && id != r.id {
+			assigned = true
+		}
+	}
+	if !assigned {
+		code := wire.ErrNotLeaderOrFollower
+		if currentLeaderEpoch >= 0 {
+			code = wire.ErrUnknownLeaderEpoch
+		}
+		return fmt.Errorf("replica: broker %d is not a follower of this partition (replicas %v): %w", from.ReplicaID, r.replicas, code)
+	}
+	if b := r.opts.Brokers; b != nil && from.ReplicaEpoch >= 0 {
+		if cur, ok := b.BrokerEpoch(from.ReplicaID); ok && cur > from.ReplicaEpoch {
+			return fmt.Errorf("replica: broker %d fetched with broker epoch %d, current is %d: %w",
+				from.ReplicaID, from.ReplicaEpoch, cur, wire.ErrNotLeaderOrFollower)
+		}
+	}
+	return nil
+}
+
+// HandleOffsetsForLeaderEpoch answers a follower's question "where does
+// epoch LeaderEpoch end on your log?" with the chapter's <= lookup: the
+// largest epoch not above the one asked, and where it ends (the next
+// epoch's start, or the LEO). Fencing comes first, as for a fetch. Not
+// found is Found == false; it becomes (-1, -1) only on the wire.
+func (r *Replica) HandleOffsetsForLeaderEpoch(p *wire.OffsetsForLeaderEpochPartition) (wire.OffsetsForLeaderEpochPartitionResponse, error) {
+	resp := wire.OffsetsForLeaderEpochPartitionResponse{Topic: p.Topic, Partition: p.Partition}
+	if r.closed {
+		resp.ErrorCode = wire.CodeOf(ErrClosed)
+		return resp, ErrClosed
+	}
+	err := r.checkLeaderEpoch(p.CurrentLeaderEpoch)
+	if err == nil {
+		err = r.requireLeader()
+	}
+	if err != nil {
+		resp.ErrorCode = wire.CodeOf(err)
+		return resp, err
+	}
+	resp.Epoch, resp.EndOffset, resp.Found = r.epochs.EndOffsetForEpoch(p.LeaderEpoch, r.log.EndOffset())
+	return resp, nil
+}
+
+// HandleListOffsets answers where a partition starts or ends: its log start
+// for wire.EarliestTimestamp; for wire.LatestTimestamp its log end to a
+// follower and its high watermark to a consumer, who may only read below
+// it.
+func (r *Replica) HandleListOffsets(replicaID int32, p *wire.ListOffsetsPartition) (wire.ListOffsetsPartitionResponse, error) {
+	resp := wire.ListOffsetsPartitionResponse{Topic: p.Topic, Partition: p.Partition, LeaderEpoch: r.leaderEpoch}
+	err := r.checkLeaderEpoch(p.CurrentLeaderEpoch)
+	if err == nil {
+		err = r.requireLeader()
+	}
+	if err == nil {
+		switch p.Timestamp {
+		case wire.EarliestTimestamp:
+			resp.Offset = r.log.StartOffset()
+		case wire.LatestTimestamp:
+			resp.Offset = r.log.HighWatermark()
+			if replicaID >= 0 {
+				resp.Offset = r.log.EndOffset()
+			}
+		default:
+			err = fmt.Errorf("replica: list offsets by timestamp %d is not supported: %w", p.Timestamp, wire.ErrInvalidRequest)
+		}
+	}
+	if err != nil {
+		resp.ErrorCode = wire.CodeOf(err)
+		return resp, err
+	}
+	return resp, nil
+}
+
+// ShrinkISR applies the leader's time rule at nowMs and commits the removal
+// at once, without a controller: the chapter's single-process leader. It
+// reports whether the ISR changed. A leader that answers to a controller
+// never calls it: its Tick proposes the same removal (AlterPartition) and
+// applies it when the controller commits it.
+func (r *Replica) ShrinkISR(nowMs int64) (bool, error) {
+	if err := r.requireLeader(); err != nil {
+		return false, err
+	}
+	changed := r.lead.isr.ShrinkISR(nowMs)
 	if changed {
-		if err := r.advanceLeaderHW(); err != nil {
+		if err := r.leaderStateChanged(nowMs); err != nil {
 			return changed, err
 		}
 	}
 	return changed, nil
 }
 
-// HandleFetch serves one fetch request at time nowMs: a follower's
-// (ReplicaID >= 0) or a consumer's (-1). The records in the response alias
-// dst's storage (reused across calls); the response is valid until the next
-// call that passes the same dst.
-//
-// For a follower, in this order: the request's fetch offset is its LEO, so
-// the leader records it in the ISR state and recomputes its high watermark
-// before reading; then it reads up to its log end and answers with the
-// records and the high watermark just computed. That order is the whole of
-// the one-round lag: the follower learns that a record is committed only in
-// the response after the one that carried it.
-//
-// A follower whose last fetched epoch ended, on the leader, below its fetch
-// offset has diverged (KIP-279 via fetch, Kafka's KIP-320): it gets the
-// leader's end offset for that epoch as DivergingEpoch, no records, and its
-// fetch offset is not taken as its LEO. That check comes before the log-end
-// check, so a diverged follower whose offset is past the leader's log end
-// is told where to truncate rather than OFFSET_OUT_OF_RANGE. A follower
-// whose last epoch the leader cannot place (older than every epoch it
-// knows), or a fetch past the log end with no epoch to check, gets
-// OFFSET_OUT_OF_RANGE; such a follower recovers with TruncateByLeaderEpoch.
-func (r *Replica) HandleFetch(req *wire.FetchRequest, dst []byte, nowMs int64) (wire.FetchResponse, []byte, error) {
-	resp := wire.FetchResponse{CorrelationID: req.CorrelationID}
-	if r.closed {
-		return resp, dst, ErrClosed
+// leaderStateChanged runs whenever the leader's LEO, a follower's LEO or the
+// ISR may have changed: the high watermark rule (advanceLeaderHW), then the
+// parked produces that can now be answered.
+func (r *Replica) leaderStateChanged(nowMs int64) error {
+	if err := r.advanceLeaderHW(); err != nil {
+		return err
 	}
-	if r.role != RoleLeader {
-		resp.ErrorCode = wire.CodeNotLeaderOrFollower
-		return resp, dst, nil
-	}
-	if code := r.checkLeaderEpoch(req.CurrentLeaderEpoch); code != wire.CodeNone {
-		resp.ErrorCode = code
-		return resp, dst, nil
-	}
-	leo := r.log.EndOffset()
-	resp.LogStartOffset = r.log.StartOffset()
-	if req.FetchOffset < resp.LogStartOffset {
-		resp.ErrorCode = wire.CodeOffsetOutOfRange
-		resp.HighWatermark = r.log.HighWatermark()
-		return resp, dst, nil
-	}
-	isFollower := req.ReplicaID >= 0
-	// The epoch check comes before the log-end check, as in Kafka's
-	// Partition.readRecords: an old leader's divergent tail is often longer
-	// than the new leader's whole log, and it must be told where the logs
-	// part, not that its offset is out of range.
-	if isFollower && req.LastFetchedEpoch >= 0 {
-		e, end, ok := r.epochs.EndOffsetForEpoch(req.LastFetchedEpoch, leo)
-		if !ok {
-			// The leader knows no epoch that old: nothing to diverge
-			// from, the follower's position itself is invalid.
-			resp.ErrorCode = wire.CodeOffsetOutOfRange
-			resp.HighWatermark = r.log.HighWatermark()
-			return resp, dst, nil
-		}
-		if e < req.LastFetchedEpoch || end < req.FetchOffset {
-			resp.HasDivergingEpoch = true
-			resp.DivergingEpoch = wire.EpochEndOffset{Epoch: e, EndOffset: end}
-			resp.HighWatermark = r.log.HighWatermark()
-			return resp, dst, nil
-		}
-	}
-	if req.FetchOffset > leo {
-		// A follower claiming more than the leader has must not count.
-		resp.ErrorCode = wire.CodeOffsetOutOfRange
-		resp.HighWatermark = r.log.HighWatermark()
-		return resp, dst, nil
-	}
-	if isFollower {
-		if err := r.isr.Observe(req.ReplicaID, req.FetchOffset, leo, nowMs); err != nil {
-			resp.ErrorCode = wire.CodeUnknownReplica
-			resp.HighWatermark = r.log.HighWatermark()
-			return resp, dst, nil
-		}
-		if err := r.advanceLeaderHW(); err != nil {
-			return resp, dst, err
-		}
-	}
-	resp.HighWatermark = r.log.HighWatermark()
-	maxBytes := int(req.MaxBytes)
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxFetchBytes
-	}
-	records, err := r.log.Read(dst[:0], req.FetchOffset, maxBytes, wire.IsolationOf(req.ReplicaID))
-	if err != nil {
-		if errors.Is(err, log.ErrOffsetOutOfRange) {
-			resp.ErrorCode = wire.CodeOffsetOutOfRange
-			return resp, dst, nil
-		}
-		return resp, dst, err
-	}
-	resp.Records = records
-	return resp, records, nil
+	r.completeParked(nowMs)
+	return nil
 }
 
-// HandleOffsetsForLeaderEpoch answers a follower's question "where does my
-// latest epoch end on your log?" with the chapter's <= lookup: the largest
-// epoch not above the one asked, and where it ends (the next epoch's start,
-// or the leader's LEO). Not found stays Found=false here; it becomes
-// (-1, -1) only on the wire.
-func (r *Replica) HandleOffsetsForLeaderEpoch(req *wire.OffsetsForLeaderEpochRequest) (wire.OffsetsForLeaderEpochResponse, error) {
-	resp := wire.OffsetsForLeaderEpochResponse{CorrelationID: req.CorrelationID}
-	if r.closed {
-		return resp, ErrClosed
+// Tick does the leader's timed work due at nowMs: the ISR time rule every
+// replica.lag.time.max.ms/2 (proposed to the controller, see
+// AlterPartition), the resend of an unanswered proposal, and the deadlines
+// of parked produces. A follower has nothing timed to do (its fetch backoff
+// is read by NextFetch).
+func (r *Replica) Tick(nowMs int64) {
+	if r.closed || r.role != RoleLeader {
+		return
 	}
-	if r.role != RoleLeader {
-		resp.ErrorCode = wire.CodeNotLeaderOrFollower
-		return resp, nil
+	if nowMs >= r.lead.nextShrinkMs {
+		r.CheckISR(nowMs)
 	}
-	if code := r.checkLeaderEpoch(req.CurrentLeaderEpoch); code != wire.CodeNone {
-		resp.ErrorCode = code
-		return resp, nil
-	}
-	resp.Epoch, resp.EndOffset, resp.Found = r.epochs.EndOffsetForEpoch(req.LeaderEpoch, r.log.EndOffset())
-	return resp, nil
+	r.completeParked(nowMs)
 }
 
-// Readmit is the controller's path back into the ISR for follower id: it
-// succeeds only when the follower's last fetch showed it holding everything
-// up to the leader's high watermark and the start of the leader's current
-// epoch (isr.ErrNotCaughtUp otherwise). Time never readmits a follower. The
-// high watermark is recomputed, since a new ISR member now holds it.
-func (r *Replica) Readmit(id int32) error {
-	if r.closed {
-		return ErrClosed
+// CheckISR applies the ISR time rule now, as Tick does every
+// replica.lag.time.max.ms/2: followers out of sync are proposed for removal
+// (see AlterPartition); nothing changes until the controller commits it.
+func (r *Replica) CheckISR(nowMs int64) {
+	if r.closed || r.role != RoleLeader {
+		return
 	}
-	if r.role != RoleLeader {
-		return ErrNotLeader
+	r.lead.nextShrinkMs = nowMs + r.opts.lagMaxMs()/2
+	if proposed, ok := r.lead.isr.ProposeShrink(nowMs); ok {
+		r.lead.alter.propose(proposed)
 	}
-	start, ok := r.epochs.StartOffsetOf(r.leaderEpoch)
-	if !ok {
-		return fmt.Errorf("kaenlog/replica: broker %d leads epoch %d but its cache has no entry for it", r.id, r.leaderEpoch)
-	}
-	if err := r.isr.Readmit(id, r.log.HighWatermark(), start); err != nil {
-		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
-	}
-	return r.advanceLeaderHW()
 }
+
+// NextTickMs returns when Tick next has work: the next ISR check, the
+// resend of an unanswered proposal, the earliest produce deadline, or a
+// follower's end of backoff (so its broker fetches again).
+func (r *Replica) NextTickMs() int64 {
+	next := clock.Never
+	if r.closed {
+		return next
+	}
+	switch r.role {
+	case RoleLeader:
+		next = r.lead.nextShrinkMs
+		if t, ok := r.lead.alter.retryAtMs(r.opts.alterRetryMs()); ok {
+			next = min(next, t)
+		}
+		for _, p := range r.lead.parked {
+			next = min(next, p.deadlineMs)
+		}
+	case RoleFollower:
+		if r.follow.backoffUntilMs > 0 {
+			next = r.follow.backoffUntilMs
+		}
+	}
+	return next
+}
+
+// maybeProposeExpansion proposes follower id back into the ISR when it has
+// caught up (its LEO at or past the high watermark and the start of this
+// leader's epoch) and its broker may join (Brokers.ISREligible).
+func (r *Replica) maybeProposeExpansion(id int32) {
+	if r.lead.isr.InISR(id) {
+		return
+	}
+	if b := r.opts.Brokers; b != nil && !b.ISREligible(id) {
+		return
+	}
+	proposed, ok, err := r.lead.isr.ProposeExpansion(id, r.log.HighWatermark(), r.lead.epochStart)
+	if err == nil && ok {
+		r.lead.alter.propose(proposed)
+	}
+}
+
+// errNotEnoughReplicasAfterAppend is how a parked produce ends when the
+// committed ISR falls under min.insync.replicas before its records commit.
+var errNotEnoughReplicasAfterAppend = fmt.Errorf("replica: ISR fell under min.insync.replicas after the append: %w", wire.ErrNotEnoughReplicasAfterAppend)

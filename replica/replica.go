@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/kaenlog/kaenlog/epoch"
 	"github.com/kaenlog/kaenlog/isr"
@@ -14,19 +15,28 @@ import (
 // partition directory, as in Kafka.
 const EpochCheckpointFile = "leader-epoch-checkpoint"
 
-// DefaultMaxFetchBytes is the byte budget of a follower's fetch when
-// Options.MaxFetchBytes is 0: Kafka's replica.fetch.max.bytes default.
-const DefaultMaxFetchBytes = 1 << 20
+// Defaults for Options fields left zero.
+const (
+	// DefaultMaxFetchBytes is a follower's per-partition fetch budget:
+	// Kafka's replica.fetch.max.bytes default.
+	DefaultMaxFetchBytes = 1 << 20
+	// DefaultFetchBackoffMs is how long a follower waits after a refused
+	// fetch before the next one: Kafka's replica.fetch.backoff.ms.
+	DefaultFetchBackoffMs = 1000
+	// DefaultAlterPartitionRetryMs is how long a leader waits for the
+	// controller's answer to an ISR proposal before sending it again.
+	DefaultAlterPartitionRetryMs = 5000
+)
 
 // Role is what a replica currently does for its partition.
 type Role uint8
 
 const (
-	// RoleFollower copies the leader's log by fetching. Every replica starts
-	// as a follower until BecomeLeader.
+	// RoleFollower copies the leader's log by fetching. A replica starts as
+	// a follower of nobody until the controller's state names a leader.
 	RoleFollower Role = iota
-	// RoleLeader takes produce requests, serves fetches and owns the ISR
-	// state and the high watermark.
+	// RoleLeader takes produce requests, serves fetches, proposes ISR
+	// changes to the controller and owns the high watermark.
 	RoleLeader
 )
 
@@ -41,96 +51,152 @@ func (r Role) String() string {
 	return fmt.Sprintf("Role(%d)", uint8(r))
 }
 
-// Options tunes a replica. The zero value is the chapter's configuration.
+// Brokers is what a leader knows of the other brokers from the
+// controller's metadata: their current broker epochs and whether they may
+// join an ISR. A nil Brokers in Options trusts every assigned replica.
+type Brokers interface {
+	// BrokerEpoch returns the broker's registered epoch; ok is false for a
+	// broker the metadata does not know.
+	BrokerEpoch(id int32) (epoch int64, ok bool)
+	// ISREligible reports whether the broker may join an ISR now: it is
+	// registered, unfenced and not shutting down (Kafka's
+	// isReplicaIsrEligible).
+	ISREligible(id int32) bool
+}
+
+// Options tunes a replica. The zero value is Kafka's defaults.
 type Options struct {
 	// Log configures the partition's segmented log.
 	Log log.Options
 	// LagMaxMs is replica.lag.time.max.ms for the ISR this replica keeps
-	// while it leads; <= 0 means isr.DefaultLagMaxMs (30000).
+	// while it leads; <= 0 means isr.DefaultLagMaxMs (30000). The leader
+	// checks it every LagMaxMs/2, as Kafka's isr-expiration task does.
 	LagMaxMs int64
-	// MaxFetchBytes is the byte budget of each fetch this replica sends as a
-	// follower; 0 means DefaultMaxFetchBytes.
+	// MaxFetchBytes is the per-partition byte budget of this follower's
+	// fetches; 0 means DefaultMaxFetchBytes.
 	MaxFetchBytes int32
+	// FetchBackoffMs is how long a follower waits after a refused fetch;
+	// 0 means DefaultFetchBackoffMs.
+	FetchBackoffMs int64
+	// AlterPartitionRetryMs is how long a leader waits for the controller
+	// to answer an ISR proposal before sending it again; 0 means
+	// DefaultAlterPartitionRetryMs.
+	AlterPartitionRetryMs int64
+	// Truncation is how this replica, as a follower, finds where its log
+	// may disagree with the leader's. The zero value is TruncateOnFetch.
+	Truncation TruncationRule
+	// Brokers tells a leader which replicas may join its ISR and which
+	// broker epochs are current; nil trusts every assigned replica.
+	Brokers Brokers
 }
 
-// Replica is one broker's copy of one partition: its log, its leader-epoch
-// cache, its role and, while it leads, the ISR state.
+func (o Options) lagMaxMs() int64 {
+	if o.LagMaxMs <= 0 {
+		return isr.DefaultLagMaxMs
+	}
+	return o.LagMaxMs
+}
+
+func (o Options) fetchBackoffMs() int64 {
+	if o.FetchBackoffMs <= 0 {
+		return DefaultFetchBackoffMs
+	}
+	return o.FetchBackoffMs
+}
+
+func (o Options) alterRetryMs() int64 {
+	if o.AlterPartitionRetryMs <= 0 {
+		return DefaultAlterPartitionRetryMs
+	}
+	return o.AlterPartitionRetryMs
+}
+
+// PartitionState is what the controller published for one partition: who
+// leads, under which epochs, with which replicas and ISR. A replica takes
+// its role from it and nothing else; in particular a new leader's ISR is
+// the controller's, never "everyone".
+type PartitionState struct {
+	// Leader is the leader's broker id, or -1 when the partition has none.
+	Leader int32
+	// LeaderEpoch is bumped by the controller at every change of leader.
+	LeaderEpoch int32
+	// PartitionEpoch is bumped by the controller at every change of the
+	// partition's state (leader, ISR, ELR).
+	PartitionEpoch int32
+	// Replicas are the assigned replicas, in assignment order.
+	Replicas []int32
+	// ISR is the committed ISR.
+	ISR []int32
+	// MinISR is the topic's min.insync.replicas.
+	MinISR int
+}
+
+// Replica is one broker's copy of one partition: its log (with the
+// leader-epoch cache beside it), its role and epochs, and — while it leads —
+// the ISR state, the ISR change in flight to the controller and the
+// acks=all produces parked until the high watermark passes them.
 //
-// A Replica is driven from one goroutine at a time (the caller serializes
-// FetchOnce, Produce and role changes); its log may be read concurrently.
-// It never reads a clock: every time is a nowMs argument.
+// A Replica is a state machine: requests and responses go in as Go values
+// with the time, answers and messages to send come out, and nothing inside
+// reads a clock, starts a goroutine or touches a network. It is not safe for
+// concurrent use: the caller serializes every call (a broker holds one lock
+// per partition); its log may be read concurrently.
 type Replica struct {
 	// id is the broker id: >= 0, the value a follower sends as ReplicaID.
 	id   int32
 	dir  string
 	opts Options
 
-	// closed is set by Close, and by a Restart that could not reopen the
-	// files. log and epochs then keep their last state for the getters, and
-	// every operation returns ErrClosed.
+	// closed is set by Close; every operation then returns ErrClosed.
 	closed bool
 	log    *log.Log
 	// epochs mirrors the epochs stamped in log: every entry's start offset
-	// is at most log.EndOffset(), and below it except for the entry a
-	// leader adds at its LEO before its first write; truncation and
-	// reopening drop entries at or past the log end.
+	// is at most log.EndOffset().
 	epochs *epoch.Cache
-	// eager records whether the log still runs in single-replica mode, so a
-	// restart reopens it the way it was.
-	eager bool
 
 	role Role
-	// leaderID is the replica this one follows, or its own id while leading;
-	// -1 before any role change.
+	// leaderID is the leader this replica follows, its own id while it
+	// leads, or -1 before the controller named one.
 	leaderID int32
-	// leaderEpoch is the newest leader epoch this replica has been told of
-	// (by BecomeLeader or BecomeFollower); -1 before any. It never decreases.
-	leaderEpoch int32
-	// isr is non-nil exactly while role == RoleLeader.
-	isr *isr.State
+	// leaderEpoch and partitionEpoch are the newest the replica applied;
+	// -1 before any. They never decrease.
+	leaderEpoch, partitionEpoch int32
+	replicas                    []int32
 
-	// io holds the buffers reused by every exchange, so a steady stream of
-	// fetches does not allocate per record.
-	io exchangeBuffers
+	lead   leaderState   // meaningful while role == RoleLeader
+	follow followerState // meaningful while role == RoleFollower
 }
 
 // Open opens (or creates) the partition directory dir for broker id and
-// recovers its log and leader-epoch checkpoint. The replica starts as a
-// follower of nobody with the log in its default, eager-high-watermark mode;
-// a replicated partition turns that off with Log().StopEagerHighWatermark.
+// recovers its log and leader-epoch cache. The replica starts as a follower
+// of nobody. Its log never runs in single-replica high-watermark mode: the
+// chapter's two lines are unconditional here, because a replica's high
+// watermark always comes from the replication rules (with the leader as the
+// ISR's only member they give the log end, as they should).
 func Open(id int32, dir string, opts Options) (*Replica, error) {
 	if id < 0 {
-		return nil, fmt.Errorf("kaenlog/replica: broker id %d: ids are >= 0 (-1 means a consumer)", id)
+		return nil, fmt.Errorf("replica: broker id %d: ids are >= 0 (-1 means a consumer): %w", id, ErrInvalidState)
 	}
-	r := &Replica{id: id, dir: dir, opts: opts, eager: true, leaderID: -1, leaderEpoch: -1}
-	if err := r.openStorage(); err != nil {
-		return nil, err
-	}
-	if e, ok := r.epochs.LatestEpoch(); ok {
-		r.leaderEpoch = e
-	}
-	return r, nil
-}
-
-func (r *Replica) openStorage() error {
-	l, err := log.Open(r.dir, r.opts.Log)
+	r := &Replica{id: id, dir: dir, opts: opts, leaderID: -1, leaderEpoch: -1, partitionEpoch: -1}
+	l, err := log.Open(dir, opts.Log)
 	if err != nil {
-		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+		return nil, fmt.Errorf("replica: broker %d: %w", id, storageError(err))
 	}
-	c, err := epoch.Open(filepath.Join(r.dir, EpochCheckpointFile))
+	l.StopEagerHighWatermark()
+	c, err := epoch.Open(filepath.Join(dir, EpochCheckpointFile))
 	if err != nil {
-		return errors.Join(fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err), l.Close())
+		return nil, errors.Join(fmt.Errorf("replica: broker %d: %w", id, storageError(err)), l.Close())
 	}
 	// The log is the source of truth: an epoch entry past the recovered log
 	// end describes records a crash tore off.
 	if err := c.TruncateFromEnd(l.EndOffset()); err != nil {
-		return errors.Join(fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err), l.Close())
+		return nil, errors.Join(fmt.Errorf("replica: broker %d: %w", id, storageError(err)), l.Close())
 	}
-	if !r.eager {
-		l.StopEagerHighWatermark()
+	r.log, r.epochs = l, c
+	if e, ok := c.LatestEpoch(); ok {
+		r.leaderEpoch = e
 	}
-	r.log, r.epochs, r.closed = l, c, false
-	return nil
+	return r, nil
 }
 
 // ID returns the broker id.
@@ -142,18 +208,46 @@ func (r *Replica) Dir() string { return r.dir }
 // Role returns what the replica does now.
 func (r *Replica) Role() Role { return r.role }
 
-// LeaderEpoch returns the newest leader epoch the replica knows, or -1.
+// LeaderID returns the leader this replica follows, its own id while it
+// leads, or -1 when it knows of none.
+func (r *Replica) LeaderID() int32 { return r.leaderID }
+
+// LeaderEpoch returns the newest leader epoch the replica applied, or -1.
 func (r *Replica) LeaderEpoch() int32 { return r.leaderEpoch }
+
+// PartitionEpoch returns the newest partition epoch the replica applied, or
+// -1.
+func (r *Replica) PartitionEpoch() int32 { return r.partitionEpoch }
 
 // Log returns the partition's log. Callers may read it; writes go through
 // the replica so the epoch cache and the ISR stay consistent with it.
 func (r *Replica) Log() *log.Log { return r.log }
 
-// Epochs returns the leader-epoch cache.
-func (r *Replica) Epochs() *epoch.Cache { return r.epochs }
+// Epochs returns the leader-epoch entries, oldest first (a copy).
+func (r *Replica) Epochs() []epoch.Entry { return r.epochs.Entries() }
 
-// ISR returns the leader's ISR state, or nil when the replica is a follower.
-func (r *Replica) ISR() *isr.State { return r.isr }
+// EndOffsetForEpoch answers "where does epoch e end on this log?" with the
+// chapter's <= rule (epoch.EndOffsetForEpoch) over this replica's cache.
+func (r *Replica) EndOffsetForEpoch(e int32) (int32, uint64, bool) {
+	return r.epochs.EndOffsetForEpoch(e, r.log.EndOffset())
+}
+
+// ISR returns the committed ISR while the replica leads, or nil.
+func (r *Replica) ISR() []int32 {
+	if r.role != RoleLeader {
+		return nil
+	}
+	return r.lead.isr.ISR()
+}
+
+// ISRState returns the leader's ISR bookkeeping (read it, do not change
+// it), or nil when the replica does not lead.
+func (r *Replica) ISRState() *isr.State {
+	if r.role != RoleLeader {
+		return nil
+	}
+	return r.lead.isr
+}
 
 // LEO returns the log end offset: the offset of the next record.
 func (r *Replica) LEO() uint64 { return r.log.EndOffset() }
@@ -162,89 +256,134 @@ func (r *Replica) LEO() uint64 { return r.log.EndOffset() }
 // it leads, the one learned from fetch responses when it follows.
 func (r *Replica) HighWatermark() uint64 { return r.log.HighWatermark() }
 
-// StopEagerHighWatermark switches the log out of single-replica mode, for
-// good: from now on only the replication rules move the high watermark. It
-// is the line the chapter exists to teach.
-func (r *Replica) StopEagerHighWatermark() {
-	r.eager = false
-	r.log.StopEagerHighWatermark()
-}
-
-// BecomeLeader makes the replica the leader at leaderEpoch with the given
-// followers, all in the ISR, at time nowMs. The epoch cache gains the entry
-// (leaderEpoch, LEO), as Kafka's become-leader does. The high watermark keeps
-// its value: the new ISR state counts every follower at LEO 0 until it
-// fetches, and the leader only ever accepts a larger proposal, so the high
-// watermark never moves backwards across an election.
-func (r *Replica) BecomeLeader(leaderEpoch int32, followers []int32, minISR int, nowMs int64) error {
+// BecomeLeader applies a partition state naming this broker the leader, at
+// time nowMs. Kafka's makeLeader:
+//
+//   - a state older than the replica's (lower leader epoch, or the same with
+//     a lower partition epoch) is refused with ErrStaleEpoch;
+//   - a new leader epoch (or becoming leader at all): the epoch cache gains
+//     (leaderEpoch, LEO) before any write, the ISR is the controller's ISR
+//     and every follower's fetch state starts afresh; produces parked under
+//     an earlier leadership end with NOT_LEADER_OR_FOLLOWER;
+//   - the same leader epoch with a newer partition epoch: the controller
+//     committed an ISR change (perhaps this leader's own proposal); the
+//     leader adopts it.
+//
+// The high watermark never moves backwards across an election.
+func (r *Replica) BecomeLeader(st PartitionState, nowMs int64) error {
 	if r.closed {
 		return ErrClosed
 	}
-	if leaderEpoch < 0 || leaderEpoch < r.leaderEpoch || (leaderEpoch == r.leaderEpoch && r.role == RoleLeader) {
-		return fmt.Errorf("%w: broker %d knows epoch %d, asked to lead at %d", ErrStaleEpoch, r.id, r.leaderEpoch, leaderEpoch)
+	if st.Leader != r.id {
+		return fmt.Errorf("replica: broker %d told to lead a partition led by %d: %w", r.id, st.Leader, ErrInvalidState)
 	}
-	ids := append([]int32{r.id}, followers...)
-	st, err := isr.NewState(isr.Config{LeaderID: r.id, Replicas: ids, ISR: ids, MinISR: minISR, LagMaxMs: r.opts.LagMaxMs}, nowMs)
-	if err != nil {
-		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+	if err := r.checkNewer(st); err != nil {
+		return err
 	}
-	if err := r.epochs.Assign(leaderEpoch, r.log.EndOffset()); err != nil {
-		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+	newEpoch := r.role != RoleLeader || st.LeaderEpoch > r.leaderEpoch
+	if newEpoch {
+		state, err := isr.NewState(isr.Config{
+			LeaderID: r.id, Replicas: st.Replicas, ISR: st.ISR, MinISR: st.MinISR, LagMaxMs: r.opts.LagMaxMs,
+		}, nowMs)
+		if err != nil {
+			return fmt.Errorf("replica: broker %d: %w: %w", r.id, ErrInvalidState, err)
+		}
+		if err := r.epochs.Assign(st.LeaderEpoch, r.log.EndOffset()); err != nil {
+			return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
+		}
+		r.failParked(ErrNotLeader)
+		r.lead = leaderState{
+			isr:          state,
+			epochStart:   r.log.EndOffset(),
+			nextShrinkMs: nowMs + r.opts.lagMaxMs()/2,
+			parked:       r.lead.parked, // failed above; kept for their outcomes
+			done:         r.lead.done,
+		}
+		r.follow = followerState{}
+	} else if err := r.lead.isr.Commit(st.ISR, nowMs); err != nil {
+		return fmt.Errorf("replica: broker %d: %w: %w", r.id, ErrInvalidState, err)
+	} else {
+		r.lead.alter = alterState{}
 	}
-	r.role, r.leaderID, r.leaderEpoch, r.isr = RoleLeader, r.id, leaderEpoch, st
-	return r.advanceLeaderHW()
+	r.role, r.leaderID = RoleLeader, r.id
+	r.leaderEpoch, r.partitionEpoch, r.replicas = st.LeaderEpoch, st.PartitionEpoch, slices.Clone(st.Replicas)
+	return r.leaderStateChanged(nowMs)
 }
 
-// BecomeFollower makes the replica a follower of leaderID at leaderEpoch.
-// It does not truncate: call TruncateByLeaderEpoch (or, for the pre-KIP-101
-// rule, TruncateToHighWatermark) before fetching.
-func (r *Replica) BecomeFollower(leaderID int32, leaderEpoch int32) error {
+// BecomeFollower applies a partition state naming another broker the leader
+// (or none, Leader -1), at time nowMs. A state older than the replica's is
+// refused with ErrStaleEpoch. On a new leader epoch — KAFKA-7164: even when
+// the leader is the same broker — the follower must reconcile its log with
+// the leader's before it fetches again, by its TruncationRule; produces
+// parked while it led end with NOT_LEADER_OR_FOLLOWER. BecomeFollower
+// itself truncates only under TruncateToHighWatermark, the pre-KIP-101 rule.
+func (r *Replica) BecomeFollower(st PartitionState, nowMs int64) error {
 	if r.closed {
 		return ErrClosed
 	}
-	if leaderEpoch < 0 || leaderEpoch < r.leaderEpoch {
-		return fmt.Errorf("%w: broker %d knows epoch %d, asked to follow at %d", ErrStaleEpoch, r.id, r.leaderEpoch, leaderEpoch)
+	if st.Leader == r.id {
+		return fmt.Errorf("replica: broker %d told to follow itself: %w", r.id, ErrInvalidState)
 	}
-	r.role, r.leaderID, r.leaderEpoch, r.isr = RoleFollower, leaderID, leaderEpoch, nil
+	if err := r.checkNewer(st); err != nil {
+		return err
+	}
+	newEpoch := r.role != RoleFollower || st.LeaderEpoch > r.leaderEpoch || st.Leader != r.leaderID
+	if newEpoch {
+		r.failParked(ErrNotLeader)
+		r.lead = leaderState{done: r.lead.done}
+		r.follow = followerState{}
+	}
+	r.role, r.leaderID = RoleFollower, st.Leader
+	r.leaderEpoch, r.partitionEpoch, r.replicas = st.LeaderEpoch, st.PartitionEpoch, slices.Clone(st.Replicas)
+	if newEpoch {
+		return r.startTruncation()
+	}
 	return nil
 }
 
-// Restart closes the replica's files and opens them again from disk, as a
-// broker process that crashed and came back would: the log recovers its
-// tail, the high watermark comes back from its checkpoint, the epoch cache
-// from its own. The role is kept; a leader's ISR state is not (it lives in
-// memory only), so a restarted leader must be made leader again.
-func (r *Replica) Restart() error {
-	if r.closed {
-		return ErrClosed
+// Truncating reports whether this follower must still find, with epoch
+// questions (TruncateByLeaderEpoch), where its log parts from the leader's
+// before it fetches.
+func (r *Replica) Truncating() bool { return r.role == RoleFollower && r.follow.truncating }
+
+// checkNewer refuses a partition state older than the one applied, and a
+// change of leader that does not raise the leader epoch.
+func (r *Replica) checkNewer(st PartitionState) error {
+	switch {
+	case st.LeaderEpoch < 0 || st.PartitionEpoch < 0:
+		return fmt.Errorf("replica: broker %d: negative epochs in %+v: %w", r.id, st, ErrInvalidState)
+	case st.LeaderEpoch < r.leaderEpoch,
+		st.LeaderEpoch == r.leaderEpoch && st.PartitionEpoch < r.partitionEpoch:
+		return fmt.Errorf("replica: broker %d is at leader epoch %d, partition epoch %d; refused %d, %d: %w",
+			r.id, r.leaderEpoch, r.partitionEpoch, st.LeaderEpoch, st.PartitionEpoch, ErrStaleEpoch)
+	case st.LeaderEpoch == r.leaderEpoch && r.leaderID >= 0 && st.Leader != r.leaderID:
+		return fmt.Errorf("replica: broker %d: leader %d at epoch %d, told %d at the same epoch: %w",
+			r.id, r.leaderID, r.leaderEpoch, st.Leader, ErrStaleEpoch)
 	}
-	err := r.closeStorage()
-	r.isr = nil
-	if r.role == RoleLeader {
-		r.role = RoleFollower
-	}
-	if err != nil {
-		return err
-	}
-	return r.openStorage()
+	return nil
 }
 
-// Close checkpoints and closes the replica's files. Later calls return
-// ErrClosed.
+// Close closes the replica's files cleanly. Produces still parked end with
+// NOT_LEADER_OR_FOLLOWER (collect them with TakeProduceOutcomes). Later
+// calls return ErrClosed.
 func (r *Replica) Close() error {
 	if r.closed {
 		return ErrClosed
 	}
-	return r.closeStorage()
-}
-
-func (r *Replica) closeStorage() error {
-	// The epoch cache holds no open file: it rewrites its checkpoint on
-	// every change.
-	err := r.log.Close()
+	r.failParked(ErrClosed)
 	r.closed = true
-	if err != nil {
-		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+	if err := r.log.Close(); err != nil {
+		return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
 	}
 	return nil
+}
+
+// abandon releases the replica's files the way a dying process does,
+// writing nothing.
+func (r *Replica) abandon() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	r.log.Close() // TODO(lead): a log close that writes no checkpoint, once log has one
 }

@@ -2,35 +2,66 @@ package replica
 
 import (
 	"fmt"
+
+	"github.com/kaenlog/kaenlog/log"
 )
 
 // This file is where a follower cuts its log, and by which rule.
 
-// TruncationRule is how a restarted follower decides where its log may
-// still disagree with the leader's.
+// TruncationRule is how a follower, after a new leader epoch, finds where
+// its log may disagree with the leader's.
 type TruncationRule uint8
 
 const (
-	// TruncateToHighWatermark is the pre-KIP-101 rule: cut everything at and
-	// above your own high watermark. It loses committed records when the
-	// high watermark, which arrives one round late, is behind what was
-	// committed (KIP-101 scenario 1).
-	TruncateToHighWatermark TruncationRule = iota
-	// TruncateByLeaderEpoch is KIP-101's rule with KIP-279's "<=" lookup:
-	// ask the leader where your latest epoch ends on its log and cut to
-	// min(your LEO, that end offset).
+	// TruncateOnFetch is Kafka's rule since 2.8 (KIP-595's fetch,
+	// KAFKA-10554): every fetch carries the epoch of the follower's last
+	// record, the leader answers a DivergingEpoch when that epoch ended
+	// earlier on its log, and the follower truncates by KIP-279's rule and
+	// fetches again. No extra round trip. The zero value.
+	TruncateOnFetch TruncationRule = iota
+	// TruncateByLeaderEpoch is KIP-101's rule with KIP-279's "<=" lookup,
+	// as the chapter tells it: before fetching, ask the leader where your
+	// latest epoch ends on its log (OffsetsForLeaderEpoch) and cut to
+	// min(your LEO, that end offset); repeat until the logs agree.
 	TruncateByLeaderEpoch
+	// TruncateToHighWatermark is the pre-KIP-101 rule: cut everything at
+	// and above your own high watermark. It loses committed records when
+	// the high watermark, which arrives one round late, is behind what was
+	// committed (KIP-101 scenario 1). It exists to show that loss, in the
+	// chapter's demo and in the simulator that must catch it.
+	TruncateToHighWatermark
 )
 
 // String returns the rule's name.
 func (t TruncationRule) String() string {
 	switch t {
-	case TruncateToHighWatermark:
-		return "high-watermark"
+	case TruncateOnFetch:
+		return "on-fetch"
 	case TruncateByLeaderEpoch:
 		return "leader-epoch"
+	case TruncateToHighWatermark:
+		return "high-watermark"
 	}
 	return fmt.Sprintf("TruncationRule(%d)", uint8(t))
+}
+
+// startTruncation begins a follower's reconciliation after a new leader
+// epoch, by its rule.
+func (r *Replica) startTruncation() error {
+	switch r.opts.Truncation {
+	case TruncateToHighWatermark:
+		return r.TruncateTo(max(r.log.HighWatermark(), r.log.StartOffset()))
+	case TruncateByLeaderEpoch:
+		r.follow.truncating = true
+	default:
+		// Kafka's initial fetch state: a follower with records but no epoch
+		// to send cannot be told where it diverged, so it truncates to its
+		// high watermark first.
+		if _, ok := r.epochs.LatestEpoch(); !ok && r.log.EndOffset() > r.log.StartOffset() {
+			return r.TruncateTo(max(r.log.HighWatermark(), r.log.StartOffset()))
+		}
+	}
+	return nil
 }
 
 // TruncateTo removes every record at and above offset from the log, and
@@ -46,32 +77,27 @@ func (r *Replica) TruncateTo(offset uint64) error {
 		return ErrNotFollower
 	}
 	if err := r.log.TruncateTo(offset); err != nil {
-		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+		return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
 	}
 	if err := r.epochs.TruncateFromEnd(r.log.EndOffset()); err != nil {
-		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
+		return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
 	}
 	return nil
 }
 
-// TruncateToHighWatermark applies the pre-KIP-101 rule: the follower cuts
-// its log to its own high watermark.
-func (r *Replica) TruncateToHighWatermark() error {
-	if r.closed {
-		return ErrClosed
-	}
-	if r.role != RoleFollower {
-		return ErrNotFollower
-	}
-	return r.TruncateTo(r.log.HighWatermark())
+// truncateFullyAndStartAt empties the log and starts it at offset: a
+// follower behind the leader's log start cannot catch up by fetching, so it
+// starts where the leader's log starts (Kafka's truncateFullyAndStartAt).
+func (r *Replica) truncateFullyAndStartAt(offset uint64) error {
+	return fmt.Errorf("replica: broker %d: truncate fully and start at %d: not supported by this log yet: %w", r.id, offset, storageError(log.ErrInvalidArgument))
 }
 
 // truncateToLeader applies the leader's answer about an epoch — found, the
 // leader's largest epoch <= the one asked and where it ends on the leader's
 // log — and reports whether the follower's log now agrees with the leader's
 // up to its end (false: ask again with the follower's new latest epoch).
-// It is Kafka's follower truncation (AbstractFetcherThread's offset
-// truncation state):
+// It is Kafka's follower truncation (AbstractFetcherThread's
+// getOffsetTruncationState):
 //
 //   - not found: the leader has no epoch that old; the follower falls back
 //     to its high watermark;
@@ -87,7 +113,7 @@ func (r *Replica) TruncateToHighWatermark() error {
 func (r *Replica) truncateToLeader(leaderEpoch int32, leaderEnd uint64, found bool) (done bool, err error) {
 	leo := r.log.EndOffset()
 	if !found {
-		return true, r.TruncateTo(min(r.log.HighWatermark(), leo))
+		return true, r.TruncateTo(max(min(r.log.HighWatermark(), leo), r.log.StartOffset()))
 	}
 	ownEpoch, ownEnd, ok := r.epochs.EndOffsetForEpoch(leaderEpoch, leo)
 	switch {
@@ -96,10 +122,35 @@ func (r *Replica) truncateToLeader(leaderEpoch int32, leaderEnd uint64, found bo
 		if entries := r.epochs.Entries(); len(entries) > 0 {
 			cut = min(cut, entries[0].StartOffset)
 		}
-		return true, r.TruncateTo(cut)
+		return true, r.TruncateTo(max(cut, r.log.StartOffset()))
 	case ownEpoch == leaderEpoch:
 		return true, r.TruncateTo(min(ownEnd, leaderEnd, leo))
 	default:
 		return false, r.TruncateTo(min(ownEnd, leo))
 	}
+}
+
+// appendAsFollower appends batches copied from the leader and teaches the
+// epoch cache every epoch that starts in them. It returns how many records
+// they hold.
+func (r *Replica) appendAsFollower(batches []byte) (int, error) {
+	n, err := log.CountRecords(batches)
+	if err != nil {
+		return 0, fmt.Errorf("replica: broker %d: fetched records: %w", r.id, storageError(err))
+	}
+	if err := r.log.AppendAsFollower(batches); err != nil {
+		return 0, fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
+	}
+	var s log.BatchScanner
+	s.Reset(batches)
+	for s.Next() {
+		h := s.Header()
+		if latest, ok := r.epochs.LatestEpoch(); ok && h.PartitionLeaderEpoch <= latest {
+			continue
+		}
+		if err := r.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
+			return n, fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
+		}
+	}
+	return n, nil
 }

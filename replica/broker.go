@@ -1,0 +1,695 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kaenlog/kaenlog/replica/clock"
+	"github.com/kaenlog/kaenlog/replica/controller"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// Defaults for BrokerConfig fields left zero.
+const (
+	// DefaultHeartbeatIntervalMs is Kafka's broker.heartbeat.interval.ms.
+	DefaultHeartbeatIntervalMs = 2000
+	// DefaultRequestTimeoutMs is how long a broker waits for an answer
+	// before it may send the request again (Kafka's request.timeout.ms).
+	DefaultRequestTimeoutMs = 30000
+	// DefaultMetadataMaxWaitMs is how long the controller may hold a
+	// broker's fetch of the metadata log before answering with nothing new.
+	DefaultMetadataMaxWaitMs = 500
+	// DefaultMaxFetchResponseBytes bounds the records of one fetch
+	// response, all partitions together (Kafka's fetch.max.bytes, 50 MiB);
+	// a request asking for more is clamped to it.
+	DefaultMaxFetchResponseBytes = 50 << 20
+)
+
+// BrokerConfig configures a Broker.
+type BrokerConfig struct {
+	// ID is the broker id, >= 0.
+	ID int32
+	// Dir is the broker's data directory: one subdirectory per hosted
+	// partition, named "<topic>-<partition>" as in Kafka.
+	Dir string
+	// Endpoint is how other brokers and clients reach this one; the
+	// controller publishes it.
+	Endpoint string
+	// IncarnationID is new for every start of the broker: the controller
+	// tells a restart from a retried registration by it. Commands draw it
+	// at random, the simulator from its seed.
+	IncarnationID [16]byte
+	// Replica configures every hosted partition. Its Brokers field is the
+	// broker's own: the metadata it learned from the controller.
+	Replica Options
+	// HeartbeatIntervalMs is how often the broker tells the controller it
+	// is alive; 0 means DefaultHeartbeatIntervalMs.
+	HeartbeatIntervalMs int64
+	// RequestTimeoutMs is how long an unanswered request to the controller
+	// or a leader is waited for before it may be sent again; 0 means
+	// DefaultRequestTimeoutMs.
+	RequestTimeoutMs int64
+	// MetadataMaxWaitMs is the MaxWaitMs of the broker's fetches of the
+	// controller's metadata log; 0 means DefaultMetadataMaxWaitMs.
+	MetadataMaxWaitMs int32
+	// MaxFetchResponseBytes bounds the records of one fetch response; 0
+	// means DefaultMaxFetchResponseBytes.
+	MaxFetchResponseBytes int32
+	// ContinuousFetch makes followers fetch again as soon as an answer
+	// arrives (or their backoff ends), as a network runtime wants. Without
+	// it they fetch only on FetchRound: the in-process Cluster and the
+	// simulator drive fetch rounds as steps of their own.
+	ContinuousFetch bool
+	// ReplicaFetchWaitMs is the MaxWaitMs of followers' fetches: how long a
+	// leader may park one waiting for new data (replica.fetch.wait.max.ms).
+	ReplicaFetchWaitMs int32
+}
+
+func (c BrokerConfig) heartbeatMs() int64 {
+	if c.HeartbeatIntervalMs <= 0 {
+		return DefaultHeartbeatIntervalMs
+	}
+	return c.HeartbeatIntervalMs
+}
+
+func (c BrokerConfig) requestTimeoutMs() int64 {
+	if c.RequestTimeoutMs <= 0 {
+		return DefaultRequestTimeoutMs
+	}
+	return c.RequestTimeoutMs
+}
+
+func (c BrokerConfig) metadataMaxWaitMs() int32 {
+	if c.MetadataMaxWaitMs <= 0 {
+		return DefaultMetadataMaxWaitMs
+	}
+	return c.MetadataMaxWaitMs
+}
+
+func (c BrokerConfig) maxFetchResponseBytes() int {
+	if c.MaxFetchResponseBytes <= 0 {
+		return DefaultMaxFetchResponseBytes
+	}
+	return int(c.MaxFetchResponseBytes)
+}
+
+// TopicPartition names a partition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// String returns "topic-partition", the partition's directory name.
+func (tp TopicPartition) String() string { return tp.Topic + "-" + strconv.Itoa(int(tp.Partition)) }
+
+// cleanShutdownFile is the broker's clean-shutdown marker in its data
+// directory: written last by Close, it holds the broker epoch the broker
+// had, which its next registration sends as PreviousBrokerEpoch (KIP-966).
+// Its absence at start means the broker stopped uncleanly.
+const cleanShutdownFile = "broker-clean-shutdown"
+
+// Broker is one broker: the partition replicas it hosts, what it knows of
+// the cluster from the controller's metadata log, and its conversations
+// with the controller, the other brokers and clients.
+//
+// It is a Node, a state machine like Replica: envelopes in, envelopes out,
+// time handed in. A broker registers with the controller and heartbeats;
+// it follows the controller's metadata log by fetching it, as KRaft brokers
+// do, and takes each partition's role from what it reads there (leader,
+// follower, the leader's ISR), never from anyone else; it serves produce,
+// fetch, offsets and list-offsets requests for the partitions it leads,
+// and as a follower fetches from each leader one request at a time,
+// batching every partition it follows from that leader.
+//
+// A Broker is not safe for concurrent use.
+type Broker struct {
+	cfg    BrokerConfig
+	closed bool
+
+	// epoch is the broker epoch the controller gave this incarnation, -1
+	// until it is registered.
+	epoch         int64
+	previousEpoch int64 // from the clean-shutdown marker, or -1
+	fenced        bool
+	wantShutdown  bool
+	shutdownReady bool
+
+	image *controller.Image
+	parts map[TopicPartition]*Replica
+
+	corr    int32
+	pending map[int32]outstanding // our requests awaiting an answer, by correlation id
+	// fetching holds, per leader broker, the correlation id of the fetch (or
+	// epoch question) in flight to it.
+	fetching          map[int32]int32
+	registering       bool
+	nextRegisterMs    int64
+	heartbeatInFlight bool
+	metadataInFlight  bool
+	nextHeartbeatMs   int64
+
+	produceSeq uint64
+	produces   map[uint64]*producing // client produces waiting on parked partitions
+
+	fetchBuf []byte
+	outbox   []Envelope
+}
+
+// outstanding is a request this broker sent and awaits the answer to.
+type outstanding struct {
+	to       Addr
+	msg      wire.Message
+	sentAtMs int64
+}
+
+// producing is a client's produce request with partitions still parked.
+type producing struct {
+	from Addr
+	resp wire.ProduceResponse
+	left int
+}
+
+// OpenBroker opens the broker's data directory — every partition directory
+// in it, each recovering its log — and queues its registration with the
+// controller. A broker whose clean-shutdown marker is missing registers as
+// having stopped uncleanly: the controller takes it out of every ISR until
+// it catches up again (KIP-966).
+func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
+	if cfg.ID < 0 {
+		return nil, fmt.Errorf("replica: broker id %d: ids are >= 0: %w", cfg.ID, ErrInvalidState)
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
+	}
+	b := &Broker{
+		cfg: cfg, epoch: -1, previousEpoch: -1,
+		image: controller.NewImage(), parts: map[TopicPartition]*Replica{},
+		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, produces: map[uint64]*producing{},
+	}
+	b.cfg.Replica.Brokers = brokersView{b}
+	prev, err := takeCleanShutdown(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
+	}
+	b.previousEpoch = prev
+	entries, err := os.ReadDir(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
+	}
+	for _, e := range entries {
+		tp, ok := parsePartitionDir(e.Name())
+		if !ok || !e.IsDir() {
+			continue
+		}
+		if _, err := b.open(tp); err != nil {
+			return nil, errors.Join(err, b.closeReplicas())
+		}
+	}
+	b.register(nowMs)
+	return b, nil
+}
+
+// ID returns the broker id.
+func (b *Broker) ID() int32 { return b.cfg.ID }
+
+// Epoch returns the broker epoch of this incarnation, or -1 before the
+// controller answered its registration.
+func (b *Broker) Epoch() int64 { return b.epoch }
+
+// Fenced reports whether the controller last said this broker is fenced
+// (registered but not yet caught up with the metadata, or its session
+// expired).
+func (b *Broker) Fenced() bool { return b.epoch < 0 || b.fenced }
+
+// Image returns the metadata this broker has applied (read it, do not
+// change it).
+func (b *Broker) Image() *controller.Image { return b.image }
+
+// Replica returns the hosted replica of a partition.
+func (b *Broker) Replica(tp TopicPartition) (*Replica, bool) {
+	r, ok := b.parts[tp]
+	return r, ok
+}
+
+// Partitions returns the hosted partitions, sorted.
+func (b *Broker) Partitions() []TopicPartition {
+	return slices.SortedFunc(maps.Keys(b.parts), func(x, y TopicPartition) int {
+		if c := strings.Compare(x.Topic, y.Topic); c != 0 {
+			return c
+		}
+		return int(x.Partition - y.Partition)
+	})
+}
+
+// Outbox returns the envelopes to send and forgets them.
+func (b *Broker) Outbox() []Envelope {
+	out := b.outbox
+	b.outbox = nil
+	return out
+}
+
+// send queues a request and remembers it.
+func (b *Broker) send(to Addr, msg wire.Message, nowMs int64) {
+	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, sentAtMs: nowMs}
+	b.outbox = append(b.outbox, Envelope{From: BrokerAt(b.cfg.ID), To: to, Msg: msg})
+}
+
+// reply queues a response.
+func (b *Broker) reply(to Addr, msg wire.Message) {
+	b.outbox = append(b.outbox, Envelope{From: BrokerAt(b.cfg.ID), To: to, Response: true, Msg: msg})
+}
+
+func (b *Broker) nextCorrelation() int32 {
+	b.corr++
+	return b.corr
+}
+
+// Receive handles one envelope at nowMs: a request from a client or another
+// broker, or the answer to a request of its own.
+func (b *Broker) Receive(env Envelope, nowMs int64) {
+	if b.closed {
+		return
+	}
+	if env.Response {
+		b.receiveResponse(env, nowMs)
+	} else {
+		b.receiveRequest(env, nowMs)
+	}
+	b.collect(nowMs)
+}
+
+func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
+	switch m := env.Msg.(type) {
+	case *wire.ProduceRequest:
+		b.handleProduce(env.From, m, nowMs)
+	case *wire.FetchRequest:
+		b.reply(env.From, b.handleFetch(m, nowMs))
+	case *wire.OffsetsForLeaderEpochRequest:
+		b.reply(env.From, b.handleOffsetsForLeaderEpoch(m))
+	case *wire.ListOffsetsRequest:
+		b.reply(env.From, b.handleListOffsets(m))
+	}
+	// Anything else is not a broker's to serve; a transport that decoded it
+	// closes the connection (the wire has no response for an unknown API).
+}
+
+func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
+	out, ok := b.pending[env.Msg.Correlation()]
+	if !ok || out.to != env.From || out.msg.APIKey() != env.Msg.APIKey() {
+		return // late, duplicated or misrouted: not an answer to anything we wait for
+	}
+	delete(b.pending, env.Msg.Correlation())
+	switch m := env.Msg.(type) {
+	case *wire.BrokerRegistrationResponse:
+		b.onRegistered(m, nowMs)
+	case *wire.BrokerHeartbeatResponse:
+		b.onHeartbeat(m, nowMs)
+	case *wire.FetchResponse:
+		if env.From.Kind == ControllerAddr {
+			b.onMetadata(m, nowMs)
+		} else {
+			b.onFetched(env.From.ID, out.msg.(*wire.FetchRequest), m, nowMs)
+		}
+	case *wire.OffsetsForLeaderEpochResponse:
+		b.onEpochAnswers(env.From.ID, out.msg.(*wire.OffsetsForLeaderEpochRequest), m, nowMs)
+	case *wire.AlterPartitionResponse:
+		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
+	}
+}
+
+// Tick does the broker's timed work due at nowMs: heartbeats, resending
+// requests that went unanswered, every hosted replica's own timed work
+// (the ISR check, produce deadlines), and — with ContinuousFetch — fetches
+// whose backoff ended.
+func (b *Broker) Tick(nowMs int64) {
+	if b.closed {
+		return
+	}
+	timeout := b.cfg.requestTimeoutMs()
+	for corr, out := range b.pending {
+		if nowMs-out.sentAtMs >= timeout {
+			delete(b.pending, corr)
+			b.forget(out)
+		}
+	}
+	if b.epoch < 0 && !b.registering && nowMs >= b.nextRegisterMs {
+		b.register(nowMs)
+	}
+	if b.epoch >= 0 && nowMs >= b.nextHeartbeatMs && !b.heartbeatInFlight {
+		b.heartbeat(nowMs)
+	}
+	for _, tp := range b.Partitions() {
+		b.parts[tp].Tick(nowMs)
+	}
+	b.collect(nowMs)
+}
+
+// forget clears the in-flight marks of a request that timed out, so that it
+// is sent again.
+func (b *Broker) forget(out outstanding) {
+	switch m := out.msg.(type) {
+	case *wire.BrokerRegistrationRequest:
+		b.registering = false
+	case *wire.BrokerHeartbeatRequest:
+		b.heartbeatInFlight = false
+	case *wire.FetchRequest:
+		if out.to.Kind == ControllerAddr {
+			b.metadataInFlight = false
+		} else if b.fetching[out.to.ID] == m.CorrelationID {
+			delete(b.fetching, out.to.ID)
+		}
+	case *wire.OffsetsForLeaderEpochRequest:
+		if b.fetching[out.to.ID] == m.CorrelationID {
+			delete(b.fetching, out.to.ID)
+		}
+	}
+}
+
+// NextTickMs returns when Tick next has work.
+func (b *Broker) NextTickMs() int64 {
+	next := clock.Never
+	if b.closed {
+		return next
+	}
+	if b.epoch >= 0 && !b.heartbeatInFlight {
+		next = b.nextHeartbeatMs
+	}
+	if b.epoch < 0 && !b.registering {
+		next = min(next, b.nextRegisterMs)
+	}
+	timeout := b.cfg.requestTimeoutMs()
+	for _, out := range b.pending {
+		next = min(next, out.sentAtMs+timeout)
+	}
+	for _, r := range b.parts {
+		next = min(next, r.NextTickMs())
+	}
+	return next
+}
+
+// collect gathers what the hosted replicas produced while handling the
+// last event (answers to parked produces, ISR proposals) and, with
+// ContinuousFetch, sends the fetches that can go now.
+func (b *Broker) collect(nowMs int64) {
+	for _, tp := range b.Partitions() {
+		r := b.parts[tp]
+		for _, o := range r.TakeProduceOutcomes() {
+			b.produceDone(o)
+		}
+		if req, ok := r.AlterPartition(nowMs); ok && b.epoch >= 0 {
+			req.CorrelationID = b.nextCorrelation()
+			req.BrokerID, req.BrokerEpoch = b.cfg.ID, b.epoch
+			req.Topic, req.Partition = tp.Topic, tp.Partition
+			b.send(ControllerAt(), &req, nowMs)
+		}
+	}
+	if b.epoch >= 0 && !b.metadataInFlight {
+		b.fetchMetadata(nowMs)
+	}
+	if b.cfg.ContinuousFetch {
+		b.FetchRound(nowMs)
+	}
+	if b.wantShutdown && !b.heartbeatInFlight && b.epoch >= 0 && !b.shutdownReady {
+		b.heartbeat(nowMs)
+	}
+}
+
+// ---- the controller's side of the conversation ----
+
+func (b *Broker) register(nowMs int64) {
+	if b.registering {
+		return
+	}
+	b.registering = true
+	b.send(ControllerAt(), &wire.BrokerRegistrationRequest{
+		CorrelationID:       b.nextCorrelation(),
+		BrokerID:            b.cfg.ID,
+		IncarnationID:       b.cfg.IncarnationID,
+		Endpoint:            b.cfg.Endpoint,
+		PreviousBrokerEpoch: b.previousEpoch,
+		LostData:            b.lostData(),
+	}, nowMs)
+}
+
+// lostData reports whether any hosted log's recovery cut data that had been
+// flushed: such a broker is treated as unclean whatever its marker says.
+func (b *Broker) lostData() bool { return false }
+
+func (b *Broker) onRegistered(m *wire.BrokerRegistrationResponse, nowMs int64) {
+	b.registering = false
+	if m.ErrorCode != wire.CodeNone {
+		b.nextRegisterMs = nowMs + b.cfg.heartbeatMs() // try again after a heartbeat interval
+		return
+	}
+	b.epoch = m.BrokerEpoch
+	b.fenced = true
+	b.nextHeartbeatMs = nowMs
+	b.heartbeat(nowMs)
+}
+
+func (b *Broker) heartbeat(nowMs int64) {
+	b.heartbeatInFlight = true
+	b.nextHeartbeatMs = nowMs + b.cfg.heartbeatMs()
+	b.send(ControllerAt(), &wire.BrokerHeartbeatRequest{
+		CorrelationID:  b.nextCorrelation(),
+		BrokerID:       b.cfg.ID,
+		BrokerEpoch:    b.epoch,
+		MetadataOffset: b.image.EndOffset(),
+		WantShutDown:   b.wantShutdown,
+	}, nowMs)
+}
+
+func (b *Broker) onHeartbeat(m *wire.BrokerHeartbeatResponse, nowMs int64) {
+	b.heartbeatInFlight = false
+	switch m.ErrorCode {
+	case wire.CodeNone:
+		b.fenced = m.IsFenced
+		b.shutdownReady = m.ShouldShutDown
+	case wire.CodeStaleBrokerEpoch, wire.CodeBrokerIDNotRegistered:
+		// The controller does not know this incarnation (it lost the
+		// registration, or a newer one exists): register again.
+		b.epoch = -1
+		b.register(nowMs)
+	}
+}
+
+func (b *Broker) fetchMetadata(nowMs int64) {
+	b.metadataInFlight = true
+	b.send(ControllerAt(), &wire.FetchRequest{
+		CorrelationID: b.nextCorrelation(),
+		ReplicaID:     wire.ConsumerReplicaID,
+		ReplicaEpoch:  -1,
+		MaxWaitMs:     b.cfg.metadataMaxWaitMs(),
+		MaxBytes:      int32(b.cfg.maxFetchResponseBytes()),
+		Partitions: []wire.FetchPartition{{
+			Topic: controller.MetadataTopic, Partition: 0,
+			CurrentLeaderEpoch: wire.NoEpoch, FetchOffset: b.image.EndOffset(),
+			LastFetchedEpoch: wire.NoEpoch, MaxBytes: int32(b.cfg.maxFetchResponseBytes()),
+		}},
+	}, nowMs)
+}
+
+// onMetadata applies the metadata records the controller sent and brings
+// every hosted partition's role in line with them.
+func (b *Broker) onMetadata(m *wire.FetchResponse, nowMs int64) {
+	b.metadataInFlight = false
+	if len(m.Partitions) != 1 || m.Partitions[0].ErrorCode != wire.CodeNone {
+		return
+	}
+	if err := b.image.ApplyBatches(m.Partitions[0].Records); err != nil {
+		// A broker that cannot follow the controller must not act on a
+		// half-applied image; it stops applying and keeps what it has.
+		return
+	}
+	b.applyImage(nowMs)
+}
+
+// applyImage makes every partition this broker is assigned take the role
+// the image gives it.
+func (b *Broker) applyImage(nowMs int64) {
+	for _, p := range b.image.Partitions() {
+		if !slices.Contains(p.Replicas, b.cfg.ID) {
+			continue
+		}
+		tp := TopicPartition{p.Topic, p.Partition}
+		r, ok := b.parts[tp]
+		if !ok {
+			var err error
+			if r, err = b.open(tp); err != nil {
+				continue
+			}
+		}
+		if r.LeaderEpoch() == p.LeaderEpoch && r.PartitionEpoch() == p.PartitionEpoch &&
+			(r.Role() == RoleLeader) == (p.Leader == b.cfg.ID) && r.LeaderID() == p.Leader {
+			continue
+		}
+		minISR := 1
+		if t, ok := b.image.Topic(p.Topic); ok {
+			minISR = int(t.MinISR)
+		}
+		st := PartitionState{
+			Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
+			Replicas: p.Replicas, ISR: p.ISR, MinISR: minISR,
+		}
+		if p.Leader == b.cfg.ID {
+			_ = r.BecomeLeader(st, nowMs)
+		} else {
+			_ = r.BecomeFollower(st, nowMs)
+		}
+	}
+}
+
+func (b *Broker) onAlterPartition(sent *wire.AlterPartitionRequest, m *wire.AlterPartitionResponse, nowMs int64) {
+	if r, ok := b.parts[TopicPartition{sent.Topic, sent.Partition}]; ok {
+		_ = r.ApplyAlterPartition(sent, m, nowMs)
+	}
+}
+
+// BeginShutdown starts a controlled shutdown: the broker asks the
+// controller (in its heartbeats) to move its leadership away and take it
+// out of the ISRs. ShutdownReady reports when the controller agreed; the
+// caller then calls Close.
+func (b *Broker) BeginShutdown() { b.wantShutdown = true }
+
+// ShutdownReady reports whether the controller has let this broker go.
+func (b *Broker) ShutdownReady() bool { return b.shutdownReady }
+
+// brokersView is the Brokers a leader consults: this broker's image.
+type brokersView struct{ b *Broker }
+
+func (v brokersView) BrokerEpoch(id int32) (int64, bool) {
+	reg, ok := v.b.image.Broker(id)
+	return reg.Epoch, ok
+}
+
+func (v brokersView) ISREligible(id int32) bool {
+	reg, ok := v.b.image.Broker(id)
+	return ok && !reg.Fenced && !reg.InControlledShutdown
+}
+
+// ---- hosting partitions ----
+
+// open opens (creating) the directory of a partition and hosts it.
+func (b *Broker) open(tp TopicPartition) (*Replica, error) {
+	r, err := Open(b.cfg.ID, filepath.Join(b.cfg.Dir, tp.String()), b.cfg.Replica)
+	if err != nil {
+		return nil, err
+	}
+	b.parts[tp] = r
+	return r, nil
+}
+
+// parsePartitionDir reads "<topic>-<partition>".
+func parsePartitionDir(name string) (TopicPartition, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 {
+		return TopicPartition{}, false
+	}
+	p, err := strconv.ParseInt(name[i+1:], 10, 32)
+	if err != nil || p < 0 || strconv.Itoa(int(p)) != name[i+1:] {
+		return TopicPartition{}, false
+	}
+	return TopicPartition{Topic: name[:i], Partition: int32(p)}, true
+}
+
+// Close shuts the broker down cleanly: every replica closes its log
+// cleanly, then the clean-shutdown marker records this incarnation's broker
+// epoch, so the next start registers as clean and keeps its place in the
+// ISRs. A broker that is never closed (a crash) leaves no marker.
+func (b *Broker) Close() error {
+	if b.closed {
+		return ErrClosed
+	}
+	b.closed = true
+	err := b.closeReplicas()
+	if err == nil && b.epoch >= 0 {
+		err = writeCleanShutdown(b.cfg.Dir, b.epoch)
+	}
+	if err != nil {
+		return fmt.Errorf("replica: broker %d: close: %w", b.cfg.ID, err)
+	}
+	return nil
+}
+
+func (b *Broker) closeReplicas() error {
+	var errs []error
+	for _, r := range b.parts {
+		if err := r.Close(); err != nil && !errors.Is(err, ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// takeCleanShutdown reads and removes the clean-shutdown marker: -1 if
+// there is none (the broker stopped uncleanly). It is removed at once, so
+// a crash of this incarnation is never taken for a clean stop.
+func takeCleanShutdown(dir string) (int64, error) {
+	path := filepath.Join(dir, cleanShutdownFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return -1, nil
+	}
+	if err != nil {
+		return -1, err
+	}
+	if err := os.Remove(path); err != nil {
+		return -1, err
+	}
+	if err := syncDir(dir); err != nil {
+		return -1, err
+	}
+	epoch, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil || epoch < 0 {
+		return -1, nil // unreadable: unclean, the safe answer
+	}
+	return epoch, nil
+}
+
+// writeCleanShutdown writes the marker durably.
+func writeCleanShutdown(dir string, epoch int64) error {
+	path := filepath.Join(dir, cleanShutdownFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strconv.FormatInt(epoch, 10) + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// crash stops the broker the way a killed process stops: it writes nothing
+// more — no clean-shutdown marker, no checkpoint — and only releases its
+// files, so its directory is what a kill -9 leaves.
+func (b *Broker) crash() {
+	b.closed = true
+	for _, r := range b.parts {
+		r.abandon()
+	}
+}

@@ -1,0 +1,128 @@
+package replica
+
+import (
+	"slices"
+
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// This file is the broker's fetcher (Kafka's ReplicaFetcherThread): one
+// conversation per leader broker, batching every partition this broker
+// follows from that leader, one request in flight at a time.
+
+// FetchRound sends, to every leader broker with no request of ours in
+// flight, the next request of the partitions this broker follows from it:
+// the epoch questions of partitions that must first find where their logs
+// part (TruncateByLeaderEpoch), otherwise one fetch with every partition
+// ready to fetch. With ContinuousFetch the broker calls it itself after
+// every event; without, it is a step the caller drives (a fetch round of
+// the in-process cluster or the simulator).
+func (b *Broker) FetchRound(nowMs int64) {
+	if b.closed || b.epoch < 0 {
+		return
+	}
+	byLeader := map[int32][]TopicPartition{}
+	for _, tp := range b.Partitions() {
+		r := b.parts[tp]
+		if r.Role() == RoleFollower && r.LeaderID() >= 0 {
+			byLeader[r.LeaderID()] = append(byLeader[r.LeaderID()], tp)
+		}
+	}
+	leaders := make([]int32, 0, len(byLeader))
+	for id := range byLeader {
+		leaders = append(leaders, id)
+	}
+	slices.Sort(leaders)
+	for _, leader := range leaders {
+		if _, busy := b.fetching[leader]; busy {
+			continue
+		}
+		b.fetchFrom(leader, byLeader[leader], nowMs)
+	}
+}
+
+// fetchFrom sends the next request to one leader.
+func (b *Broker) fetchFrom(leader int32, tps []TopicPartition, nowMs int64) {
+	var questions []wire.OffsetsForLeaderEpochPartition
+	for _, tp := range tps {
+		if q, ok := b.parts[tp].NextEpochQuery(nowMs); ok {
+			q.Topic, q.Partition = tp.Topic, tp.Partition
+			questions = append(questions, q)
+		}
+	}
+	if len(questions) > 0 {
+		req := &wire.OffsetsForLeaderEpochRequest{CorrelationID: b.nextCorrelation(), ReplicaID: b.cfg.ID, Partitions: questions}
+		b.fetching[leader] = req.CorrelationID
+		b.send(BrokerAt(leader), req, nowMs)
+		return
+	}
+	var parts []wire.FetchPartition
+	for _, tp := range tps {
+		if p, ok := b.parts[tp].NextFetch(nowMs); ok {
+			p.Topic, p.Partition = tp.Topic, tp.Partition
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	var wait int32
+	if b.cfg.ContinuousFetch {
+		wait = b.cfg.ReplicaFetchWaitMs
+	}
+	req := &wire.FetchRequest{
+		CorrelationID: b.nextCorrelation(),
+		ReplicaID:     b.cfg.ID,
+		ReplicaEpoch:  b.epoch,
+		MaxWaitMs:     wait,
+		MinBytes:      1,
+		MaxBytes:      int32(b.cfg.maxFetchResponseBytes()),
+		Partitions:    parts,
+	}
+	b.fetching[leader] = req.CorrelationID
+	b.send(BrokerAt(leader), req, nowMs)
+}
+
+// onFetched applies a leader's fetch response, partition by partition.
+func (b *Broker) onFetched(leader int32, sent *wire.FetchRequest, resp *wire.FetchResponse, nowMs int64) {
+	if b.fetching[leader] == sent.CorrelationID {
+		delete(b.fetching, leader)
+	}
+	for i := range resp.Partitions {
+		rp := &resp.Partitions[i]
+		sp := findFetchPartition(sent.Partitions, rp.Topic, rp.Partition)
+		r, ok := b.parts[TopicPartition{rp.Topic, rp.Partition}]
+		if sp == nil || !ok {
+			continue
+		}
+		_, _ = r.ApplyFetch(sp, rp, nowMs)
+	}
+}
+
+// onEpochAnswers applies a leader's answers to epoch questions.
+func (b *Broker) onEpochAnswers(leader int32, sent *wire.OffsetsForLeaderEpochRequest, resp *wire.OffsetsForLeaderEpochResponse, nowMs int64) {
+	if b.fetching[leader] == sent.CorrelationID {
+		delete(b.fetching, leader)
+	}
+	for i := range resp.Partitions {
+		rp := &resp.Partitions[i]
+		for j := range sent.Partitions {
+			sp := &sent.Partitions[j]
+			if sp.Topic != rp.Topic || sp.Partition != rp.Partition {
+				continue
+			}
+			if r, ok := b.parts[TopicPartition{rp.Topic, rp.Partition}]; ok {
+				_ = r.ApplyEpochAnswer(sp, rp, nowMs)
+			}
+		}
+	}
+}
+
+func findFetchPartition(ps []wire.FetchPartition, topic string, partition int32) *wire.FetchPartition {
+	for i := range ps {
+		if ps[i].Topic == topic && ps[i].Partition == partition {
+			return &ps[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package replica
+
+import (
+	"fmt"
+
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// maxProducePartitions bounds the partitions of one produce request: a
+// parked partition is named by (request, index) in 16 bits.
+const maxProducePartitions = 1 << 16
+
+// handleProduce serves a client's produce request. Every partition is
+// appended by its leader replica; partitions refused are answered at once,
+// and an acks=all partition whose records are not yet committed parks the
+// whole response until its outcome (the last parked partition sends it).
+// acks=0 gets no response at all: the producer asked for none.
+func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64) {
+	resp := wire.ProduceResponse{CorrelationID: req.CorrelationID, Partitions: make([]wire.ProducePartitionResponse, len(req.Partitions))}
+	b.produceSeq++
+	seq := b.produceSeq
+	left := 0
+	for i := range req.Partitions {
+		p := &req.Partitions[i]
+		part := &resp.Partitions[i]
+		part.Topic, part.Partition = p.Topic, p.Partition
+		if len(req.Partitions) > maxProducePartitions {
+			part.ErrorCode = wire.CodeInvalidRequest
+			continue
+		}
+		r, err := b.leaderFor(TopicPartition{p.Topic, p.Partition})
+		if err != nil {
+			part.ErrorCode = wire.CodeOf(err)
+			continue
+		}
+		res, parked, err := r.Produce(seq<<16|uint64(i), p.Records, req.Acks, req.TimeoutMs, nowMs)
+		if err != nil {
+			part.ErrorCode = wire.CodeOf(err)
+			continue
+		}
+		part.BaseOffset, part.HasBaseOffset, part.LogStartOffset = res.BaseOffset, true, res.LogStartOffset
+		if parked {
+			left++
+		}
+	}
+	if req.Acks == wire.AcksNone {
+		return
+	}
+	if left == 0 {
+		b.reply(from, &resp)
+		return
+	}
+	b.produces[seq] = &producing{from: from, resp: resp, left: left}
+}
+
+// produceDone fills in a parked partition's outcome and sends the response
+// once no partition of its request is parked any more.
+func (b *Broker) produceDone(o ProduceOutcome) {
+	seq, i := o.Ref>>16, int(o.Ref&0xffff)
+	w, ok := b.produces[seq]
+	if !ok || i >= len(w.resp.Partitions) {
+		return
+	}
+	part := &w.resp.Partitions[i]
+	if o.Err != nil {
+		part.ErrorCode = wire.CodeOf(o.Err)
+		// The records are on this broker's log but were never committed
+		// here; after a change of leader they may be truncated away, so
+		// their offsets promise nothing.
+		if part.ErrorCode == wire.CodeNotLeaderOrFollower {
+			part.BaseOffset, part.HasBaseOffset = 0, false
+		}
+	}
+	w.left--
+	if w.left == 0 {
+		delete(b.produces, seq)
+		b.reply(w.from, &w.resp)
+	}
+}
+
+// leaderFor returns the hosted replica of tp, or the refusal a client gets
+// when this broker does not host it (NOT_LEADER_OR_FOLLOWER for a partition
+// the metadata knows, UNKNOWN_TOPIC_OR_PARTITION otherwise). Whether the
+// replica leads is the replica's to say.
+func (b *Broker) leaderFor(tp TopicPartition) (*Replica, error) {
+	if r, ok := b.parts[tp]; ok {
+		return r, nil
+	}
+	if _, ok := b.image.Partition(tp.Topic, tp.Partition); ok {
+		return nil, fmt.Errorf("replica: broker %d does not host %s: %w", b.cfg.ID, tp, wire.ErrNotLeaderOrFollower)
+	}
+	return nil, fmt.Errorf("replica: broker %d: no partition %s: %w", b.cfg.ID, tp, wire.ErrUnknownTopicOrPartition)
+}
