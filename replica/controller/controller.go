@@ -171,7 +171,9 @@ func (o *op) add(r Record) {
 		return
 	}
 	if err := o.img.Apply(r); err != nil {
-		o.err = fmt.Errorf("controller: internal error, refusing to write a bad record: %w", err)
+		// %v, not %w: a bug is UNKNOWN_SERVER_ERROR, not the
+		// CORRUPT_MESSAGE that ErrInvariant carries.
+		o.err = fmt.Errorf("controller: internal error, refusing to write a bad record: %v", err)
 		return
 	}
 	o.recs = append(o.recs, r)
@@ -206,13 +208,13 @@ func (c *Controller) commit(o *op, nowMs int64) error {
 	for i, r := range o.recs {
 		v, err := r.AppendTo(nil)
 		if err != nil {
-			return fmt.Errorf("controller: internal error, encoding %s: %w", r.Type(), err)
+			return fmt.Errorf("controller: internal error, encoding %s: %v", r.Type(), err)
 		}
 		batch.Records[i] = log.Record{OffsetDelta: int32(i), Value: v}
 	}
 	buf, err := log.AppendBatch(nil, &batch)
 	if err != nil {
-		return fmt.Errorf("controller: internal error, encoding a batch: %w", err)
+		return fmt.Errorf("controller: internal error, encoding a batch: %v", err)
 	}
 	got, err := c.store.Append(buf)
 	if err != nil {

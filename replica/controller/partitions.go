@@ -163,7 +163,10 @@ func (c *Controller) CreateTopics(req wire.CreateTopicsRequest, nowMs int64) wir
 		case req.ReplicationFactor < 1 || int(req.ReplicationFactor) > len(active):
 			return refuse(wire.CodeInvalidReplicationFactor, "replication factor %d with %d active brokers %v", req.ReplicationFactor, len(active), active)
 		}
-		k := len(c.image.Partitions())
+		k := 0 // partitions that exist: the rotating start
+		for _, t := range c.image.topics {
+			k += len(t.parts)
+		}
 		for p := range int(req.Partitions) {
 			replicas := make([]int32, req.ReplicationFactor)
 			for i := range replicas {
