@@ -1,0 +1,231 @@
+package controller
+
+import (
+	"math"
+	"slices"
+
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// RegisterBroker registers a broker process (Kafka's
+// ClusterControlManager.registerBroker).
+//
+//   - The same incarnation again (a retried request) gets its existing
+//     epoch back and writes nothing.
+//   - A new incarnation gets a new broker epoch, the offset of its new
+//     RegisterBrokerRecord, and starts fenced. If the old incarnation was
+//     still unfenced, its session ends first, exactly as if it had expired.
+//   - A registration whose PreviousBrokerEpoch is not the broker's last
+//     epoch, or that says LostData, is an unclean shutdown (KIP-966): the
+//     broker leaves every ISR and ELR, with new leaders where it led, and
+//     is eligible again only after rejoining an ISR through AlterPartition.
+//
+// Refusals: CodeInvalidRequest for a negative broker id or the zero
+// incarnation id, CodeNotController once the controller has failed.
+func (c *Controller) RegisterBroker(req wire.BrokerRegistrationRequest, nowMs int64) wire.BrokerRegistrationResponse {
+	resp := wire.BrokerRegistrationResponse{CorrelationID: req.CorrelationID, BrokerEpoch: wire.NoBrokerEpoch}
+	switch {
+	case c.err != nil:
+		resp.ErrorCode = wire.CodeNotController
+		return resp
+	case req.BrokerID < 0 || req.IncarnationID == ([16]byte{}):
+		resp.ErrorCode = wire.CodeInvalidRequest
+		return resp
+	}
+	old, exists := c.image.brokers[req.BrokerID]
+	if exists && old.IncarnationID == req.IncarnationID {
+		c.touch(req.BrokerID, nowMs)
+		resp.BrokerEpoch = old.Epoch
+		return resp
+	}
+	o := c.begin()
+	if exists && !old.Fenced {
+		// Kafka refuses a new incarnation while the old one's session is
+		// valid (DUPLICATE_BROKER_REGISTRATION). A new process is proof the
+		// old one is gone, so kaenlog ends the old session now instead.
+		c.fence(o, req.BrokerID)
+	}
+	unclean := !exists || req.LostData || req.PreviousBrokerEpoch != old.Epoch
+	if unclean && !c.cfg.DisableUncleanShutdownRule {
+		c.removeUncleanReplica(o, req.BrokerID)
+	}
+	epoch := int64(o.img.end)
+	o.add(RegisterBrokerRecord{
+		BrokerID:      req.BrokerID,
+		BrokerEpoch:   epoch,
+		IncarnationID: req.IncarnationID,
+		Endpoint:      req.Endpoint,
+		Fenced:        true,
+	})
+	if err := c.commit(o, nowMs); err != nil {
+		resp.ErrorCode = codeOf(err)
+		return resp
+	}
+	c.sessions[req.BrokerID] = &session{lastContactMs: nowMs}
+	resp.BrokerEpoch = epoch
+	return resp
+}
+
+// touch renews a broker's session.
+func (c *Controller) touch(id int32, nowMs int64) *session {
+	s, ok := c.sessions[id]
+	if !ok {
+		s = &session{}
+		c.sessions[id] = s
+	}
+	s.lastContactMs = nowMs
+	return s
+}
+
+// Heartbeat keeps a broker's session and moves it through KRaft's broker
+// states (BrokerHeartbeatManager.calculateNextBrokerState):
+//
+//   - fenced: unfenced once MetadataOffset shows it has applied its own
+//     registration record; leaderless partitions then get elections. With
+//     WantShutDown it may stop at once.
+//   - unfenced, WantShutDown: if it leads nothing it is fenced and may stop
+//     at once; otherwise it enters controlled shutdown: it leaves every
+//     ISR and every leadership (a partition nobody else can lead is left
+//     leaderless, as in KRaft).
+//   - in controlled shutdown: once it leads nothing and every active
+//     broker has applied the records that moved its leadership, it is
+//     fenced and ShouldShutDown is set.
+//
+// A heartbeat from an unregistered broker or with another epoch is refused
+// with CodeStaleBrokerEpoch; CodeNotController once the controller has
+// failed.
+func (c *Controller) Heartbeat(req wire.BrokerHeartbeatRequest, nowMs int64) wire.BrokerHeartbeatResponse {
+	resp := wire.BrokerHeartbeatResponse{CorrelationID: req.CorrelationID, IsFenced: true, MetadataEndOffset: c.image.end}
+	if c.err != nil {
+		resp.ErrorCode = wire.CodeNotController
+		return resp
+	}
+	b, ok := c.image.brokers[req.BrokerID]
+	if !ok || b.Epoch != req.BrokerEpoch {
+		resp.ErrorCode = wire.CodeStaleBrokerEpoch
+		return resp
+	}
+	s := c.touch(req.BrokerID, nowMs)
+	s.metadataOffset = req.MetadataOffset
+
+	o := c.begin()
+	shutDown, beginsShutdown := false, false
+	switch {
+	case b.Fenced:
+		if req.WantShutDown {
+			shutDown = true
+		} else if req.MetadataOffset > uint64(b.Epoch) {
+			c.unfence(o, req.BrokerID)
+		}
+	case b.InControlledShutdown:
+		if !c.leadsAny(req.BrokerID) && c.lowestActiveOffset() >= s.shutdownOffset {
+			c.fence(o, req.BrokerID)
+			shutDown = true
+		}
+	case req.WantShutDown:
+		if c.leadsAny(req.BrokerID) {
+			o.add(BrokerRegistrationChangeRecord{BrokerID: b.ID, BrokerEpoch: b.Epoch, InControlledShutdown: SetTrue})
+			c.removeFromISRs(o, req.BrokerID)
+			beginsShutdown = true
+		} else {
+			c.fence(o, req.BrokerID)
+			shutDown = true
+		}
+	}
+	if err := c.commit(o, nowMs); err != nil {
+		resp.ErrorCode = codeOf(err)
+		return resp
+	}
+	if beginsShutdown {
+		s.shutdownOffset = c.image.end
+	}
+	resp.IsFenced = c.image.brokers[req.BrokerID].Fenced
+	resp.ShouldShutDown = shutDown
+	resp.MetadataEndOffset = c.image.end
+	return resp
+}
+
+// leadsAny reports whether broker id leads a partition.
+func (c *Controller) leadsAny(id int32) bool {
+	found := false
+	c.image.eachPartition(func(_ *topicState, p *PartitionState) error {
+		found = found || p.Leader == id
+		return nil
+	})
+	return found
+}
+
+// lowestActiveOffset is the smallest metadata offset any active broker
+// (unfenced, not shutting down) has reported: Kafka's
+// BrokerHeartbeatManager.lowestActiveOffset. With no active broker it is
+// the largest offset.
+func (c *Controller) lowestActiveOffset() uint64 {
+	lowest := uint64(math.MaxUint64)
+	for id, s := range c.sessions {
+		if b, ok := c.image.brokers[id]; ok && b.active() {
+			lowest = min(lowest, s.metadataOffset)
+		}
+	}
+	return lowest
+}
+
+// fence adds the records that fence broker id: a
+// BrokerRegistrationChangeRecord, then its removal from every ISR
+// (ReplicationControlManager.handleBrokerFenced). It is "the controller
+// removes the replica that lost its session".
+func (c *Controller) fence(o *op, id int32) {
+	b := o.img.brokers[id]
+	if !b.Fenced {
+		o.add(BrokerRegistrationChangeRecord{BrokerID: id, BrokerEpoch: b.Epoch, Fenced: SetTrue})
+	}
+	c.removeFromISRs(o, id)
+}
+
+// removeFromISRs takes broker id out of every ISR it is in and out of every
+// leadership, electing new leaders (generateLeaderAndIsrUpdates with
+// brokerToRemove). With ELR on it moves into the ELR where the ISR falls
+// under min ISR.
+func (c *Controller) removeFromISRs(o *op, id int32) {
+	o.img.eachPartition(func(t *topicState, p *PartitionState) error {
+		if slices.Contains(p.ISR, id) {
+			c.change(o, t, p, changeSpec{targetISR: without(p.ISR, id), remove: id, uncleanShutdown: NoLeader, election: topicElection(t)})
+		}
+		return nil
+	})
+}
+
+// removeUncleanReplica takes a broker that restarted uncleanly out of every
+// ISR and ELR (ReplicationControlManager.handleBrokerUncleanShutdown).
+func (c *Controller) removeUncleanReplica(o *op, id int32) {
+	o.img.eachPartition(func(t *topicState, p *PartitionState) error {
+		if slices.Contains(p.ISR, id) || slices.Contains(p.ELR, id) {
+			c.change(o, t, p, changeSpec{targetISR: without(p.ISR, id), remove: NoLeader, uncleanShutdown: id, election: topicElection(t)})
+		}
+		return nil
+	})
+}
+
+// unfence adds the records that unfence broker id, then elects leaders for
+// leaderless partitions, which it may now lead
+// (ReplicationControlManager.handleBrokerUnfenced).
+func (c *Controller) unfence(o *op, id int32) {
+	b := o.img.brokers[id]
+	o.add(BrokerRegistrationChangeRecord{BrokerID: id, BrokerEpoch: b.Epoch, Fenced: SetFalse})
+	o.img.eachPartition(func(t *topicState, p *PartitionState) error {
+		if p.Leader == NoLeader {
+			c.change(o, t, p, changeSpec{targetISR: p.ISR, remove: NoLeader, uncleanShutdown: NoLeader, election: topicElection(t)})
+		}
+		return nil
+	})
+}
+
+// change builds one partition change on o's scratch image and adds its
+// record if anything changed. It reports the new state and whether the
+// election was unclean.
+func (c *Controller) change(o *op, t *topicState, p *PartitionState, spec changeSpec) (PartitionState, bool) {
+	next, changed, unclean := c.build(o.img, t, p, spec)
+	if changed {
+		o.add(changeRecord(next))
+	}
+	return next, unclean
+}

@@ -1,0 +1,178 @@
+// Package controller is the controller that owns the ISR: Kafka's KRaft
+// controller shrunk to what replication needs. Brokers register and
+// heartbeat, partition leaders propose ISR changes, and the controller
+// fences brokers, elects leaders and keeps KIP-966's eligible leader
+// replicas. It is a pure, deterministic state machine: requests in,
+// responses out, time only as each call's nowMs; no goroutines, no clock
+// reads, no network.
+//
+// A single [Controller] stands in for a KRaft quorum. Its state is a
+// metadata log in a [Store]: every decision is a batch of records appended
+// to the store and applied only after the append returned (committed), and
+// [Open] rebuilds the state by replaying the store. A replicated Store (an
+// existing consensus system) can replace the single node without the
+// controller changing. Brokers follow the same log: they read it with
+// [Controller.ReadMetadata] (a fetch of [MetadataTopic] partition 0) and
+// apply it to their own [Image], the same type the controller keeps.
+//
+// This package does not import package replica; replica imports it.
+//
+// # Handlers
+//
+// [Controller.RegisterBroker], [Controller.Heartbeat],
+// [Controller.AlterPartition], [Controller.CreateTopics] and
+// [Controller.ElectLeaders] take a wire request and nowMs and return the
+// wire response; [Controller.Metadata] takes no time. Every handler returns
+// a response alone, never an error: a refusal is the response's ErrorCode.
+// Go errors appear only where there is no response ([Open],
+// [Controller.ReadMetadata], [Controller.Failed], [Image.Apply],
+// [DecodeRecord]); each matches one of this package's sentinels, which wrap
+// the wire sentinel whose code they carry ([ErrBadRecord] and [ErrInvariant]
+// carry CORRUPT_MESSAGE, [ErrFailed] NOT_CONTROLLER, [ErrInvalidConfig]
+// INVALID_REQUEST), so wire.CodeOf gives the code to send.
+//
+// A driver calls [Controller.Tick] at [Controller.NextTickMs].
+//
+// # The rules
+//
+// Brokers. A registration starts fenced and gets a broker epoch: the offset
+// of its RegisterBrokerRecord, unique and increasing, as in KRaft. The
+// broker is unfenced by its first heartbeat whose MetadataOffset (the end of
+// the metadata it has applied) is past that record. A new IncarnationID is a
+// restart and gets a new epoch; the same one again is a retry and gets the
+// same epoch back, writing nothing. A heartbeat or AlterPartition carrying
+// another epoch than the registration's is refused with STALE_BROKER_EPOCH.
+// An active broker is registered, unfenced and not in controlled shutdown;
+// only active brokers are elected, placed, or accepted into an ISR.
+//
+// Sessions. An unfenced broker whose last heartbeat is more than
+// SessionTimeoutMs old (valid while now <= last + timeout) is fenced by Tick:
+// one BrokerRegistrationChangeRecord, then its removal from every ISR, with
+// a new leader wherever it led — the controller's half of "two judges", the
+// leader's being the lag timer. Stale brokers are fenced oldest first, one
+// batch each. Sessions are not in the log: when the controller opens, every
+// registered broker starts a fresh session at nowMs.
+//
+// Partitions. A partition is (topic, index) with a replica assignment: given
+// explicitly, or round-robin over the active brokers in id order, partition
+// p of a topic created after k partitions starting at broker (k+p) mod n.
+// It starts with the active replicas as its ISR, the first of them as
+// leader, leader epoch 0 and partition epoch 0. Every change adds one to
+// the partition epoch; a leader change, to no leader included, adds one to
+// the leader epoch; an ISR change alone does not (KRaft since 3.6).
+//
+// AlterPartition. A leader proposes an ISR under the leader and partition
+// epochs it holds. The checks run in Kafka's order (see
+// [Controller.AlterPartition]); a duplicate of an applied proposal carries
+// an old partition epoch and gets INVALID_UPDATE_VERSION, so retries are
+// safe. Additions come only this way: a replica rejoins an ISR only when
+// its leader proposes it.
+//
+// Elections (KRaft's PartitionChangeBuilder.electAnyLeader). Keep the
+// current leader if it is still in the ISR and active; else elect the first
+// replica in assignment order that is active and in the ISR, or, only when
+// the ISR is empty, in the ELR; an ELR member elected becomes the ISR alone
+// and leaves the ELR. Otherwise the partition has no leader. An unclean
+// election happens only when the topic enables UncleanLeaderElection (for
+// the controller's own elections) or an operator sends ElectLeaders with
+// Unclean for one leaderless partition: it elects the first active replica,
+// sets the ISR to it alone, marks the partition RECOVERING and clears ELR
+// and LastKnownELR; ElectLeaders answers DataMayBeLost. A RECOVERING leader
+// keeps its ISR to itself until its AlterPartition says RECOVERED.
+//
+// ELR (KIP-966, on unless [Config].DisableELR). While the ISR is under the
+// topic's min ISR (capped at the replication factor) the high watermark
+// does not move, so a replica that was in the ISR when it fell under min
+// ISR holds every committed record. At every change: if the new ISR meets
+// min ISR, ELR := ∅; otherwise ELR := (old ISR ∪ old ELR) − new ISR −
+// brokers that restarted uncleanly, in assignment order. With ELR the ISR
+// may become empty; without it the last ISR member stays, leaderless, and
+// leads again when it comes back. LastKnownELR records the last leader the
+// first time the ISR becomes empty, and is cleared once the partition has a
+// leader or its ISR meets min ISR.
+//
+// Unclean shutdown (KIP-966). A registration whose PreviousBrokerEpoch is
+// not the broker's last epoch, or that says LostData (its log recovery cut
+// flushed data), removes the broker from every ISR and ELR, electing new
+// leaders where it led. It becomes eligible again only by catching up and
+// rejoining an ISR through AlterPartition. This, and leaders taking their
+// ISR from the controller, close the two losses of issue 8 ("re-election
+// brings stragglers back", "lost tails stay in the ISR"). A simulator may
+// switch the rule off ([Config].DisableUncleanShutdownRule) to show the loss.
+//
+// Controlled shutdown. A heartbeat with WantShutDown from a broker that
+// leads nothing fences it at once and answers ShouldShutDown. From a leader
+// it starts a controlled shutdown: the broker is marked so, leaves every ISR
+// and every leadership; a partition nobody else can lead is left leaderless
+// (with ELR the broker moves to its ELR). ShouldShutDown is answered once
+// it leads nothing and every active broker's MetadataOffset has passed those
+// records; the broker is then fenced. Its next registration with
+// PreviousBrokerEpoch equal to its last epoch is clean and keeps its ISR
+// and ELR places.
+//
+// Failure. A store Append that fails (or appends elsewhere than the
+// controller's end offset) fails the controller: nothing of that operation
+// is applied, every later call answers NOT_CONTROLLER, and only [Open] on
+// the store clears it.
+//
+// # The metadata log
+//
+// The store holds Kafka RecordBatch v2 batches (package log's codec), one
+// batch per controller operation, written atomically; its timestamps are
+// the operation's nowMs, its producer fields -1. Each Kafka record's key is
+// null and its value one metadata record:
+//
+//	type u8 | version u8 (0) | body
+//
+// Integers are big-endian and fixed-width; a string is a u16 length and its
+// bytes; an id list is a u16 count and that many i32; a bool is one byte, 0
+// or 1; a tri-state ([BoolChange]) is one i8, -1, 0 or 1. The types are
+// Kafka's metadata apiKeys:
+//
+//	0  RegisterBrokerRecord            BrokerID i32 | BrokerEpoch i64 |
+//	                                   IncarnationID [16]byte | Fenced bool | Endpoint str
+//	2  TopicRecord                     Name str | MinISR i32 | UncleanLeaderElection bool
+//	3  PartitionRecord                 Topic str | Partition i32 | Replicas ids | ISR ids |
+//	                                   ELR ids | LastKnownELR ids | Leader i32 |
+//	                                   LeaderEpoch i32 | PartitionEpoch i32 | LeaderRecoveryState i8
+//	5  PartitionChangeRecord           as PartitionRecord without Replicas
+//	17 BrokerRegistrationChangeRecord  BrokerID i32 | BrokerEpoch i64 |
+//	                                   Fenced i8 | InControlledShutdown i8
+//
+// [DecodeRecord] checks every count against the bytes left before
+// allocating, refuses trailing bytes and values outside a field's range, and
+// never panics; the encoding is canonical (decode then encode gives the same
+// bytes). [Image.Apply] then checks the record against the image's
+// invariants ([Image.Check]). Three simplifications against KRaft, said
+// once here: a topic's two settings live in its TopicRecord (KRaft has
+// ConfigRecords), one BrokerRegistrationChangeRecord serves for fencing,
+// unfencing and controlled shutdown (KRaft also has Fence/UnfenceBrokerRecord),
+// and a PartitionChangeRecord carries the whole new state with its epochs
+// written out (KRaft's carries the changed fields and derives the epochs on
+// replay), so that replay needs no rule.
+//
+// # Where kaenlog differs from Kafka
+//
+//   - No balanced recovery. Kafka 4.0 elects the single LastKnownELR member
+//     (the last leader) as an unclean election when ISR and ELR are both
+//     empty, even with unclean.leader.election.enable off. kaenlog does not:
+//     such a partition waits for an ELR member or an explicit unclean
+//     election. LastKnownELR is recorded but only informational.
+//   - A new incarnation while the old one's session is valid is accepted,
+//     the old session ending at once (Kafka refuses it with
+//     DUPLICATE_BROKER_REGISTRATION until the session expires).
+//   - Clean-shutdown detection follows KIP-966 (PreviousBrokerEpoch), plus
+//     LostData; the Kafka snapshot this was read from (trunk, Oct 2024)
+//     treats every new incarnation as unclean.
+//   - A retried registration writes nothing (Kafka rewrites the record with
+//     the same epoch).
+//   - ElectLeaders without Unclean is a clean election that keeps a valid
+//     leader (Kafka's ElectLeaders offers PREFERRED, which moves leadership
+//     to the first replica). An unclean request on a led partition answers
+//     NONE with the leader (Kafka: ELECTION_NOT_NEEDED, a code kaenlog does
+//     not have).
+//   - One partition per AlterPartition, CreateTopics and ElectLeaders
+//     request; topics are named, not identified by topic ids.
+//   - No reassignment, no topic deletion, no broker unregistration, no
+//     leader rebalancing.
+package controller
