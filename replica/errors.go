@@ -55,10 +55,16 @@ func storageError(err error) error {
 	}
 	var code error
 	switch {
+	case errors.Is(err, log.ErrLogFailed):
+		code = wire.ErrKafkaStorageError
 	case errors.Is(err, log.ErrCorrupt):
 		code = wire.ErrCorruptMessage
-	case errors.Is(err, log.ErrInvalidBatch):
+	case errors.Is(err, log.ErrInvalidRecord), errors.Is(err, log.ErrInvalidBatch):
 		code = wire.ErrInvalidRecord
+	case errors.Is(err, log.ErrUnsupportedCompression):
+		code = wire.ErrUnsupportedCompressionType
+	case errors.Is(err, log.ErrBatchTooLarge):
+		code = wire.ErrMessageTooLarge
 	case errors.Is(err, log.ErrOffsetOutOfRange):
 		code = wire.ErrOffsetOutOfRange
 	case errors.Is(err, log.ErrClosed):

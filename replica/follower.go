@@ -46,7 +46,7 @@ func (r *Replica) NextFetch(nowMs int64) (p wire.FetchPartition, ok bool) {
 		MaxBytes:           maxBytes,
 	}
 	if r.opts.Truncation == TruncateOnFetch {
-		if e, ok := r.epochs.LatestEpoch(); ok {
+		if e, ok := r.log.LatestEpoch(); ok {
 			p.LastFetchedEpoch = e
 		}
 	}
@@ -99,14 +99,32 @@ func (r *Replica) ApplyFetch(sent *wire.FetchPartition, resp *wire.FetchPartitio
 		return 0, err
 	}
 	if len(resp.Records) > 0 {
-		n, err := r.appendAsFollower(resp.Records)
+		info, err := r.log.AppendAsFollower(resp.Records)
 		if err != nil {
 			r.follow.backoffUntilMs = nowMs + r.opts.fetchBackoffMs()
-			return 0, err
+			return 0, fmt.Errorf("replica: broker %d: fetched records: %w", r.id, storageError(err))
 		}
-		shipped = n
+		shipped = info.Records
 	}
-	return shipped, r.advanceFollowerHW(resp.HighWatermark)
+	if err := r.advanceFollowerHW(resp.HighWatermark); err != nil {
+		return shipped, err
+	}
+	return shipped, r.followLogStart(resp.LogStartOffset)
+}
+
+// followLogStart moves this follower's log start up to the leader's (never
+// past its own high watermark), as Kafka's follower does with the fetch
+// response's LogStartOffset: records the leader no longer serves, the
+// follower need not keep.
+func (r *Replica) followLogStart(leaderStart uint64) error {
+	start := min(leaderStart, r.log.HighWatermark())
+	if start <= r.log.StartOffset() {
+		return nil
+	}
+	if err := r.log.IncrementStartOffset(start); err != nil {
+		return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
+	}
+	return nil
 }
 
 // answers reports whether an answer to a request sent at leader epoch e is
@@ -141,7 +159,7 @@ func (r *Replica) NextEpochQuery(nowMs int64) (p wire.OffsetsForLeaderEpochParti
 	if !r.fetching(nowMs) || !r.follow.truncating {
 		return p, false
 	}
-	latest, ok := r.epochs.LatestEpoch()
+	latest, ok := r.log.LatestEpoch()
 	if !ok {
 		r.follow.truncating = false
 		if err := r.TruncateTo(max(r.log.HighWatermark(), r.log.StartOffset())); err != nil {
@@ -159,7 +177,7 @@ func (r *Replica) NextEpochQuery(nowMs int64) (p wire.OffsetsForLeaderEpochParti
 // already acted on; a late answer (another epoch, or the follower moved on)
 // is dropped.
 func (r *Replica) ApplyEpochAnswer(sent *wire.OffsetsForLeaderEpochPartition, resp *wire.OffsetsForLeaderEpochPartitionResponse, nowMs int64) error {
-	latest, ok := r.epochs.LatestEpoch()
+	latest, ok := r.log.LatestEpoch()
 	if !r.answers(sent.CurrentLeaderEpoch) || !r.follow.truncating || !ok || sent.LeaderEpoch != latest {
 		return nil
 	}

@@ -107,11 +107,11 @@ func (r *Replica) Produce(ref uint64, batches []byte, acks int16, timeoutMs int3
 		return ProduceResult{}, false, fmt.Errorf("replica: broker %d: ISR %v under min.insync.replicas %d: %w",
 			r.id, r.lead.isr.ISR(), r.lead.isr.EffectiveMinISR(), wire.ErrNotEnoughReplicas)
 	}
-	base, err := r.log.AppendAsLeader(batches, r.leaderEpoch)
+	info, err := r.log.AppendAsLeader(batches, r.leaderEpoch)
 	if err != nil {
 		return ProduceResult{}, false, fmt.Errorf("replica: broker %d: produce: %w", r.id, storageError(err))
 	}
-	res = ProduceResult{BaseOffset: base, NextOffset: r.log.EndOffset(), LogStartOffset: r.log.StartOffset()}
+	res = ProduceResult{BaseOffset: info.FirstOffset, NextOffset: info.NextOffset, LogStartOffset: r.log.StartOffset()}
 	// The leader's own LEO moved; with no other ISR member it alone decides.
 	if err := r.leaderStateChanged(nowMs); err != nil {
 		return res, false, err
@@ -210,14 +210,14 @@ func (r *Replica) HandleFetch(from FetchFrom, p *wire.FetchPartition, maxBytes i
 	// than the new leader's whole log, and it must be told where the logs
 	// part, not that its offset is out of range.
 	if p.LastFetchedEpoch >= 0 {
-		e, end, ok := r.epochs.EndOffsetForEpoch(p.LastFetchedEpoch, leo)
+		e, end, ok := r.log.EndOffsetForEpoch(p.LastFetchedEpoch)
 		if !ok {
 			// The follower's epoch is older than every epoch this leader
 			// holds (its older epochs went with retention). Like Kafka's
 			// LeaderEpochFileCache.endOffsetFor below its earliest entry,
 			// answer the asked epoch with the earliest start offset: the
 			// follower cuts there and fetches what this leader has.
-			entries := r.epochs.Entries()
+			entries := r.log.EpochEntries()
 			if len(entries) == 0 {
 				return fail(fmt.Errorf("replica: broker %d knows no epoch <= %d: %w", r.id, p.LastFetchedEpoch, wire.ErrOffsetOutOfRange))
 			}
@@ -298,7 +298,7 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(p *wire.OffsetsForLeaderEpochParti
 		resp.ErrorCode = wire.CodeOf(err)
 		return resp, err
 	}
-	resp.Epoch, resp.EndOffset, resp.Found = r.epochs.EndOffsetForEpoch(p.LeaderEpoch, r.log.EndOffset())
+	resp.Epoch, resp.EndOffset, resp.Found = r.log.EndOffsetForEpoch(p.LeaderEpoch)
 	return resp, nil
 }
 

@@ -1,19 +1,13 @@
 package replica
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/kaenlog/kaenlog/epoch"
 	"github.com/kaenlog/kaenlog/isr"
 	"github.com/kaenlog/kaenlog/log"
 )
-
-// EpochCheckpointFile is the name of the leader-epoch checkpoint inside a
-// partition directory, as in Kafka.
-const EpochCheckpointFile = "leader-epoch-checkpoint"
 
 // Defaults for Options fields left zero.
 const (
@@ -149,10 +143,10 @@ type Replica struct {
 
 	// closed is set by Close; every operation then returns ErrClosed.
 	closed bool
-	log    *log.Log
-	// epochs mirrors the epochs stamped in log: every entry's start offset
-	// is at most log.EndOffset().
-	epochs *epoch.Cache
+	// log is the partition's log, which owns the leader-epoch cache too
+	// (as Kafka's UnifiedLog does): every append assigns the epochs of its
+	// batches, every truncation truncates the cache with the log.
+	log *log.Log
 
 	role Role
 	// leaderID is the leader this replica follows, its own id while it
@@ -183,17 +177,8 @@ func Open(id int32, dir string, opts Options) (*Replica, error) {
 		return nil, fmt.Errorf("replica: broker %d: %w", id, storageError(err))
 	}
 	l.StopEagerHighWatermark()
-	c, err := epoch.Open(filepath.Join(dir, EpochCheckpointFile))
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("replica: broker %d: %w", id, storageError(err)), l.Close())
-	}
-	// The log is the source of truth: an epoch entry past the recovered log
-	// end describes records a crash tore off.
-	if err := c.TruncateFromEnd(l.EndOffset()); err != nil {
-		return nil, errors.Join(fmt.Errorf("replica: broker %d: %w", id, storageError(err)), l.Close())
-	}
-	r.log, r.epochs = l, c
-	if e, ok := c.LatestEpoch(); ok {
+	r.log = l
+	if e, ok := l.LatestEpoch(); ok {
 		r.leaderEpoch = e
 	}
 	return r, nil
@@ -224,13 +209,18 @@ func (r *Replica) PartitionEpoch() int32 { return r.partitionEpoch }
 func (r *Replica) Log() *log.Log { return r.log }
 
 // Epochs returns the leader-epoch entries, oldest first (a copy).
-func (r *Replica) Epochs() []epoch.Entry { return r.epochs.Entries() }
+func (r *Replica) Epochs() []epoch.Entry { return r.log.EpochEntries() }
 
 // EndOffsetForEpoch answers "where does epoch e end on this log?" with the
 // chapter's <= rule (epoch.EndOffsetForEpoch) over this replica's cache.
 func (r *Replica) EndOffsetForEpoch(e int32) (int32, uint64, bool) {
-	return r.epochs.EndOffsetForEpoch(e, r.log.EndOffset())
+	return r.log.EndOffsetForEpoch(e)
 }
+
+// Recovery returns what opening the log found and did (see
+// log.RecoveryReport). A broker reads LostFlushedData and
+// HighWatermarkClamped from it to tell the controller it lost data.
+func (r *Replica) Recovery() log.RecoveryReport { return r.log.Recovery() }
 
 // ISR returns the committed ISR while the replica leads, or nil.
 func (r *Replica) ISR() []int32 {
@@ -288,7 +278,7 @@ func (r *Replica) BecomeLeader(st PartitionState, nowMs int64) error {
 		if err != nil {
 			return fmt.Errorf("replica: broker %d: %w: %w", r.id, ErrInvalidState, err)
 		}
-		if err := r.epochs.Assign(st.LeaderEpoch, r.log.EndOffset()); err != nil {
+		if err := r.log.AssignEpoch(st.LeaderEpoch); err != nil {
 			return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
 		}
 		r.failParked(ErrNotLeader)

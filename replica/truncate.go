@@ -2,8 +2,6 @@ package replica
 
 import (
 	"fmt"
-
-	"github.com/kaenlog/kaenlog/log"
 )
 
 // This file is where a follower cuts its log, and by which rule.
@@ -57,18 +55,18 @@ func (r *Replica) startTruncation() error {
 		// Kafka's initial fetch state: a follower with records but no epoch
 		// to send cannot be told where it diverged, so it truncates to its
 		// high watermark first.
-		if _, ok := r.epochs.LatestEpoch(); !ok && r.log.EndOffset() > r.log.StartOffset() {
+		if _, ok := r.log.LatestEpoch(); !ok && r.log.EndOffset() > r.log.StartOffset() {
 			return r.TruncateTo(max(r.log.HighWatermark(), r.log.StartOffset()))
 		}
 	}
 	return nil
 }
 
-// TruncateTo removes every record at and above offset from the log, and
-// every epoch-cache entry that starts there or later, so the cache never
-// describes records the log does not hold. It is the only way the replica
-// layer shortens a log, and only a follower's: a leader's log is what the
-// partition has committed, so a leader gets ErrNotFollower.
+// TruncateTo removes every record at and above offset from the log (and,
+// with them, every epoch-cache entry that starts there or later: the log
+// keeps the two together). It is the only way the replica layer shortens a
+// log, and only a follower's: a leader's log is what the partition has
+// committed, so a leader gets ErrNotFollower.
 func (r *Replica) TruncateTo(offset uint64) error {
 	if r.closed {
 		return ErrClosed
@@ -79,9 +77,6 @@ func (r *Replica) TruncateTo(offset uint64) error {
 	if err := r.log.TruncateTo(offset); err != nil {
 		return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
 	}
-	if err := r.epochs.TruncateFromEnd(r.log.EndOffset()); err != nil {
-		return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
-	}
 	return nil
 }
 
@@ -89,7 +84,10 @@ func (r *Replica) TruncateTo(offset uint64) error {
 // follower behind the leader's log start cannot catch up by fetching, so it
 // starts where the leader's log starts (Kafka's truncateFullyAndStartAt).
 func (r *Replica) truncateFullyAndStartAt(offset uint64) error {
-	return fmt.Errorf("replica: broker %d: truncate fully and start at %d: not supported by this log yet: %w", r.id, offset, storageError(log.ErrInvalidArgument))
+	if err := r.log.TruncateFullyAndStartAt(offset); err != nil {
+		return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
+	}
+	return nil
 }
 
 // truncateToLeader applies the leader's answer about an epoch — found, the
@@ -115,11 +113,11 @@ func (r *Replica) truncateToLeader(leaderEpoch int32, leaderEnd uint64, found bo
 	if !found {
 		return true, r.TruncateTo(max(min(r.log.HighWatermark(), leo), r.log.StartOffset()))
 	}
-	ownEpoch, ownEnd, ok := r.epochs.EndOffsetForEpoch(leaderEpoch, leo)
+	ownEpoch, ownEnd, ok := r.log.EndOffsetForEpoch(leaderEpoch)
 	switch {
 	case !ok:
 		cut := min(leaderEnd, leo)
-		if entries := r.epochs.Entries(); len(entries) > 0 {
+		if entries := r.log.EpochEntries(); len(entries) > 0 {
 			cut = min(cut, entries[0].StartOffset)
 		}
 		return true, r.TruncateTo(max(cut, r.log.StartOffset()))
@@ -128,29 +126,4 @@ func (r *Replica) truncateToLeader(leaderEpoch int32, leaderEnd uint64, found bo
 	default:
 		return false, r.TruncateTo(min(ownEnd, leo))
 	}
-}
-
-// appendAsFollower appends batches copied from the leader and teaches the
-// epoch cache every epoch that starts in them. It returns how many records
-// they hold.
-func (r *Replica) appendAsFollower(batches []byte) (int, error) {
-	n, err := log.CountRecords(batches)
-	if err != nil {
-		return 0, fmt.Errorf("replica: broker %d: fetched records: %w", r.id, storageError(err))
-	}
-	if err := r.log.AppendAsFollower(batches); err != nil {
-		return 0, fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
-	}
-	var s log.BatchScanner
-	s.Reset(batches)
-	for s.Next() {
-		h := s.Header()
-		if latest, ok := r.epochs.LatestEpoch(); ok && h.PartitionLeaderEpoch <= latest {
-			continue
-		}
-		if err := r.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
-			return n, fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
-		}
-	}
-	return n, nil
 }

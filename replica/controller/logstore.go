@@ -40,7 +40,13 @@ type logStore struct{ l *log.Log }
 const metadataLeaderEpoch = 0
 
 func (s *logStore) Append(batch []byte) (uint64, error) {
-	return s.l.AppendAsLeader(batch, metadataLeaderEpoch)
+	// The log takes batches as a leader takes a producer's: based at 0,
+	// stamped with their real offset as they are appended.
+	if err := log.SetBaseOffset(batch, 0); err != nil {
+		return 0, err
+	}
+	info, err := s.l.AppendAsLeader(batch, metadataLeaderEpoch)
+	return info.FirstOffset, err
 }
 
 func (s *logStore) Read(dst []byte, from uint64, maxBytes int) ([]byte, error) {
