@@ -46,10 +46,12 @@ type Config struct {
 	// Dir is where the brokers' directories go: an existing directory that
 	// the demo writes below. RunInTempDir fills it in.
 	Dir string
-	// KeepEagerHighWatermark leaves the logs in single-replica mode — the
-	// mistake the chapter warns of. The demo then refuses to claim the
-	// one-round lag, because it cannot be seen.
-	KeepEagerHighWatermark bool
+
+	// fetchesPerRound, when above 1, makes the first section run that many
+	// fetches per round: the follower then learns the high watermark in the
+	// same round and the one-round lag cannot be seen. Only the demo's own
+	// test sets it, to show the demo refuses a claim it did not show.
+	fetchesPerRound int
 }
 
 // ChapterConfig returns the chapter's run: 4 rounds, min.insync.replicas 2,
@@ -79,7 +81,7 @@ func (c Config) Validate() error {
 type Demo struct {
 	cfg Config
 	// main is the cluster of the first four sections.
-	main *replica.Cluster
+	main *replica.ChapterCluster
 	// roundsDone and shrinkDone record which steps of the main story have
 	// run, so a later section called alone can run them first.
 	roundsDone, shrinkDone bool
@@ -206,11 +208,8 @@ func comma(e int32, end uint64, ok bool) string {
 // sub returns a fresh directory for one scenario under the demo's root.
 func (d *Demo) sub(name string) string { return filepath.Join(d.cfg.Dir, name) }
 
-func (d *Demo) openCluster(name string) (*replica.Cluster, error) {
-	return replica.OpenClusterWith(d.sub(name), replica.ClusterOptions{
-		MinISR:                 d.cfg.MinISR,
-		KeepEagerHighWatermark: d.cfg.KeepEagerHighWatermark,
-	}, d.cfg.NowMs)
+func (d *Demo) openCluster(name string) (*replica.ChapterCluster, error) {
+	return replica.OpenCluster(d.sub(name), d.cfg.MinISR, d.cfg.NowMs)
 }
 
 // codeText is how the demo names an error code: "error 2".

@@ -133,15 +133,16 @@ func goRenames(s string) string {
 	}
 }
 
-// The demo checks itself: leave eager high-watermark mode on (the mistake
-// the chapter warns of) and it refuses to print the one-round lag.
+// The demo checks itself: let the follower fetch twice per round, so it
+// learns the high watermark in the same round (as it would if the logs
+// still ran in single-replica mode, the mistake the chapter warns of), and
+// the demo refuses to print the one-round lag it can no longer see.
 func TestDemoRefusesAClaimItDidNotShow(t *testing.T) {
-	cfg := examples.ChapterConfig(t.TempDir())
-	cfg.KeepEagerHighWatermark = true
+	cfg := examples.WithFetchesPerRound(examples.ChapterConfig(t.TempDir()), 2)
 	var out bytes.Buffer
 	err := examples.Run(&out, cfg)
 	if !errors.Is(err, examples.ErrClaimNotShown) {
-		t.Fatalf("demo with eager HW: err %v, want ErrClaimNotShown", err)
+		t.Fatalf("demo with two fetches a round: err %v, want ErrClaimNotShown", err)
 	}
 	if strings.Contains(out.String(), "ทุกรอบ ผู้ตามมี LEO สูงกว่า HW") {
 		t.Fatal("the demo printed the claim before refusing it")

@@ -17,7 +17,7 @@ import (
 // known to be, m2 on both replicas and not known to be committed by the
 // follower.
 type scenario struct {
-	c *replica.Cluster
+	c *replica.ChapterCluster
 	// leaderLEO, leaderHW, followerLEO, followerHW are the state before the
 	// follower restarts.
 	leaderLEO, leaderHW, followerLEO, followerHW uint64
@@ -71,15 +71,12 @@ func (d *Demo) kip101Scenario(name string) (*scenario, error) {
 	return s, nil
 }
 
-func produce(c *replica.Cluster, n uint64, nowMs int64) error {
-	_, code, err := c.Produce(n, wire.AcksLeader, nowMs)
-	if err == nil && code != wire.CodeNone {
-		err = code.Err()
-	}
+func produce(c *replica.ChapterCluster, n uint64, nowMs int64) error {
+	_, _, err := c.Produce(n, wire.AcksLeader, nowMs)
 	return err
 }
 
-func closeWith(c *replica.Cluster, err error) error {
+func closeWith(c *replica.ChapterCluster, err error) error {
 	c.Close()
 	return err
 }
@@ -201,7 +198,7 @@ func (d *Demo) EpochTruncation(w io.Writer) error {
 	var p printer
 	p.line("== ทางที่ถูก · ถามหา end offset ของ epoch ที่ตัวเองมี ==")
 	p.line("ผู้ตามอยู่ในสถานะเดียวกันเป๊ะ · LEO %d · HW ของตัวเอง %d", s.followerLEO, s.followerHW)
-	p.line("ผู้ตามถาม end offset ของ epoch %d → leader ตอบ %s", a.Asked, comma(a.Epoch, a.EndOffset, a.Found))
+	p.line("ผู้ตามถาม end offset ของ epoch %d → leader ตอบ %s", restart.Asked, comma(a.Epoch, a.EndOffset, a.Found))
 	p.line("ผู้ตามตัดถึง min(LEO ของตัวเอง, end offset ที่ได้) = %d → LEO เหลือ %d", cut, restart.LEOAfter)
 	p.line("record ที่หาย %d ตัว", lost)
 	p.line("**ผู้ตามไม่เคยตัดถึง high watermark ของตัวเอง** มันตัดถึงคำตอบของ leader")
@@ -216,17 +213,18 @@ func (d *Demo) EpochTruncation(w io.Writer) error {
 // from -1 to one past the last.
 func (d *Demo) EpochVector(w io.Writer) error {
 	now := d.cfg.NowMs
-	r, err := replica.Open(replica.LeaderID, d.sub("epoch-vector"), replica.Options{})
+	const id = 1
+	r, err := replica.Open(id, d.sub("epoch-vector"), replica.Options{})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	r.StopEagerHighWatermark()
-	for _, term := range []struct {
+	for i, term := range []struct {
 		epoch   int32
 		records int
 	}{{0, 5}, {1, 1}, {3, 0}} {
-		if err := r.BecomeLeader(term.epoch, nil, 1, now); err != nil {
+		st := replica.PartitionState{Leader: id, LeaderEpoch: term.epoch, PartitionEpoch: int32(i), Replicas: []int32{id}, ISR: []int32{id}, MinISR: 1}
+		if err := r.BecomeLeader(st, now); err != nil {
 			return err
 		}
 		for n := range term.records {
@@ -237,12 +235,12 @@ func (d *Demo) EpochVector(w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if _, code, err := r.Produce(batch, wire.AcksLeader, now); err != nil || code != wire.CodeNone {
-				return fmt.Errorf("produce at epoch %d: %v %w", term.epoch, code, err)
+			if _, _, err := r.Produce(uint64(n), batch, wire.AcksLeader, 0, now); err != nil {
+				return fmt.Errorf("produce at epoch %d: %w", term.epoch, err)
 			}
 		}
 	}
-	entries := r.Epochs().Entries()
+	entries := r.Epochs()
 	leo := r.LEO()
 	var p printer
 	p.line("== leader epoch · เวกเตอร์ที่ leader เติมตอน BecomeLeader ==")
@@ -260,7 +258,7 @@ func (d *Demo) EpochVector(w io.Writer) error {
 	var gapAsked, gapGot int32 = -1, -1
 	notFound := false
 	for _, q := range queries {
-		e, end, ok := r.Epochs().EndOffsetForEpoch(q, leo)
+		e, end, ok := r.EndOffsetForEpoch(q)
 		p.line("%10d   %s", q, comma(e, end, ok))
 		known := slices.ContainsFunc(entries, func(x epochEntry) bool { return x.Epoch == q })
 		if ok && !known && q <= last && gapAsked < 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/isr"
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -27,12 +28,14 @@ func (d *Demo) Rounds(w io.Writer) error {
 	p.line("== %d รอบ · หนึ่งรอบคือ produce หนึ่งครั้ง แล้ว FetchOnce หนึ่งครั้ง ==", d.cfg.Rounds)
 	p.line("  รอบ  บทบาท    id  LEO   HW   record ที่ส่ง   HW ในคำตอบ")
 	for round := 1; round <= d.cfg.Rounds; round++ {
-		if _, code, err := c.Produce(uint64(round), wire.AcksLeader, d.cfg.NowMs); err != nil || code != wire.CodeNone {
-			return fmt.Errorf("round %d: produce: %v %w", round, code, err)
+		if _, _, err := c.Produce(uint64(round), wire.AcksLeader, d.cfg.NowMs); err != nil {
+			return fmt.Errorf("round %d: produce: %w", round, err)
 		}
-		r, err := c.FetchOnce(d.cfg.NowMs)
-		if err != nil {
-			return fmt.Errorf("round %d: %w", round, err)
+		var r replica.FetchReport
+		for range max(d.cfg.fetchesPerRound, 1) {
+			if r, err = c.FetchOnce(d.cfg.NowMs); err != nil {
+				return fmt.Errorf("round %d: %w", round, err)
+			}
 		}
 		if err := claim(r.FollowerHW < r.FollowerLEO && r.ResponseHW == r.FollowerHW,
 			"round %d: the follower should hold a record it does not know is committed: LEO %d, HW %d, response HW %d",
@@ -79,7 +82,7 @@ func (d *Demo) ShrinkByTime(w io.Writer) error {
 		return err
 	}
 	c := d.main
-	st := c.ISR()
+	st := c.ISRState()
 	before := st.ISR()
 	var p printer
 	p.line("== ISR หดตามเวลา · ShrinkISR(nowMs) ==")
@@ -181,12 +184,13 @@ func (d *Demo) Consequences(w io.Writer) error {
 	leader := c.Leader()
 	next := uint64(d.cfg.Rounds + 1)
 	hwBefore, leoBefore := leader.HighWatermark(), leader.LEO()
-	under := c.ISR().UnderMinISR()
+	under := c.ISRState().UnderMinISR()
 
 	var p printer
 	p.line("== ผลที่ตามมาทันที ==")
-	allBase, allCode, err := c.Produce(next, wire.AcksAll, d.cfg.NowMs)
-	if err != nil {
+	all, _, err := c.Produce(next, wire.AcksAll, d.cfg.NowMs)
+	allBase, allCode := all.BaseOffset, wire.CodeOf(err)
+	if err != nil && allCode != wire.CodeNotEnoughReplicas {
 		return err
 	}
 	if under {
@@ -202,13 +206,11 @@ func (d *Demo) Consequences(w io.Writer) error {
 		p.line("produce แบบ acks=all → base_offset %d · %s (ISR ยังไม่ต่ำกว่าเกณฑ์ จึงเขียนได้)", allBase, codeText(allCode))
 		next++
 	}
-	base, code, err := c.Produce(next, wire.AcksLeader, d.cfg.NowMs)
-	if err != nil {
+	res, _, err := c.Produce(next, wire.AcksLeader, d.cfg.NowMs)
+	if err := claim(err == nil, "acks=1 should always be written: %v", err); err != nil {
 		return err
 	}
-	if err := claim(code == wire.CodeNone, "acks=1 should always be written: %v", code); err != nil {
-		return err
-	}
+	base, code := res.BaseOffset, wire.CodeOf(err)
 	p.line("produce แบบ acks=1 → base_offset %d · %s (เขียนได้ตามปกติ)", base, codeText(code))
 	hwAfter := leader.HighWatermark()
 	if under {
@@ -257,11 +259,11 @@ func (d *Demo) TwoErrors(w io.Writer) error {
 	}
 	defer c.Close()
 	now := d.cfg.NowMs
-	base, code, err := c.Produce(1, wire.AcksAll, now)
-	if err != nil || code != wire.CodeNone {
-		return fmt.Errorf("produce: %v %w", code, err)
+	res, _, err := c.Produce(1, wire.AcksAll, now)
+	if err != nil {
+		return fmt.Errorf("produce: %w", err)
 	}
-	required := base + 1 // the high watermark is exclusive
+	required := res.NextOffset // the high watermark is exclusive: the offset after the record
 	type row struct {
 		label   string
 		hw      uint64
@@ -270,7 +272,7 @@ func (d *Demo) TwoErrors(w io.Writer) error {
 	}
 	verdict := func(label string) (row, error) {
 		v, err := c.Leader().AckVerdict(required)
-		return row{label, c.Leader().HighWatermark(), len(c.ISR().ISR()), v}, err
+		return row{label, c.Leader().HighWatermark(), len(c.ISRState().ISR()), v}, err
 	}
 	notYet, err := verdict("  HW ยังไม่ถึง offset ที่ต้องการ                   ")
 	if err != nil {

@@ -18,7 +18,8 @@ type epochEntry = epoch.Entry
 // reads back the (epoch, end offset) pair it became: the only place where
 // "not found" is a number.
 func notFoundOnTheWire() (int32, int64, error) {
-	b, err := wire.OffsetsForLeaderEpochResponse{Found: false}.AppendTo(nil)
+	resp := wire.OffsetsForLeaderEpochResponse{Partitions: []wire.OffsetsForLeaderEpochPartitionResponse{{Topic: "orders", Found: false}}}
+	b, err := resp.AppendTo(nil)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -32,7 +33,7 @@ func notFoundOnTheWire() (int32, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := claim(!back.Found && e < 0 && end < 0, "not found should be (-1, -1) on the wire and Found == false in memory"); err != nil {
+	if err := claim(len(back.Partitions) == 1 && !back.Partitions[0].Found && e < 0 && end < 0, "not found should be (-1, -1) on the wire and Found == false in memory"); err != nil {
 		return 0, 0, err
 	}
 	return e, end, nil
@@ -44,7 +45,7 @@ func (d *Demo) Refusals(w io.Writer) error {
 		return err
 	}
 	// The ISR's Go type, taken from the ISR itself.
-	isrType := d.main.ISR().ISR()
+	isrType := d.main.ISRState().ISR()
 	var p printer
 	p.line("== สิ่งที่ capstone นี้ปฏิเสธที่จะอ้าง ==")
 	p.line("สอง broker ในหนึ่ง process ใช้ kernel เดียว page cache เดียว และไฟฟ้าเส้นเดียวกัน")

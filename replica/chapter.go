@@ -29,6 +29,7 @@ type ChapterCluster struct {
 	// lastAnswer is the first epoch answer the follower received after a
 	// restart.
 	lastAnswer *wire.OffsetsForLeaderEpochPartitionResponse
+	asked      int32
 	// produced numbers the chapter producer's writes.
 	produced uint64
 }
@@ -81,6 +82,10 @@ func (h *ChapterCluster) watch(env Envelope) {
 				}
 			}
 		}
+	case *wire.OffsetsForLeaderEpochRequest:
+		if h.lastAnswer == nil && len(m.Partitions) == 1 {
+			h.asked = m.Partitions[0].LeaderEpoch
+		}
 	case *wire.OffsetsForLeaderEpochResponse:
 		if h.lastAnswer == nil && len(m.Partitions) == 1 {
 			h.lastAnswer = &m.Partitions[0]
@@ -110,8 +115,8 @@ func (h *ChapterCluster) Follower() *Replica {
 	return r
 }
 
-// ISR returns the leader's ISR bookkeeping.
-func (h *ChapterCluster) ISR() *isr.State { return h.Leader().ISRState() }
+// ISRState returns the leader's ISR bookkeeping.
+func (h *ChapterCluster) ISRState() *isr.State { return h.Leader().ISRState() }
 
 // Produce writes one record, value "m<n>" with timestamp nowMs, as the
 // chapter's in-process producer does: it hands the leader the batch bytes
@@ -215,7 +220,7 @@ func (h *ChapterCluster) RestartFollower(rule TruncationRule) (RestartReport, er
 	}
 	rep.LEOAfter = h.Follower().LEO()
 	if a := h.lastAnswer; a != nil {
-		rep.Answer = *a
+		rep.Asked, rep.Answer = h.asked, *a
 	}
 	return rep, nil
 }
