@@ -3,6 +3,7 @@ package replica
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/wire"
@@ -130,6 +132,7 @@ const cleanShutdownFile = "broker-clean-shutdown"
 // A Broker is not safe for concurrent use.
 type Broker struct {
 	cfg    BrokerConfig
+	fs     vfs.FS // the broker's files: its partitions' and its marker
 	closed bool
 
 	// epoch is the broker epoch the controller gave this incarnation, -1
@@ -184,27 +187,31 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	if cfg.ID < 0 {
 		return nil, fmt.Errorf("replica: broker id %d: ids are >= 0: %w", cfg.ID, ErrInvalidState)
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+	fsys := cfg.Replica.Log.FS
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	if err := fsys.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
 	}
 	b := &Broker{
-		cfg: cfg, epoch: -1, previousEpoch: -1,
+		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1,
 		image: controller.NewImage(), parts: map[TopicPartition]*Replica{},
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, produces: map[uint64]*producing{},
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
-	prev, err := takeCleanShutdown(cfg.Dir)
+	prev, err := takeCleanShutdown(fsys, cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
 	}
 	b.previousEpoch = prev
-	entries, err := os.ReadDir(cfg.Dir)
+	entries, err := fsys.ReadDir(cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
 	}
 	for _, e := range entries {
-		tp, ok := parsePartitionDir(e.Name())
-		if !ok || !e.IsDir() {
+		tp, ok := parsePartitionDir(e.Name)
+		if !ok || e.Regular {
 			continue
 		}
 		if _, err := b.open(tp); err != nil {
@@ -609,7 +616,7 @@ func (b *Broker) Close() error {
 	b.closed = true
 	err := b.closeReplicas()
 	if err == nil && b.epoch >= 0 {
-		err = writeCleanShutdown(b.cfg.Dir, b.epoch)
+		err = writeCleanShutdown(b.fs, b.cfg.Dir, b.epoch)
 	}
 	if err != nil {
 		return fmt.Errorf("replica: broker %d: close: %w", b.cfg.ID, err)
@@ -630,36 +637,35 @@ func (b *Broker) closeReplicas() error {
 // takeCleanShutdown reads and removes the clean-shutdown marker: -1 if
 // there is none (the broker stopped uncleanly). It is removed at once, so
 // a crash of this incarnation is never taken for a clean stop.
-func takeCleanShutdown(dir string) (int64, error) {
+func takeCleanShutdown(fsys vfs.FS, dir string) (int64, error) {
 	path := filepath.Join(dir, cleanShutdownFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := vfs.ReadFile(fsys, path, 64)
+	if errors.Is(err, fs.ErrNotExist) {
 		return -1, nil
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, vfs.ErrTooLarge) {
 		return -1, err
 	}
-	if err := os.Remove(path); err != nil {
+	if err := fsys.Remove(path); err != nil {
 		return -1, err
 	}
-	if err := syncDir(dir); err != nil {
+	if err := fsys.SyncDir(dir); err != nil {
 		return -1, err
 	}
-	epoch, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	if err != nil || epoch < 0 {
+	epoch, perr := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil || perr != nil || epoch < 0 {
 		return -1, nil // unreadable: unclean, the safe answer
 	}
 	return epoch, nil
 }
 
-// writeCleanShutdown writes the marker durably.
-func writeCleanShutdown(dir string, epoch int64) error {
-	path := filepath.Join(dir, cleanShutdownFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+// writeCleanShutdown writes the marker durably: its content, then its name.
+func writeCleanShutdown(fsys vfs.FS, dir string, epoch int64) error {
+	f, err := fsys.OpenFile(filepath.Join(dir, cleanShutdownFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(strconv.FormatInt(epoch, 10) + "\n")
+	_, err = f.WriteAt([]byte(strconv.FormatInt(epoch, 10)+"\n"), 0)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -669,19 +675,7 @@ func writeCleanShutdown(dir string, epoch int64) error {
 	if err != nil {
 		return err
 	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return fsys.SyncDir(dir)
 }
 
 // crash stops the broker the way a killed process stops: it writes nothing

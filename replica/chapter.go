@@ -6,6 +6,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/isr"
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -261,7 +262,7 @@ func (h *ChapterCluster) FailOver(rule TruncationRule, nowMs int64) error {
 	old := h.leaderID()
 	next := h.followerID()
 	epoch := h.Leader().LeaderEpoch()
-	if err := h.CrashBroker(old); err != nil {
+	if err := h.CrashBroker(old, vfs.KeepUnsynced); err != nil {
 		return err
 	}
 	session := h.cfg.Controller.SessionTimeoutMs
@@ -269,7 +270,7 @@ func (h *ChapterCluster) FailOver(rule TruncationRule, nowMs int64) error {
 		session = controller.DefaultSessionTimeoutMs
 	}
 	if err := h.Await(func() bool {
-		p, _ := h.ControllerAt().Image().Partition(chapterTopic.Topic, chapterTopic.Partition)
+		p, _ := h.Controller().Image().Partition(chapterTopic.Topic, chapterTopic.Partition)
 		return p.LeaderEpoch > epoch
 	}, 3*session); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/wire"
@@ -36,6 +37,11 @@ type ClusterConfig struct {
 	// Log configures the controller's store (its Sync is always
 	// SyncEveryAppend: the controller answers only what is durable).
 	Log log.Options
+	// InMemory keeps every node's files on a vfs.Mem of its own instead of
+	// under Dir: deterministic and fast, and a crash can lose what the node
+	// did not fsync (CrashBroker with vfs.LoseUnsynced), as a power cut
+	// would.
+	InMemory bool
 }
 
 // Cluster is N brokers and the controller in one process, joined by an
@@ -58,8 +64,12 @@ type Cluster struct {
 	clock *clock.Manual
 	net   *Network
 
-	ctl     *ControllerNode
-	store   controller.Store
+	ctl   *ControllerNode
+	store controller.Store
+	// mems holds each node's in-memory file system (InMemory), by broker
+	// id; the controller's is ctlMem.
+	mems    map[int32]*vfs.Mem
+	ctlMem  *vfs.Mem
 	ctlDrv  *clock.Driver
 	brokers map[int32]*clusterBroker
 	ids     []int32
@@ -94,7 +104,13 @@ func OpenClusterWith(cfg ClusterConfig) (*Cluster, error) {
 	}
 	c := &Cluster{
 		cfg: cfg, clock: clock.NewManual(cfg.StartMs), brokers: map[int32]*clusterBroker{}, ids: ids,
-		responses: map[int32]wire.Message{},
+		responses: map[int32]wire.Message{}, mems: map[int32]*vfs.Mem{},
+	}
+	if cfg.InMemory {
+		c.ctlMem = vfs.NewMem()
+		for _, id := range ids {
+			c.mems[id] = vfs.NewMem()
+		}
 	}
 	c.net = NewNetwork(c.clock, cfg.Seed)
 	c.net.SetDefaultFaults(cfg.Faults)
@@ -127,7 +143,7 @@ func (c *Cluster) NowMs() int64 { return c.clock.NowMs() }
 func (c *Cluster) Network() *Network { return c.net }
 
 // Controller returns the controller.
-func (c *Cluster) ControllerAt() *controller.Controller { return c.ctl.ControllerAt() }
+func (c *Cluster) Controller() *controller.Controller { return c.ctl.Controller() }
 
 // BrokerIDs returns the broker ids, sorted.
 func (c *Cluster) BrokerIDs() []int32 { return slices.Clone(c.ids) }
@@ -152,7 +168,7 @@ func (c *Cluster) Replica(id int32, tp TopicPartition) (*Replica, bool) {
 
 // LeaderOf returns the leader the controller has committed for tp, or -1.
 func (c *Cluster) LeaderOf(tp TopicPartition) int32 {
-	if p, ok := c.ControllerAt().Image().Partition(tp.Topic, tp.Partition); ok {
+	if p, ok := c.Controller().Image().Partition(tp.Topic, tp.Partition); ok {
 		return p.Leader
 	}
 	return -1
@@ -162,6 +178,9 @@ func (c *Cluster) LeaderOf(tp TopicPartition) int32 {
 func (c *Cluster) openController() error {
 	opts := c.cfg.Log
 	opts.Sync = log.SyncEveryAppend
+	if c.ctlMem != nil {
+		opts.FS = c.ctlMem
+	}
 	store, err := controller.OpenLogStore(filepath.Join(c.cfg.Dir, "controller"), opts)
 	if err != nil {
 		return fmt.Errorf("replica: controller: %w", err)
@@ -226,6 +245,9 @@ func (c *Cluster) StartBroker(id int32) error {
 	cfg.ID = id
 	cfg.Dir = filepath.Join(c.cfg.Dir, fmt.Sprintf("broker-%d", id))
 	cfg.Endpoint = fmt.Sprintf("broker-%d", id)
+	if m := c.mems[id]; m != nil {
+		cfg.Replica.Log.FS = m
+	}
 	binary.BigEndian.PutUint64(cfg.IncarnationID[:8], c.cfg.Seed^uint64(id)<<32)
 	binary.BigEndian.PutUint64(cfg.IncarnationID[8:], s.incarnation)
 	b, err := OpenBroker(cfg, c.clock.NowMs())
@@ -241,16 +263,25 @@ func (c *Cluster) StartBroker(id int32) error {
 }
 
 // CrashBroker kills broker id: no clean shutdown, every message on its way
-// to it lost. Its files stay as a killed process leaves them (what it wrote
-// is in the page cache, so it survives); a power loss is the file system's
-// to simulate (log.Options.FS).
-func (c *Cluster) CrashBroker(id int32) error {
+// to it lost. mode says what its files keep: vfs.KeepUnsynced is a killed
+// process (what it wrote is in the page cache, so it survives);
+// vfs.LoseUnsynced is a power cut (only what it fsynced survives), and
+// vfs.TornUnsynced a power cut mid-write. Anything but KeepUnsynced needs
+// an InMemory cluster.
+func (c *Cluster) CrashBroker(id int32, mode vfs.CrashMode) error {
 	s, ok := c.brokers[id]
 	if !ok || s.b == nil {
 		return fmt.Errorf("replica: broker %d is not running: %w", id, ErrInvalidState)
 	}
+	m := c.mems[id]
+	if m == nil && mode != vfs.KeepUnsynced {
+		return fmt.Errorf("replica: broker %d: a %v crash needs an in-memory cluster: %w", id, mode, ErrInvalidState)
+	}
 	s.drv.Stop()
 	c.net.Detach(BrokerAt(id))
+	if m != nil {
+		m.Crash(mode, c.cfg.Seed^uint64(id)^s.incarnation<<20)
+	}
 	s.b.crash()
 	s.b, s.drv = nil, nil
 	return nil
@@ -305,7 +336,7 @@ func (c *Cluster) Await(cond func() bool, maxMs int64) error {
 // has applied the controller's whole metadata log.
 func (c *Cluster) AwaitBrokers(maxMs int64) error {
 	return c.Await(func() bool {
-		end := c.ControllerAt().MetadataEndOffset()
+		end := c.Controller().MetadataEndOffset()
 		for _, id := range c.ids {
 			b := c.Broker(id)
 			if b != nil && (b.Fenced() || b.Image().EndOffset() != end) {
@@ -383,4 +414,132 @@ func (c *Cluster) Close() error {
 		c.store = nil
 	}
 	return errors.Join(errs...)
+}
+
+// ProduceCall is a produce request of the cluster's client on its way to a
+// leader: Done reports whether its answer has arrived.
+type ProduceCall struct {
+	c    *Cluster
+	corr int32
+	acks int16
+}
+
+// SendProduce sends values as one batch to the leader the controller has
+// committed for tp, from the cluster's client, and returns without waiting.
+// The request crosses the network like any other: it can be lost, delayed
+// or refused. timeoutMs bounds an acks=all wait at the leader.
+func (c *Cluster) SendProduce(tp TopicPartition, acks int16, timeoutMs int32, values ...[]byte) (*ProduceCall, error) {
+	return c.SendProduceTo(c.LeaderOf(tp), tp, acks, timeoutMs, values...)
+}
+
+// SendProduceTo is SendProduce to broker id, whatever the controller says
+// leads: a client with stale metadata.
+func (c *Cluster) SendProduceTo(id int32, tp TopicPartition, acks int16, timeoutMs int32, values ...[]byte) (*ProduceCall, error) {
+	recs := make([]log.Record, len(values))
+	for i, v := range values {
+		recs[i] = log.Record{OffsetDelta: int32(i), Value: v}
+	}
+	now := c.clock.NowMs()
+	batch, err := log.AppendBatch(nil, &log.Batch{
+		BaseTimestamp: now, MaxTimestamp: now, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Records: recs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	call := &ProduceCall{c: c, corr: c.NextCorrelation(), acks: acks}
+	c.net.Send(Envelope{From: ClientAt(0), To: BrokerAt(id), Msg: &wire.ProduceRequest{
+		CorrelationID: call.corr, Acks: acks, TimeoutMs: timeoutMs,
+		Partitions: []wire.ProducePartition{{Topic: tp.Topic, Partition: tp.Partition, Records: batch}},
+	}})
+	c.Run()
+	return call, nil
+}
+
+// Done reports whether the answer arrived.
+func (p *ProduceCall) Done() bool {
+	_, ok := p.c.responses[p.corr]
+	return ok
+}
+
+// Result returns the partition's answer: where the records went, or the
+// refusal as an error matching its wire sentinel. ok is false while the
+// answer has not arrived (and for acks=0, which has none).
+func (p *ProduceCall) Result() (resp wire.ProducePartitionResponse, ok bool, err error) {
+	m, ok := p.c.responses[p.corr]
+	if !ok {
+		return resp, false, nil
+	}
+	pr := m.(*wire.ProduceResponse)
+	if len(pr.Partitions) != 1 {
+		return resp, true, fmt.Errorf("replica: cluster: produce response with %d partitions", len(pr.Partitions))
+	}
+	resp = pr.Partitions[0]
+	return resp, true, resp.ErrorCode.Err()
+}
+
+// Produce sends values as one batch to tp's leader and waits for the answer
+// — for acks=all, until the records commit or the leader gives up — running
+// the clock, heartbeats, fetch rounds and all, for at most maxMs. It returns
+// the first offset, or the refusal.
+func (c *Cluster) Produce(tp TopicPartition, acks int16, maxMs int64, values ...[]byte) (uint64, error) {
+	call, err := c.SendProduce(tp, acks, int32(min(maxMs, 1<<31-1)), values...)
+	if err != nil {
+		return 0, err
+	}
+	deadline := c.clock.NowMs() + maxMs
+	for !call.Done() {
+		c.FetchRound()
+		if call.Done() {
+			break
+		}
+		next, ok := c.clock.NextMs()
+		if !ok || next > deadline {
+			return 0, fmt.Errorf("replica: cluster: no answer to a produce within %d ms", maxMs)
+		}
+		c.clock.AdvanceTo(next)
+	}
+	resp, _, err := call.Result()
+	return resp.BaseOffset, err
+}
+
+// Consume reads tp as a consumer would, from the leader the controller has
+// committed: committed records only, from offset from, at most maxBytes.
+// It returns the record values with their offsets.
+func (c *Cluster) Consume(tp TopicPartition, from uint64, maxBytes int32) ([]ConsumedRecord, error) {
+	corr := c.NextCorrelation()
+	resp, err := c.Call(BrokerAt(c.LeaderOf(tp)), &wire.FetchRequest{
+		CorrelationID: corr, ReplicaID: wire.ConsumerReplicaID, ReplicaEpoch: -1, MaxBytes: maxBytes,
+		Partitions: []wire.FetchPartition{{Topic: tp.Topic, Partition: tp.Partition, CurrentLeaderEpoch: wire.NoEpoch,
+			FetchOffset: from, LastFetchedEpoch: wire.NoEpoch, MaxBytes: maxBytes}},
+	}, 10_000)
+	if err != nil {
+		return nil, err
+	}
+	fr := resp.(*wire.FetchResponse)
+	if len(fr.Partitions) != 1 {
+		return nil, fmt.Errorf("replica: cluster: fetch response with %d partitions", len(fr.Partitions))
+	}
+	p := fr.Partitions[0]
+	if err := p.ErrorCode.Err(); err != nil {
+		return nil, err
+	}
+	batches, err := log.DecodeBatches(p.Records)
+	if err != nil {
+		return nil, err
+	}
+	var out []ConsumedRecord
+	for _, b := range batches {
+		for _, r := range b.Records {
+			if off := b.BaseOffset + uint64(r.OffsetDelta); off >= from {
+				out = append(out, ConsumedRecord{Offset: off, Value: r.Value})
+			}
+		}
+	}
+	return out, nil
+}
+
+// ConsumedRecord is one record a consumer read, with its absolute offset.
+type ConsumedRecord struct {
+	Offset uint64
+	Value  []byte
 }

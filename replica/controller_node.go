@@ -32,7 +32,7 @@ type parkedMetadataFetch struct {
 func NewControllerNode(c *controller.Controller) *ControllerNode { return &ControllerNode{c: c} }
 
 // Controller returns the controller behind the node.
-func (n *ControllerNode) ControllerAt() *controller.Controller { return n.c }
+func (n *ControllerNode) Controller() *controller.Controller { return n.c }
 
 // Outbox returns the envelopes to send and forgets them.
 func (n *ControllerNode) Outbox() []Envelope {

@@ -1,0 +1,56 @@
+package replica_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// The timer is real: every node's timed work runs from its own Driver on
+// the cluster's clock — heartbeats keep sessions alive, the leader checks
+// the ISR every replica.lag.time.max.ms/2, the controller expires sessions,
+// parked produces expire — and nothing runs that the clock did not reach.
+func TestTimedWorkRunsOnTheClock(t *testing.T) {
+	const a, b, cc = 1, 2, 3
+	c := openTestCluster(t, replica.ClusterConfig{Brokers: []int32{a, b, cc}}, 2, a, b, cc)
+
+	// Heartbeats: a minute passes and every broker is still unfenced.
+	c.Advance(60_000)
+	for _, id := range c.BrokerIDs() {
+		if c.Broker(id).Fenced() {
+			t.Fatalf("broker %d fenced after a minute of heartbeats", id)
+		}
+	}
+
+	// A parked produce expires at its deadline when nobody fetches.
+	call, err := c.SendProduce(topic, wire.AcksAll, 500, []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(499)
+	if call.Done() {
+		t.Fatal("answered before the deadline")
+	}
+	c.Advance(1)
+	if _, done, err := call.Result(); !done || !errors.Is(err, wire.ErrRequestTimedOut) {
+		t.Fatalf("at the deadline: done %v err %v, want REQUEST_TIMED_OUT", done, err)
+	}
+
+	// The ISR check: with no fetch rounds, the followers fall out after
+	// lag.max (30 s), checked every 15 s.
+	c.Advance(45_000)
+	if got := isrOf(c); !slices.Equal(got, []int32{a}) {
+		t.Fatalf("ISR %v after 45 s without fetches, want [1]", got)
+	}
+
+	// Session expiry: the controller fences a silent broker.
+	c.Network().Cut(replica.BrokerAt(cc), replica.ControllerAt())
+	c.Advance(10_000)
+	reg, _ := c.Controller().Image().Broker(cc)
+	if !reg.Fenced {
+		t.Fatal("a broker silent for 10 s is not fenced")
+	}
+}
