@@ -346,7 +346,7 @@ func TestUnknownCode(t *testing.T) {
 		t.Errorf("CodeOf(wrapped) = %v, want %v", got, code)
 	}
 	// Decoding such a code is not malformed.
-	m, derr := DecodeProduceResponse(mustEncode(t, ProduceResponse{ErrorCode: code}))
+	m, derr := DecodeFetchResponse(mustEncode(t, FetchResponse{ErrorCode: code}))
 	if derr != nil || m.ErrorCode != code {
 		t.Fatalf("decode = %+v, %v; want the unknown code kept", m, derr)
 	}
@@ -356,6 +356,8 @@ func TestCodeOf(t *testing.T) {
 	logErr := errors.New("log: offset 9 beyond log end 4")
 	_, versionErr := DecodeFetchRequest(patch(mustEncode(t, FetchRequest{}), 2, int16(1)))
 	_, _, peekVersionErr := PeekHeader(patch(mustEncode(t, FetchRequest{}), 2, int16(1)))
+	_, topicErr := DecodeProduceRequest(patchByte(mustEncode(t, ProduceRequest{Partitions: []ProducePartition{{Topic: "t"}}}), 20, '*'))
+	_, partitionErr := DecodeProduceRequest(patch(mustEncode(t, ProduceRequest{Partitions: []ProducePartition{{Topic: "t"}}}), 21, int32(-1)))
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -370,6 +372,8 @@ func TestCodeOf(t *testing.T) {
 		{"our decode failure", fmt.Errorf("request: %w", ErrTruncated), CodeInvalidRequest},
 		{"our version failure is UNSUPPORTED_VERSION", versionErr, CodeUnsupportedVersion},
 		{"PeekHeader's version failure too", peekVersionErr, CodeUnsupportedVersion},
+		{"our invalid topic is INVALID_TOPIC_EXCEPTION", topicErr, CodeInvalidTopicException},
+		{"our negative partition is a plain decode failure", partitionErr, CodeInvalidRequest},
 		{"unrelated error", io.ErrClosedPipe, CodeUnknownServerError},
 		{"an Error that is no row", &Error{}, CodeUnknownServerError},
 		{"a copy of a row is not the row", func() error { e := *ErrNotEnoughReplicas; return &e }(), CodeUnknownServerError},
@@ -408,13 +412,17 @@ func TestIsRetriable(t *testing.T) {
 
 func TestSentinelFamilies(t *testing.T) {
 	for _, err := range []error{ErrTruncated, ErrTrailingBytes, ErrUnknownAPIKey, ErrWrongAPIKey,
-		errBadVersion, ErrNegativeLength, ErrNegativeOffset, ErrInvalidEpoch, ErrNegativeTimeout} {
+		errBadVersion, ErrNegativeLength, ErrNegativeOffset, ErrInvalidEpoch, ErrNegativeTimeout,
+		ErrInvalidTopic, ErrInvalidPartition, ErrInvalidValue} {
 		if !errors.Is(err, ErrMalformed) {
 			t.Errorf("%v does not match ErrMalformed", err)
 		}
 	}
 	if !errors.Is(errBadVersion, ErrUnsupportedVersion) {
 		t.Error("a version decoding error does not match ErrUnsupportedVersion")
+	}
+	if !errors.Is(ErrInvalidTopic, ErrInvalidTopicException) {
+		t.Error("an invalid topic name does not match ErrInvalidTopicException")
 	}
 	// A peer's code is the peer's verdict, never our decoding failure.
 	for i := range errorTable {

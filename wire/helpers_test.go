@@ -4,6 +4,7 @@ import (
 	"flag"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -71,68 +72,198 @@ func genCode(r *rand.Rand) ErrorCode {
 	return ErrorCode(r.IntN(len(errorTable)) - 1)
 }
 
-func genFetchRequest(r *rand.Rand) FetchRequest {
-	return FetchRequest{
-		CorrelationID:      int32(r.Uint32()),
-		ReplicaID:          int32(r.IntN(5)) - 1,
-		FetchOffset:        genOffset(r),
-		CurrentLeaderEpoch: genEpoch(r),
-		LastFetchedEpoch:   genEpoch(r),
-		MaxBytes:           r.Int32N(math.MaxInt32),
+// topicAlphabet is every byte a topic name may hold.
+const topicAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+
+// genTopic returns a valid topic name, favouring a few short ones (so
+// partitions share topics, as in life) and the length limit.
+func genTopic(r *rand.Rand) string {
+	switch r.IntN(6) {
+	case 0, 1, 2:
+		return [...]string{"orders", "payments", "__consumer_offsets", "a", "x.y-z_1"}[r.IntN(5)]
+	case 3:
+		return strings.Repeat("t", MaxTopicLength)
 	}
+	b := make([]byte, 1+r.IntN(40))
+	for i := range b {
+		b[i] = topicAlphabet[r.IntN(len(topicAlphabet))]
+	}
+	if s := string(b); s == "." || s == ".." {
+		return "dots"
+	}
+	return string(b)
 }
 
-func genFetchResponse(r *rand.Rand) FetchResponse {
-	m := FetchResponse{
-		CorrelationID:  int32(r.Uint32()),
-		ErrorCode:      genCode(r),
-		HighWatermark:  genOffset(r),
-		LogStartOffset: genOffset(r),
-		Records:        genRecords(r),
+func genPartition(r *rand.Rand) int32 {
+	switch r.IntN(4) {
+	case 0:
+		return 0
+	case 1:
+		return math.MaxInt32
 	}
-	if r.IntN(2) == 0 {
-		m.HasDivergingEpoch = true
-		m.DivergingEpoch = EpochEndOffset{Epoch: genFoundEpoch(r), EndOffset: genOffset(r)}
+	return r.Int32N(64)
+}
+
+// genCount returns an array length, 0 included (generated as nil, the
+// one in-memory form a decoder gives an empty array).
+func genCount(r *rand.Rand) int { return r.IntN(5) }
+
+func genFetchRequest(r *rand.Rand) FetchRequest {
+	m := FetchRequest{
+		CorrelationID: int32(r.Uint32()),
+		ReplicaID:     int32(r.IntN(5)) - 1,
+		ReplicaEpoch:  genBrokerEpoch(r),
+		MaxWaitMs:     r.Int32N(math.MaxInt32),
+		MinBytes:      r.Int32N(math.MaxInt32),
+		MaxBytes:      r.Int32N(math.MaxInt32),
+	}
+	for range genCount(r) {
+		p := FetchPartition{
+			Topic:              genTopic(r),
+			Partition:          genPartition(r),
+			CurrentLeaderEpoch: genEpoch(r),
+			FetchOffset:        genOffset(r),
+			LastFetchedEpoch:   genEpoch(r),
+			MaxBytes:           r.Int32N(math.MaxInt32),
+		}
+		if r.IntN(2) == 0 {
+			p.HasLogStartOffset, p.LogStartOffset = true, genOffset(r)
+		}
+		m.Partitions = append(m.Partitions, p)
 	}
 	return m
 }
 
-func genOffsetsForLeaderEpochRequest(r *rand.Rand) OffsetsForLeaderEpochRequest {
-	return OffsetsForLeaderEpochRequest{
-		CorrelationID:      int32(r.Uint32()),
-		ReplicaID:          int32(r.IntN(5)) - 1,
-		CurrentLeaderEpoch: genEpoch(r),
-		LeaderEpoch:        genEpoch(r),
-	}
-}
-
-func genOffsetsForLeaderEpochResponse(r *rand.Rand) OffsetsForLeaderEpochResponse {
-	m := OffsetsForLeaderEpochResponse{CorrelationID: int32(r.Uint32()), ErrorCode: genCode(r)}
-	if r.IntN(2) == 0 {
-		m.Found, m.Epoch, m.EndOffset = true, genFoundEpoch(r), genOffset(r)
+func genFetchResponse(r *rand.Rand) FetchResponse {
+	m := FetchResponse{CorrelationID: int32(r.Uint32()), ErrorCode: genCode(r)}
+	for range genCount(r) {
+		p := FetchPartitionResponse{
+			Topic:          genTopic(r),
+			Partition:      genPartition(r),
+			ErrorCode:      genCode(r),
+			HighWatermark:  genOffset(r),
+			LogStartOffset: genOffset(r),
+			Records:        genRecords(r),
+		}
+		if r.IntN(2) == 0 {
+			p.HasDivergingEpoch = true
+			p.DivergingEpoch = EpochEndOffset{Epoch: genFoundEpoch(r), EndOffset: genOffset(r)}
+		}
+		if r.IntN(2) == 0 {
+			p.HasCurrentLeader = true
+			p.CurrentLeader = LeaderAndEpoch{LeaderID: genPartition(r), LeaderEpoch: genFoundEpoch(r)}
+		}
+		m.Partitions = append(m.Partitions, p)
 	}
 	return m
 }
 
 func genProduceRequest(r *rand.Rand) ProduceRequest {
-	return ProduceRequest{
+	m := ProduceRequest{
 		CorrelationID: int32(r.Uint32()),
 		Acks:          int16(r.IntN(5)) - 2, // includes invalid acks: the wire carries them
 		TimeoutMs:     r.Int32N(math.MaxInt32),
-		Records:       genRecords(r),
 	}
-}
-
-func genProduceResponse(r *rand.Rand) ProduceResponse {
-	m := ProduceResponse{CorrelationID: int32(r.Uint32()), ErrorCode: genCode(r)}
-	if r.IntN(2) == 0 {
-		m.HasBaseOffset, m.BaseOffset = true, genOffset(r)
+	for range genCount(r) {
+		m.Partitions = append(m.Partitions, ProducePartition{Topic: genTopic(r), Partition: genPartition(r), Records: genRecords(r)})
 	}
 	return m
 }
 
+func genProduceResponse(r *rand.Rand) ProduceResponse {
+	m := ProduceResponse{CorrelationID: int32(r.Uint32())}
+	for range genCount(r) {
+		p := ProducePartitionResponse{Topic: genTopic(r), Partition: genPartition(r), ErrorCode: genCode(r), LogStartOffset: genOffset(r)}
+		if r.IntN(2) == 0 {
+			p.HasBaseOffset, p.BaseOffset = true, genOffset(r)
+		}
+		m.Partitions = append(m.Partitions, p)
+	}
+	return m
+}
+
+func genOffsetsForLeaderEpochRequest(r *rand.Rand) OffsetsForLeaderEpochRequest {
+	m := OffsetsForLeaderEpochRequest{CorrelationID: int32(r.Uint32()), ReplicaID: int32(r.IntN(5)) - 1}
+	for range genCount(r) {
+		m.Partitions = append(m.Partitions, OffsetsForLeaderEpochPartition{
+			Topic: genTopic(r), Partition: genPartition(r), CurrentLeaderEpoch: genEpoch(r), LeaderEpoch: genEpoch(r),
+		})
+	}
+	return m
+}
+
+func genOffsetsForLeaderEpochResponse(r *rand.Rand) OffsetsForLeaderEpochResponse {
+	m := OffsetsForLeaderEpochResponse{CorrelationID: int32(r.Uint32())}
+	for range genCount(r) {
+		p := OffsetsForLeaderEpochPartitionResponse{Topic: genTopic(r), Partition: genPartition(r), ErrorCode: genCode(r)}
+		if r.IntN(2) == 0 {
+			p.Found, p.EpochEndOffset = true, EpochEndOffset{Epoch: genFoundEpoch(r), EndOffset: genOffset(r)}
+		}
+		m.Partitions = append(m.Partitions, p)
+	}
+	return m
+}
+
+func genListOffsetsRequest(r *rand.Rand) ListOffsetsRequest {
+	m := ListOffsetsRequest{CorrelationID: int32(r.Uint32()), ReplicaID: int32(r.IntN(5)) - 1}
+	for range genCount(r) {
+		ts := LatestTimestamp
+		if r.IntN(2) == 0 {
+			ts = EarliestTimestamp
+		}
+		m.Partitions = append(m.Partitions, ListOffsetsPartition{
+			Topic: genTopic(r), Partition: genPartition(r), CurrentLeaderEpoch: genEpoch(r), Timestamp: ts,
+		})
+	}
+	return m
+}
+
+func genListOffsetsResponse(r *rand.Rand) ListOffsetsResponse {
+	m := ListOffsetsResponse{CorrelationID: int32(r.Uint32())}
+	for range genCount(r) {
+		m.Partitions = append(m.Partitions, ListOffsetsPartitionResponse{
+			Topic: genTopic(r), Partition: genPartition(r), ErrorCode: genCode(r), Offset: genOffset(r), LeaderEpoch: genEpoch(r),
+		})
+	}
+	return m
+}
+
+// encodable is what the generic test helpers need of a message. Every
+// message is a Message; the name stays for the helpers' sake.
+type encodable = Message
+
+// dataMessages pairs each data-plane message's generator with its decoder,
+// type-erased, so one loop can drive every message; controllerMessages is
+// the controller's twin.
+func dataMessages() []controllerMessage {
+	var out []controllerMessage
+	add := func(name string, gen func(*rand.Rand) encodable, decode func([]byte) (encodable, error)) {
+		out = append(out, controllerMessage{name, gen, decode})
+	}
+	g, d := erase(genFetchRequest, DecodeFetchRequest)
+	add("FetchRequest", g, d)
+	g, d = erase(genFetchResponse, DecodeFetchResponse)
+	add("FetchResponse", g, d)
+	g, d = erase(genProduceRequest, DecodeProduceRequest)
+	add("ProduceRequest", g, d)
+	g, d = erase(genProduceResponse, DecodeProduceResponse)
+	add("ProduceResponse", g, d)
+	g, d = erase(genOffsetsForLeaderEpochRequest, DecodeOffsetsForLeaderEpochRequest)
+	add("OffsetsForLeaderEpochRequest", g, d)
+	g, d = erase(genOffsetsForLeaderEpochResponse, DecodeOffsetsForLeaderEpochResponse)
+	add("OffsetsForLeaderEpochResponse", g, d)
+	g, d = erase(genListOffsetsRequest, DecodeListOffsetsRequest)
+	add("ListOffsetsRequest", g, d)
+	g, d = erase(genListOffsetsResponse, DecodeListOffsetsResponse)
+	add("ListOffsetsResponse", g, d)
+	return out
+}
+
+// allMessages is every message kind, data plane and controller.
+func allMessages() []controllerMessage { return append(dataMessages(), controllerMessages()...) }
+
 // mustEncode encodes m or fails the test.
-func mustEncode(t testing.TB, m interface{ AppendTo([]byte) ([]byte, error) }) []byte {
+func mustEncode(t testing.TB, m encodable) []byte {
 	t.Helper()
 	b, err := m.AppendTo(nil)
 	if err != nil {
