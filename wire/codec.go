@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // decoder reads fixed-layout big-endian fields from one payload. It lives on
@@ -15,50 +16,90 @@ type decoder struct {
 	buf []byte
 	off int
 	err error
+	// elem is 1 + the index of the array element being read, or 0 outside
+	// an array; fail puts the index into the field's name.
+	elem int
 }
 
 func (d *decoder) fail(sentinel error, field string, detail string) {
 	if d.err == nil {
+		if d.elem > 0 {
+			field = indexField(field, d.elem-1)
+		}
 		d.err = fieldError(sentinel, d.msg, field, detail)
 	}
 }
 
-// take returns the next n bytes, or nil after recording ErrTruncated.
-func (d *decoder) take(field string, n int) []byte {
-	if d.err != nil {
-		return nil
-	}
-	if n > len(d.buf)-d.off {
-		d.fail(ErrTruncated, field, fmt.Sprintf(": need %d bytes, have %d", n, len(d.buf)-d.off))
-		return nil
-	}
-	b := d.buf[d.off : d.off+n : d.off+n]
-	d.off += n
-	return b
+// lastName is a field's own name without the path to it:
+// lastName("Partitions.DivergingEpoch.Epoch") is "Epoch". Error details
+// use it for the other half of a pair, which the error's field names in
+// full.
+func lastName(field string) string {
+	return field[strings.LastIndexByte(field, '.')+1:]
 }
 
-func (d *decoder) int16(field string) int16 {
-	b := d.take(field, 2)
-	if b == nil {
-		return 0
+// indexField names element i of the array a field belongs to:
+// indexField("Partitions.Topic", 3) is "Partitions[3].Topic". It runs only
+// on the way to an error, so success never pays for the formatting.
+func indexField(field string, i int) string {
+	arr, rest, ok := strings.Cut(field, ".")
+	if !ok {
+		return fmt.Sprintf("%s[%d]", field, i)
 	}
-	return int16(binary.BigEndian.Uint16(b))
+	return fmt.Sprintf("%s[%d].%s", arr, i, rest)
+}
+
+// take returns the next n bytes, or nil after recording ErrTruncated (or
+// once an error is recorded).
+func (d *decoder) take(field string, n int) []byte {
+	if d.err == nil && uint(n) <= uint(len(d.buf)-d.off) {
+		b := d.buf[d.off : d.off+n : d.off+n]
+		d.off += n
+		return b
+	}
+	d.takeFailed(field, n)
+	return nil
+}
+
+// takeFailed records why take could not: an earlier error stands, or the
+// payload is too short.
+func (d *decoder) takeFailed(field string, n int) {
+	if d.err == nil {
+		d.fail(ErrTruncated, field, fmt.Sprintf(": need %d bytes, have %d", n, len(d.buf)-d.off))
+	}
+}
+
+// int16, int32 and int64 read one big-endian integer, or return zero once
+// an error is recorded. They read the payload directly rather than
+// through take, which saves a call per field.
+func (d *decoder) int16(field string) int16 {
+	if d.err == nil && len(d.buf)-d.off >= 2 {
+		v := binary.BigEndian.Uint16(d.buf[d.off:])
+		d.off += 2
+		return int16(v)
+	}
+	d.takeFailed(field, 2)
+	return 0
 }
 
 func (d *decoder) int32(field string) int32 {
-	b := d.take(field, 4)
-	if b == nil {
-		return 0
+	if d.err == nil && len(d.buf)-d.off >= 4 {
+		v := binary.BigEndian.Uint32(d.buf[d.off:])
+		d.off += 4
+		return int32(v)
 	}
-	return int32(binary.BigEndian.Uint32(b))
+	d.takeFailed(field, 4)
+	return 0
 }
 
 func (d *decoder) int64(field string) int64 {
-	b := d.take(field, 8)
-	if b == nil {
-		return 0
+	if d.err == nil && len(d.buf)-d.off >= 8 {
+		v := binary.BigEndian.Uint64(d.buf[d.off:])
+		d.off += 8
+		return int64(v)
 	}
-	return int64(binary.BigEndian.Uint64(b))
+	d.takeFailed(field, 8)
+	return 0
 }
 
 // header checks the 8-byte message header against the expected API key and
@@ -118,30 +159,78 @@ func (d *decoder) epochEndOffset(epochField, offsetField string) (epoch int32, e
 	case e == NoEpoch && o == -1:
 		return 0, 0, false
 	case e < 0:
-		d.fail(ErrInvalidEpoch, epochField, fmt.Sprintf(" = %d with %s = %d; only (-1, -1) means none", e, offsetField, o))
+		d.fail(ErrInvalidEpoch, epochField, fmt.Sprintf(" = %d with %s = %d; only (-1, -1) means none", e, lastName(offsetField), o))
 		return 0, 0, false
 	}
 	end, err := FromWireI64(o)
 	if err != nil {
-		d.fail(ErrNegativeOffset, offsetField, fmt.Sprintf(" = %d with %s = %d; only (-1, -1) means none", o, epochField, e))
+		d.fail(ErrNegativeOffset, offsetField, fmt.Sprintf(" = %d with %s = %d; only (-1, -1) means none", o, lastName(epochField), e))
 		return 0, 0, false
 	}
 	return e, end, true
 }
 
-// records reads the Records field: an int32 length and that many bytes,
-// aliasing the payload. A zero length gives nil so that "no records" has one
-// in-memory form.
-func (d *decoder) records() []byte {
-	n := d.int32("Records")
+// leaderAndEpoch reads a (leader id int32, leader epoch int32) pair where
+// (-1, -1) means "none"; otherwise both halves must be >= 0. It returns
+// ok=false for "none" — the -1s stop here.
+func (d *decoder) leaderAndEpoch(idField, epochField string) (l LeaderAndEpoch, ok bool) {
+	id := d.int32(idField)
+	e := d.int32(epochField)
+	switch {
+	case d.err != nil:
+		return LeaderAndEpoch{}, false
+	case id == NoLeader && e == NoEpoch:
+		return LeaderAndEpoch{}, false
+	case id < 0:
+		d.fail(ErrInvalidValue, idField, fmt.Sprintf(" = %d with %s = %d; only (-1, -1) means none", id, lastName(epochField), e))
+		return LeaderAndEpoch{}, false
+	case e < 0:
+		d.fail(ErrInvalidEpoch, epochField, fmt.Sprintf(" = %d with %s = %d; only (-1, -1) means none", e, lastName(idField), id))
+		return LeaderAndEpoch{}, false
+	}
+	return LeaderAndEpoch{LeaderID: id, LeaderEpoch: e}, true
+}
+
+// optionalOffset reads an int64 offset where -1 means "none" (ok=false)
+// and any other negative value is malformed.
+func (d *decoder) optionalOffset(field string) (v uint64, ok bool) {
+	w := d.int64(field)
+	switch {
+	case d.err != nil, w == -1:
+		return 0, false
+	case w < 0:
+		d.fail(ErrNegativeOffset, field, fmt.Sprintf(" = %d; only -1 means none", w))
+		return 0, false
+	}
+	return uint64(w), true
+}
+
+// nonNegative32 reads an int32 that must not be negative, refusing a
+// negative one with sentinel (ErrNegativeLength for byte bounds,
+// ErrNegativeTimeout for times).
+func (d *decoder) nonNegative32(field string, sentinel error) int32 {
+	v := d.int32(field)
+	if d.err == nil && v < 0 {
+		d.fail(sentinel, field, fmt.Sprintf(" = %d", v))
+		return 0
+	}
+	return v
+}
+
+// records reads a Records field: an int32 length and that many bytes,
+// aliasing the payload with capacity clipped, so appending to the result
+// cannot overwrite the payload. A zero length gives nil so that "no
+// records" has one in-memory form.
+func (d *decoder) records(field string) []byte {
+	n := d.int32(field)
 	if d.err != nil {
 		return nil
 	}
 	if n < 0 {
-		d.fail(ErrNegativeLength, "Records", fmt.Sprintf(" length = %d", n))
+		d.fail(ErrNegativeLength, field, fmt.Sprintf(" length = %d", n))
 		return nil
 	}
-	b := d.take("Records", int(n))
+	b := d.take(field, int(n))
 	if len(b) == 0 {
 		return nil
 	}
@@ -177,11 +266,6 @@ func appendInt64(dst []byte, v int64) []byte {
 	return binary.BigEndian.AppendUint64(dst, uint64(v))
 }
 
-func appendRecords(dst []byte, records []byte) []byte {
-	dst = appendInt32(dst, int32(len(records)))
-	return append(dst, records...)
-}
-
 // fieldError formats a refusal, by an encoder or the decoder, naming the
 // message and field.
 func fieldError(sentinel error, msg, field string, detail string) error {
@@ -208,12 +292,106 @@ func checkEpoch(msg, field string, v int32, min int32) error {
 	return nil
 }
 
-// checkRecords refuses Records an int32 length cannot describe.
-func checkRecords(msg, field string, records []byte) error {
-	if !fitsInt32(len(records)) {
-		return fieldError(ErrFrameTooLarge, msg, field, fmt.Sprintf(" length = %d", len(records)))
+// wireOrNone is the wire form of an optional offset: -1 when !ok. The
+// encoder has checked v.
+func wireOrNone(v uint64, ok bool) int64 {
+	if !ok {
+		return -1
 	}
-	return nil
+	return int64(v)
 }
 
 func fitsInt32(n int) bool { return uint64(n) <= math.MaxInt32 }
+
+// checker is the encoders' twin of decoder: it applies to in-memory values
+// the rules the decoder applies to wire values, with the same sentinels and
+// field names, so an encoder refuses exactly what the decoder would. The
+// first refusal sticks; encoders check every field before appending any,
+// so a refusal leaves dst unchanged.
+type checker struct {
+	msg  string
+	err  error
+	elem int // as decoder.elem
+}
+
+func (c *checker) fail(sentinel error, field string, detail string) {
+	if c.err == nil {
+		if c.elem > 0 {
+			field = indexField(field, c.elem-1)
+		}
+		c.err = fieldError(sentinel, c.msg, field, detail)
+	}
+}
+
+// offset refuses an offset a wire int64 cannot hold.
+func (c *checker) offset(field string, v uint64) {
+	if v > math.MaxInt64 {
+		c.fail(ErrOffsetOverflow, field, fmt.Sprintf(" = %d", v))
+	}
+}
+
+// epoch refuses an epoch below min (NoEpoch where "none" is allowed, 0
+// where it is not).
+func (c *checker) epoch(field string, v, min int32) {
+	if v < min {
+		c.fail(ErrInvalidEpoch, field, fmt.Sprintf(" = %d, want >= %d", v, min))
+	}
+}
+
+// nonNegative refuses a negative int32 with sentinel, as
+// decoder.nonNegative32 does.
+func (c *checker) nonNegative(field string, v int32, sentinel error) {
+	if v < 0 {
+		c.fail(sentinel, field, fmt.Sprintf(" = %d", v))
+	}
+}
+
+// brokerEpoch refuses a broker epoch below NoBrokerEpoch.
+func (c *checker) brokerEpoch(field string, v int64) {
+	if v < NoBrokerEpoch {
+		c.fail(ErrInvalidValue, field, fmt.Sprintf(" = %d, want >= -1", v))
+	}
+}
+
+// topic refuses a name that is not a Kafka topic name.
+func (c *checker) topic(field string, t string) {
+	if why := topicProblem(t); why != "" {
+		c.fail(ErrInvalidTopic, field, fmt.Sprintf(" = %q%s", t, why))
+	}
+}
+
+// partition refuses a negative partition index.
+func (c *checker) partition(field string, p int32) {
+	if p < 0 {
+		c.fail(ErrInvalidPartition, field, fmt.Sprintf(" = %d, want >= 0", p))
+	}
+}
+
+// count refuses an array an int32 count cannot describe.
+func (c *checker) count(field string, n int) {
+	if !fitsInt32(n) {
+		c.fail(ErrFrameTooLarge, field, fmt.Sprintf(" count = %d", n))
+	}
+}
+
+// records refuses Records an int32 length cannot describe.
+func (c *checker) records(field string, r []byte) {
+	if !fitsInt32(len(r)) {
+		c.fail(ErrFrameTooLarge, field, fmt.Sprintf(" length = %d", len(r)))
+	}
+}
+
+// epochEndOffset refuses a found pair the decoder would refuse.
+func (c *checker) epochEndOffset(epochField, offsetField string, e EpochEndOffset) {
+	c.epoch(epochField, e.Epoch, 0)
+	c.offset(offsetField, e.EndOffset)
+}
+
+// leaderAndEpoch refuses a set (leader, epoch) pair the decoder would
+// refuse.
+func (c *checker) leaderAndEpoch(idField, epochField string, l LeaderAndEpoch) {
+	if l.LeaderID < 0 {
+		c.fail(ErrInvalidValue, idField, fmt.Sprintf(" = %d, want >= 0", l.LeaderID))
+	}
+	c.epoch(epochField, l.LeaderEpoch, 0)
+}

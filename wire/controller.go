@@ -5,46 +5,8 @@ import "fmt"
 // The controller's messages: what a broker says to the controller that owns
 // the ISR (package replica/controller) and what it answers. The API key
 // numbers are Kafka's; the bodies are kaenlog's own, fixed-layout and
-// big-endian like the replication messages, with three more shapes:
-//
-//	string      int16 length, then that many bytes (no null string)
-//	[]T         int32 count, then the elements; an empty array decodes as nil
-//	bool, int8  one byte; a bool is 0 or 1, nothing else
-//
-// Layouts after the 8-byte header:
-//
-//	BrokerRegistrationRequest (APIKey 62):
-//	  BrokerID i32 | IncarnationID [16]byte | PreviousBrokerEpoch i64
-//	  | LostData bool | Endpoint string
-//	BrokerRegistrationResponse (62):
-//	  ErrorCode i16 | BrokerEpoch i64
-//	BrokerHeartbeatRequest (63):
-//	  BrokerID i32 | BrokerEpoch i64 | MetadataOffset i64 | WantShutDown bool
-//	BrokerHeartbeatResponse (63):
-//	  ErrorCode i16 | IsFenced bool | ShouldShutDown bool | MetadataEndOffset i64
-//	AlterPartitionRequest (56):
-//	  BrokerID i32 | BrokerEpoch i64 | Topic string | Partition i32
-//	  | LeaderEpoch i32 | PartitionEpoch i32
-//	  | NewISR [](BrokerID i32, BrokerEpoch i64) | LeaderRecoveryState i8
-//	AlterPartitionResponse (56):
-//	  ErrorCode i16 | Leader i32 | LeaderEpoch i32 | ISR []i32
-//	  | PartitionEpoch i32 | LeaderRecoveryState i8
-//	CreateTopicsRequest (19):
-//	  Name string | Partitions i32 | ReplicationFactor i16 | MinISR i32
-//	  | UncleanLeaderElection bool | Assignment [][]i32
-//	CreateTopicsResponse (19):
-//	  ErrorCode i16 | ErrorMessage string
-//	ElectLeadersRequest (43):
-//	  Topic string | Partition i32 | Unclean bool
-//	ElectLeadersResponse (43):
-//	  ErrorCode i16 | Leader i32 | LeaderEpoch i32 | DataMayBeLost bool
-//	MetadataRequest (3):
-//	  Topics []string, count -1 = every topic (nil in memory)
-//	MetadataResponse (3):
-//	  ErrorCode i16 | Brokers [](ID i32, Endpoint string, Fenced bool)
-//	  | Topics [](Name string, ErrorCode i16, Partitions [](Partition i32,
-//	    ErrorCode i16, Leader i32, LeaderEpoch i32, PartitionEpoch i32,
-//	    Replicas []i32, ISR []i32, ELR []i32))
+// big-endian like the data plane's. Their layouts are in the package
+// documentation (doc.go), with every other message's.
 //
 // Kafka's versions of these messages carry many partitions or topics per
 // request; kaenlog's carry one (AlterPartition, CreateTopics, ElectLeaders),

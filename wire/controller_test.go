@@ -325,7 +325,7 @@ func TestControllerMessagesRoundTripRandom(t *testing.T) {
 }
 
 // TestControllerLayoutMatchesDoc pins one message's bytes field by field
-// against the layout in controller.go's comment, with encoding/binary as
+// against the layout in the package documentation, with encoding/binary as
 // the oracle.
 func TestControllerLayoutMatchesDoc(t *testing.T) {
 	m := AlterPartitionRequest{CorrelationID: 9, BrokerID: 1, BrokerEpoch: 3, Topic: "ab", Partition: 4,

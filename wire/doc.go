@@ -1,11 +1,22 @@
-// Package wire is kaenlog's network format: length-prefixed frames, the
-// three request/response pairs replication needs (Produce, Fetch,
-// OffsetsForLeaderEpoch), and kaenlog's error-code table.
+// Package wire is kaenlog's network format: length-prefixed frames; the
+// data plane's messages (Produce, Fetch, ListOffsets,
+// OffsetsForLeaderEpoch), which name topics and partitions; the
+// controller's messages; one Message interface for all of them; and
+// kaenlog's error-code table.
 //
-// The package is pure: no clock, no goroutines, no connections. Encoders
-// append to a caller's buffer; decoders read a payload the caller already
-// holds and never copy record bytes. Record batches travel as opaque bytes;
-// package log parses them.
+// The package is pure: no clock, no goroutines, no connections, and no
+// other kaenlog package (a test keeps it so). Encoders append to a
+// caller's buffer; decoders read a payload the caller already holds and
+// never copy record bytes. Record batches travel as opaque bytes; package
+// log parses them.
+//
+// A broker's request handling takes these Go values, never frames: it is
+// handed a *FetchRequest or a *ProduceRequest and returns a FetchResponse
+// or a ProduceResponse, and only the transport turns values into frames and
+// frames into values (DecodeRequest, DecodeResponse, AppendFrameBuffers).
+// So a second listener speaking Kafka's own protocol can later decode
+// Kafka's bytes into the same structs and reuse everything behind them;
+// the field names and meanings follow Kafka's JSON schemas for that reason.
 //
 // # Frames
 //
@@ -22,6 +33,13 @@
 // arrive, from at most 64 KiB, so a length prefix alone never makes it hold
 // the memory the prefix announces.
 //
+// WriteFrame writes a frame to any io.Writer in two writes. A TCP runtime
+// puts each frame out in one system call without copying records:
+// AppendFrameBuffers lays a message out as net.Buffers — length prefix,
+// header and fixed fields in a scratch buffer, each partition's Records by
+// reference — for one writev (AppendFrameHeader alone serves a payload
+// that is already encoded).
+//
 // # Messages
 //
 // Every payload starts with the same 8-byte header. All integers are
@@ -33,33 +51,133 @@
 //	|APIKey|Vers. |CorrelationID|   APIKey int16, Version int16 (always 0),
 //	+------+------+-------------+   CorrelationID int32
 //
-// The body follows, fixed-layout, with no trailing bytes allowed. Offsets
-// are uint64 in memory and int64 on the wire (FromWireI64, ToWireI64).
+// The body follows, fixed-layout, with no trailing bytes allowed, built
+// from these shapes:
 //
-//	FetchRequest (APIKey 1), 32 bytes:
-//	  header(8) ReplicaID i32 | FetchOffset i64 | CurrentLeaderEpoch i32
-//	            | LastFetchedEpoch i32 | MaxBytes i32
+//	i8 i16 i32 i64  big-endian signed integers
+//	bool            one byte, 0 or 1 and nothing else
+//	string          i16 length, then that many bytes (no null string)
+//	topic           a string holding a Kafka topic name: 1..249 bytes of
+//	                [a-zA-Z0-9._-], neither "." nor ".." (ValidateTopic)
+//	records         i32 length, then that many bytes of record batches
+//	[n]{...}        i32 count n, then n elements; an empty array decodes
+//	                as nil (the Into decoders keep the emptied slice)
+//	[n]?{...}       the same, but count -1 means null (nil in memory) and
+//	                0 an empty non-nil slice
 //
-//	FetchResponse (APIKey 1), 42 bytes + records:
-//	  header(8) ErrorCode i16 | HighWatermark i64 | LogStartOffset i64
-//	            | DivergingEpoch.Epoch i32 | DivergingEpoch.EndOffset i64
-//	            | RecordsLength i32 | Records [RecordsLength]byte
+// Offsets are uint64 in memory and i64 on the wire (FromWireI64,
+// ToWireI64). Partition indexes are never negative. The layouts, after the
+// header, with Kafka's API key numbers:
 //
-//	OffsetsForLeaderEpochRequest (APIKey 23), 20 bytes:
-//	  header(8) ReplicaID i32 | CurrentLeaderEpoch i32 | LeaderEpoch i32
+//	ProduceRequest (APIKey 0):
+//	  Acks i16 | TimeoutMs i32
+//	  | Partitions [n]{Topic topic | Partition i32 | Records records}
+//	ProduceResponse (0):
+//	  Partitions [n]{Topic topic | Partition i32 | ErrorCode i16
+//	    | BaseOffset i64 | LogStartOffset i64}
+//	FetchRequest (1):
+//	  ReplicaID i32 | ReplicaEpoch i64 | MaxWaitMs i32 | MinBytes i32
+//	  | MaxBytes i32
+//	  | Partitions [n]{Topic topic | Partition i32 | CurrentLeaderEpoch i32
+//	    | FetchOffset i64 | LastFetchedEpoch i32 | LogStartOffset i64
+//	    | MaxBytes i32}
+//	FetchResponse (1):
+//	  ErrorCode i16
+//	  | Partitions [n]{Topic topic | Partition i32 | ErrorCode i16
+//	    | HighWatermark i64 | LogStartOffset i64
+//	    | DivergingEpoch.Epoch i32 | DivergingEpoch.EndOffset i64
+//	    | CurrentLeader.LeaderID i32 | CurrentLeader.LeaderEpoch i32
+//	    | Records records}
+//	ListOffsetsRequest (2):
+//	  ReplicaID i32
+//	  | Partitions [n]{Topic topic | Partition i32 | CurrentLeaderEpoch i32
+//	    | Timestamp i64}
+//	ListOffsetsResponse (2):
+//	  Partitions [n]{Topic topic | Partition i32 | ErrorCode i16
+//	    | Offset i64 | LeaderEpoch i32}
+//	OffsetsForLeaderEpochRequest (23):
+//	  ReplicaID i32
+//	  | Partitions [n]{Topic topic | Partition i32 | CurrentLeaderEpoch i32
+//	    | LeaderEpoch i32}
+//	OffsetsForLeaderEpochResponse (23):
+//	  Partitions [n]{Topic topic | Partition i32 | ErrorCode i16
+//	    | Epoch i32 | EndOffset i64}
 //
-//	OffsetsForLeaderEpochResponse (APIKey 23), 22 bytes:
-//	  header(8) ErrorCode i16 | Epoch i32 | EndOffset i64
+//	MetadataRequest (3):
+//	  Topics [n]?{string}, null = every topic
+//	MetadataResponse (3):
+//	  ErrorCode i16 | Brokers [n]{ID i32 | Endpoint string | Fenced bool}
+//	  | Topics [n]{Name string | ErrorCode i16
+//	    | Partitions [n]{Partition i32 | ErrorCode i16 | Leader i32
+//	      | LeaderEpoch i32 | PartitionEpoch i32 | Replicas [n]{i32}
+//	      | ISR [n]{i32} | ELR [n]{i32}}}
+//	CreateTopicsRequest (19):
+//	  Name string | Partitions i32 | ReplicationFactor i16 | MinISR i32
+//	  | UncleanLeaderElection bool | Assignment [n]{[n]{i32}}
+//	CreateTopicsResponse (19):
+//	  ErrorCode i16 | ErrorMessage string
+//	ElectLeadersRequest (43):
+//	  Topic string | Partition i32 | Unclean bool
+//	ElectLeadersResponse (43):
+//	  ErrorCode i16 | Leader i32 | LeaderEpoch i32 | DataMayBeLost bool
+//	AlterPartitionRequest (56):
+//	  BrokerID i32 | BrokerEpoch i64 | Topic string | Partition i32
+//	  | LeaderEpoch i32 | PartitionEpoch i32
+//	  | NewISR [n]{BrokerID i32 | BrokerEpoch i64} | LeaderRecoveryState i8
+//	AlterPartitionResponse (56):
+//	  ErrorCode i16 | Leader i32 | LeaderEpoch i32 | ISR [n]{i32}
+//	  | PartitionEpoch i32 | LeaderRecoveryState i8
+//	BrokerRegistrationRequest (62):
+//	  BrokerID i32 | IncarnationID [16]byte | PreviousBrokerEpoch i64
+//	  | LostData bool | Endpoint string
+//	BrokerRegistrationResponse (62):
+//	  ErrorCode i16 | BrokerEpoch i64
+//	BrokerHeartbeatRequest (63):
+//	  BrokerID i32 | BrokerEpoch i64 | MetadataOffset i64 | WantShutDown bool
+//	BrokerHeartbeatResponse (63):
+//	  ErrorCode i16 | IsFenced bool | ShouldShutDown bool
+//	  | MetadataEndOffset i64
 //
-//	ProduceRequest (APIKey 0), 18 bytes + records:
-//	  header(8) Acks i16 | TimeoutMs i32
-//	            | RecordsLength i32 | Records [RecordsLength]byte
+// The API key numbers are Kafka's; the bodies are kaenlog's own. Where
+// Kafka nests partitions inside topics, the data plane's arrays are flat:
+// one element per partition, each naming its topic. That keeps one Go
+// element per wire element, one allocation per array and one encoding per
+// value (no topic grouping to canonicalise); the price is a topic name
+// repeated per partition on the wire, which the decoders do not pay for in
+// memory (see below).
 //
-//	ProduceResponse (APIKey 0), 18 bytes:
-//	  header(8) ErrorCode i16 | BaseOffset i64
+// Every count and length is checked against the bytes left before
+// anything is allocated for it: an array's count times its element's
+// smallest encoding must fit, so a hostile count costs an error, not
+// memory.
 //
-// The API key numbers are Kafka's (Produce 0, Fetch 1, OffsetForLeaderEpoch
-// 23); the bodies are kaenlog's own, one partition per message.
+// # Message and dispatch
+//
+// Every request and response implements Message (APIKey, Correlation,
+// AppendTo). DecodeRequest and DecodeResponse read the header and return a
+// pointer to the decoded value (*FetchRequest, *MetadataResponse, ...);
+// PeekHeader reads the header alone, for a server that routes by key.
+//
+// # Decoding without allocating
+//
+// DecodeFetchRequest and the other DecodeXxx functions allocate the
+// message's arrays, one slice per array, and one string per distinct
+// topic. The hot path has Into variants — DecodeFetchRequestInto,
+// DecodeFetchResponseInto, DecodeProduceRequestInto,
+// DecodeProduceResponseInto — that decode into a value the caller keeps
+// per connection. They reuse its Partitions array when it is large enough,
+// and take each topic string from what is already at hand when one is
+// equal: the previous partition's (a topic's partitions are usually
+// adjacent), the same element's before it is overwritten (a follower's
+// fetcher names the same partitions on every fetch), or a 16-entry cache of
+// recent distinct topics, seeded from the first ones the value's array
+// held (its previous length plus 64 elements). Only a topic found in none
+// of these is allocated. So once warm, a broker's stream of fetches and
+// produces decodes with no allocation at all, records included, which
+// alias the payload; a connection whose requests cycle through more than
+// 16 topics in no stable order pays one string per topic it misses. Every
+// step is bounded: decoding stays linear in the bytes received, whatever
+// topics a payload names and however large an earlier one was.
 //
 // # -1 only at the edge
 //
@@ -67,25 +185,33 @@
 // encoded bytes; in memory "none" is a bool beside the value, in the comma-ok
 // spirit:
 //
-//	wire                              memory
-//	DivergingEpoch (-1, -1)           FetchResponse.HasDivergingEpoch == false
-//	(Epoch, EndOffset) (-1, -1)       OffsetsForLeaderEpochResponse.Found == false
-//	BaseOffset -1                     ProduceResponse.HasBaseOffset == false
+//	wire                                 memory
+//	FetchPartition.LogStartOffset -1     HasLogStartOffset == false
+//	DivergingEpoch (-1, -1)              HasDivergingEpoch == false
+//	CurrentLeader (-1, -1)               HasCurrentLeader == false
+//	BaseOffset -1                        HasBaseOffset == false
+//	(Epoch, EndOffset) (-1, -1)          Found == false (OffsetsForLeaderEpoch)
 //
-// Any other negative offset, or a pair with only one -1, is malformed. Two
-// int32 fields keep Kafka's -1 in memory because they are identifiers, not
-// offsets: ReplicaID (ConsumerReplicaID, a consumer) and request epochs
-// (NoEpoch, "none" or "do not check"); epochs below -1 are malformed.
+// Any other negative offset, or a pair with only one -1, is malformed.
+// Identifiers keep Kafka's -1 in memory, because they are names, not
+// quantities: ReplicaID (ConsumerReplicaID, a consumer), leader ids
+// (NoLeader), broker epochs (NoBrokerEpoch), request epochs (NoEpoch,
+// "none" or "do not check"), and ListOffsets' Timestamp selectors
+// (LatestTimestamp, EarliestTimestamp). Epochs below -1 are malformed.
 //
 // # Errors
 //
-// Decoding errors match ErrMalformed plus a precise sentinel
+// Decoding errors match ErrMalformed plus one precise sentinel
 // (ErrTruncated, ErrTrailingBytes, ErrWrongAPIKey, ErrUnknownAPIKey,
 // ErrUnsupportedVersion, ErrNegativeLength, ErrNegativeOffset,
-// ErrInvalidEpoch, ErrNegativeTimeout) and name the field. Framing has
-// ErrFrameTooLarge and ErrShortFrame (which also matches
-// io.ErrUnexpectedEOF); encoding has ErrOffsetOverflow. Encoders refuse
-// exactly what decoders refuse, so anything encoded decodes.
+// ErrInvalidEpoch, ErrNegativeTimeout, ErrInvalidTopic,
+// ErrInvalidPartition, ErrInvalidValue) and name the message and the field,
+// with the element's index inside an array
+// ("FetchRequest.Partitions[3].FetchOffset = -2"). Framing has ErrFrameTooLarge and ErrShortFrame
+// (which also matches io.ErrUnexpectedEOF); encoding has
+// ErrOffsetOverflow. Encoders refuse exactly what decoders refuse, with the
+// same sentinels where the value exists in memory, so anything encoded
+// decodes.
 //
 // Responses carry kaenlog's own ErrorCode numbers, not Kafka's. Each code
 // is one row of one table, printed here: kaenlog's number, the Kafka name,

@@ -40,17 +40,19 @@ var (
 	// sender and receiver disagree about it.
 	ErrTrailingBytes error = &wireError{"wire: trailing bytes after message", ErrMalformed}
 
-	// ErrUnknownAPIKey is returned by PeekHeader when the API key is not
-	// one of APIProduce, APIFetch, APIOffsetsForLeaderEpoch.
+	// ErrUnknownAPIKey is returned by PeekHeader, DecodeRequest and
+	// DecodeResponse when the API key is not one this package knows (see
+	// APIKey).
 	ErrUnknownAPIKey error = &wireError{"wire: unknown API key", ErrMalformed}
 
 	// ErrWrongAPIKey is returned by a DecodeXxx function when the payload
 	// carries another message's API key.
 	ErrWrongAPIKey error = &wireError{"wire: wrong API key for this message", ErrMalformed}
 
-	// ErrNegativeLength is returned when a length or byte count is
-	// negative: ReadFrame's length prefix, a Records length, or
-	// FetchRequest.MaxBytes.
+	// ErrNegativeLength is returned when a length, count or byte bound is
+	// negative: ReadFrame's length prefix, a Records or string length, an
+	// array count, FetchRequest.MinBytes and MaxBytes, or
+	// FetchPartition.MaxBytes.
 	ErrNegativeLength error = &wireError{"wire: negative length", ErrMalformed}
 
 	// ErrNegativeOffset is returned by FromWireI64, and so by every
@@ -63,10 +65,35 @@ var (
 	// (epoch, end offset) pair only (-1, -1) may say "none".
 	ErrInvalidEpoch error = &wireError{"wire: invalid leader epoch", ErrMalformed}
 
-	// ErrNegativeTimeout is returned when ProduceRequest.TimeoutMs is
-	// negative.
+	// ErrNegativeTimeout is returned when ProduceRequest.TimeoutMs or
+	// FetchRequest.MaxWaitMs is negative.
 	ErrNegativeTimeout error = &wireError{"wire: negative timeout", ErrMalformed}
+
+	// ErrInvalidPartition is returned when a partition index is negative.
+	ErrInvalidPartition error = &wireError{"wire: invalid partition", ErrMalformed}
 )
+
+// ErrInvalidTopic is returned when a Topic field is not a name Kafka
+// accepts (see ValidateTopic): empty, longer than MaxTopicLength, "." or
+// "..", or with a byte outside [a-zA-Z0-9._-]. Like the other decoding
+// sentinels it matches ErrMalformed; it also matches
+// ErrInvalidTopicException, so CodeOf answers it with
+// CodeInvalidTopicException, as Kafka answers an invalid topic name, rather
+// than with CodeInvalidRequest.
+var ErrInvalidTopic error = topicError{}
+
+// topicError is ErrInvalidTopic's type: a decoding error that is also the
+// INVALID_TOPIC_EXCEPTION condition.
+type topicError struct{}
+
+// topicFamilies is what topicError unwraps to, a variable so that Unwrap
+// does not allocate.
+var topicFamilies = []error{ErrMalformed, ErrInvalidTopicException}
+
+func (topicError) Error() string { return "wire: invalid topic name" }
+
+// Unwrap exposes both families so errors.Is matches either.
+func (topicError) Unwrap() []error { return topicFamilies }
 
 // versionError is errBadVersion's type: a decoding error that is also the
 // UNSUPPORTED_VERSION condition.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 )
 
@@ -27,18 +28,142 @@ var headerPool = sync.Pool{New: func() any { return new([frameHeaderSize]byte) }
 // math.MaxInt32 bytes cannot be framed: the error matches ErrFrameTooLarge
 // and dst is returned unchanged.
 func AppendFrame(dst, payload []byte) ([]byte, error) {
-	if !fitsInt32(len(payload)) {
-		return dst, fmt.Errorf("%w: payload of %d bytes exceeds the int32 length prefix", ErrFrameTooLarge, len(payload))
+	dst, err := AppendFrameHeader(dst, len(payload))
+	if err != nil {
+		return dst, err
 	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(payload)))
 	return append(dst, payload...), nil
+}
+
+// AppendFrameHeader appends the 4-byte big-endian length prefix of a frame
+// whose payload is n bytes long, for a writer that sends the payload from
+// where it already is: AppendFrame without the copy. A length an int32
+// cannot describe gives ErrFrameTooLarge, a negative one ErrNegativeLength;
+// either way dst is returned unchanged.
+func AppendFrameHeader(dst []byte, n int) ([]byte, error) {
+	if n < 0 {
+		return dst, fmt.Errorf("%w: frame length %d", ErrNegativeLength, n)
+	}
+	if !fitsInt32(n) {
+		return dst, fmt.Errorf("%w: payload of %d bytes exceeds the int32 length prefix", ErrFrameTooLarge, n)
+	}
+	return binary.BigEndian.AppendUint32(dst, uint32(n)), nil
+}
+
+// AppendFrameBuffers appends m, framed, to bufs as pieces for one
+// vectored write: net.Buffers.WriteTo on a *net.TCPConn is a single writev,
+// so a TCP runtime puts the whole frame out in one system call. The length
+// prefix, header and fixed-layout fields are appended to scratch, and bufs
+// gets slices of scratch; the Records of a FetchResponse or ProduceRequest
+// are not copied but appended to bufs as they are, between the slices of
+// scratch that surround them. Other messages are encoded whole into
+// scratch (they carry no bulk bytes).
+//
+// The concatenation of what is appended to bufs is exactly
+// AppendFrame(nil, payload) for payload = m.AppendTo(nil). It allocates only
+// when bufs or scratch must grow, so a writer that keeps both (passing
+// bufs[:0] and scratch[:0] back each time) and passes m as a pointer
+// (*FetchResponse: a struct value converted to Message is copied to the
+// heap) frames every message without allocating. Several messages may be
+// appended before one write. Until the write is done the caller must not
+// change scratch or the Records m refers to. net.Buffers.WriteTo consumes
+// the slice it is called on: write a copy (b := bufs; b.WriteTo(conn)) to
+// keep bufs' capacity.
+//
+// m's own refusals (see its AppendTo), and ErrFrameTooLarge for a payload
+// an int32 cannot describe, leave bufs and scratch as they were. m must not
+// be nil, nor a nil pointer.
+func AppendFrameBuffers(bufs net.Buffers, scratch []byte, m Message) (net.Buffers, []byte, error) {
+	s := segmenter{bufs: bufs}
+	var (
+		out []byte
+		err error
+	)
+	switch v := m.(type) {
+	case FetchResponse:
+		out, err = v.appendTo(scratch, &s)
+	case *FetchResponse:
+		out, err = v.appendTo(scratch, &s)
+	case ProduceRequest:
+		out, err = v.appendTo(scratch, &s)
+	case *ProduceRequest:
+		out, err = v.appendTo(scratch, &s)
+	default:
+		start := len(scratch)
+		if out, err = m.AppendTo(append(scratch, 0, 0, 0, 0)); err != nil {
+			break
+		}
+		n := len(out) - start - frameHeaderSize
+		if !fitsInt32(n) {
+			err = fmt.Errorf("%w: payload of %d bytes exceeds the int32 length prefix", ErrFrameTooLarge, n)
+			break
+		}
+		binary.BigEndian.PutUint32(out[start:], uint32(n))
+		s.start = start
+		s.flush(out)
+	}
+	if err != nil {
+		return bufs, scratch, err
+	}
+	return s.bufs, out, nil
+}
+
+// segmenter collects one frame as buffers for AppendFrameBuffers: the
+// bytes encoded into the scratch buffer since start, then a Records slice
+// by reference, and so on. An encoder given a segmenter grows its scratch
+// buffer once, to the frame's size without the records, before it takes
+// the first slice, so every slice points into the same array.
+type segmenter struct {
+	bufs  net.Buffers
+	start int // where in the scratch buffer the bytes not yet in bufs begin
+}
+
+// flush appends the encoded bytes not yet in bufs, if any.
+func (s *segmenter) flush(dst []byte) {
+	if len(dst) > s.start {
+		s.bufs = append(s.bufs, dst[s.start:len(dst):len(dst)])
+		s.start = len(dst)
+	}
+}
+
+// appendRecordsField appends a Records field: its int32 length, then the
+// bytes themselves, or, when encoding for AppendFrameBuffers (s != nil), a
+// reference to them in s. The encoder has checked the length.
+func appendRecordsField(dst, records []byte, s *segmenter) []byte {
+	dst = appendInt32(dst, int32(len(records)))
+	if s == nil {
+		return append(dst, records...)
+	}
+	if len(records) > 0 {
+		s.flush(dst)
+		s.bufs = append(s.bufs, records)
+	}
+	return dst
+}
+
+// beginFrame starts an encoding: without a segmenter it grows dst by the
+// payload's size; with one it grows dst by the frame's size less the
+// records (which will not be copied) and appends the frame's length prefix.
+// It refuses a payload an int32 cannot describe.
+func beginFrame(dst []byte, s *segmenter, fixed, records int) ([]byte, error) {
+	if s == nil {
+		return grow(dst, fixed+records), nil
+	}
+	if !fitsInt32(fixed + records) {
+		return dst, fmt.Errorf("%w: payload of %d bytes exceeds the int32 length prefix", ErrFrameTooLarge, fixed+records)
+	}
+	dst = grow(dst, frameHeaderSize+fixed)
+	s.start = len(dst)
+	return binary.BigEndian.AppendUint32(dst, uint32(fixed+records)), nil
 }
 
 // WriteFrame writes one frame (see AppendFrame) to w with two Write calls,
 // header then payload, so the payload is never copied; it does not allocate.
 // Because of the two calls, concurrent writers on one w must serialise
-// frames themselves. Errors from w are returned wrapped; a payload too long
-// to frame gives ErrFrameTooLarge before anything is written.
+// frames themselves. A TCP runtime that wants one system call per frame
+// uses AppendFrameBuffers (or AppendFrameHeader) and net.Buffers instead.
+// Errors from w are returned wrapped; a payload too long to frame gives
+// ErrFrameTooLarge before anything is written.
 func WriteFrame(w io.Writer, payload []byte) error {
 	if !fitsInt32(len(payload)) {
 		return fmt.Errorf("%w: payload of %d bytes exceeds the int32 length prefix", ErrFrameTooLarge, len(payload))

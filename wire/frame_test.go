@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"net"
 	"runtime"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -360,6 +362,221 @@ func TestReadFrameGrowing(t *testing.T) {
 			if _, err := ReadFrame(src, nil, 0); err != io.EOF {
 				t.Fatalf("chunk %d, buf %d: after the last frame err = %v, want io.EOF", chunk, bufCap, err)
 			}
+		}
+	}
+}
+
+func TestAppendFrameHeader(t *testing.T) {
+	got, err := AppendFrameHeader([]byte{9}, 3)
+	if err != nil || !bytes.Equal(got, []byte{9, 0, 0, 0, 3}) {
+		t.Fatalf("AppendFrameHeader = % x, %v", got, err)
+	}
+	for _, tc := range []struct {
+		n    int
+		want error
+	}{{-1, ErrNegativeLength}, {1 << 31, ErrFrameTooLarge}} {
+		got, err := AppendFrameHeader([]byte("keep"), tc.n)
+		if !errors.Is(err, tc.want) || string(got) != "keep" {
+			t.Errorf("AppendFrameHeader(%d) = %q, %v; want dst unchanged, %v", tc.n, got, err, tc.want)
+		}
+	}
+}
+
+// concat joins buffers the way writev puts them on the wire.
+func concat(bufs net.Buffers) []byte {
+	var out []byte
+	for _, b := range bufs {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// TestAppendFrameBuffersIsAppendFrame: for every message, the buffers
+// carry exactly AppendFrame(AppendTo(m)); records are referenced, never
+// copied; several frames can share one bufs and one scratch.
+func TestAppendFrameBuffersIsAppendFrame(t *testing.T) {
+	r := newRand(t)
+	for range 100 {
+		var (
+			bufs    net.Buffers
+			scratch []byte
+			want    []byte
+		)
+		for _, mk := range allMessages() {
+			m := mk.gen(r)
+			var err error
+			before := len(bufs)
+			if bufs, scratch, err = AppendFrameBuffers(bufs, scratch, m); err != nil {
+				t.Fatalf("%s: %v", mk.name, err)
+			}
+			if want, err = AppendFrame(want, mustEncode(t, m)); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range bufs[before:] {
+				if len(b) == 0 {
+					t.Fatalf("%s: an empty buffer", mk.name)
+				}
+			}
+			// A pointer frames the same as a value.
+			pb, _, err := AppendFrameBuffers(nil, nil, pointerTo(m))
+			if err != nil || !bytes.Equal(concat(pb), concat(bufs[before:])) {
+				t.Fatalf("%s: framing a pointer differs: %v", mk.name, err)
+			}
+			if fr, ok := m.(FetchResponse); ok {
+				k := before
+				for _, p := range fr.Partitions {
+					if len(p.Records) == 0 {
+						continue
+					}
+					for k < len(bufs) && (len(bufs[k]) != len(p.Records) || &bufs[k][0] != &p.Records[0]) {
+						k++
+					}
+					if k == len(bufs) {
+						t.Fatalf("FetchResponse: records of %s-%d were copied, not referenced", p.Topic, p.Partition)
+					}
+				}
+			}
+		}
+		if got := concat(bufs); !bytes.Equal(got, want) {
+			t.Fatalf("buffers\n% x\nAppendFrame\n% x", got, want)
+		}
+		// And they read back as frames.
+		rd := bytes.NewReader(want)
+		for _, mk := range allMessages() {
+			frame, err := ReadFrame(rd, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if key, _, err := PeekHeader(frame); err != nil || !strings.HasPrefix(mk.name, key.String()) {
+				t.Fatalf("frame for %s has key %v, %v", mk.name, key, err)
+			}
+		}
+	}
+}
+
+// pointerTo returns a pointer to a copy of m, still a Message.
+func pointerTo(m Message) Message {
+	switch m := m.(type) {
+	case FetchResponse:
+		return &m
+	case ProduceRequest:
+		return &m
+	case FetchRequest:
+		return &m
+	}
+	return m
+}
+
+func TestAppendFrameBuffersRefusals(t *testing.T) {
+	bufs := net.Buffers{[]byte("earlier")}
+	scratch := []byte("earlier scratch")
+	for _, m := range []Message{
+		FetchResponse{Partitions: []FetchPartitionResponse{{Topic: "t", Records: []byte("x")}, {Topic: "", Records: []byte("y")}}},
+		&ProduceRequest{TimeoutMs: -1},
+		FetchRequest{MaxBytes: -1},
+	} {
+		gotBufs, gotScratch, err := AppendFrameBuffers(bufs, scratch, m)
+		if err == nil {
+			t.Fatalf("%T: no error", m)
+		}
+		if len(gotBufs) != 1 || string(gotScratch) != "earlier scratch" {
+			t.Fatalf("%T: after a refusal bufs = %q, scratch = %q", m, gotBufs, gotScratch)
+		}
+	}
+}
+
+// TestAppendFrameBuffersDoesNotAllocate: with bufs and scratch kept, a
+// fetch answer of many partitions, passed by pointer, is framed without
+// allocating and without copying its records.
+func TestAppendFrameBuffersDoesNotAllocate(t *testing.T) {
+	m := FetchResponse{}
+	for i := range 50 {
+		m.Partitions = append(m.Partitions, FetchPartitionResponse{Topic: "orders", Partition: int32(i), Records: bytes.Repeat([]byte{1}, 4096)})
+	}
+	bufs, scratch, err := AppendFrameBuffers(nil, nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scratch) > 50*100 {
+		t.Fatalf("scratch holds %d bytes: records were copied", len(scratch))
+	}
+	if len(bufs) != 100 {
+		t.Fatalf("%d buffers, want 100 (fixed fields and records alternating; records end the frame)", len(bufs))
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if bufs, scratch, err = AppendFrameBuffers(bufs[:0], scratch[:0], &m); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("AppendFrameBuffers allocated %v times per call with warm buffers", allocs)
+	}
+}
+
+// TestAppendFrameBuffersOverTCP sends frames through a loopback TCP
+// connection with net.Buffers.WriteTo (writev) and reads them back.
+func TestAppendFrameBuffersOverTCP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skipf("no loopback TCP: %v", err)
+	}
+	defer ln.Close()
+	type result struct {
+		frames [][]byte
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer conn.Close()
+		var res result
+		for {
+			frame, err := ReadFrame(conn, nil, 0)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				res.err = err
+				break
+			}
+			res.frames = append(res.frames, frame)
+		}
+		done <- res
+	}()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRand(t)
+	var sent [][]byte
+	var bufs net.Buffers
+	var scratch []byte
+	for range 20 {
+		m := genFetchResponse(r)
+		if bufs, scratch, err = AppendFrameBuffers(bufs[:0], scratch[:0], m); err != nil {
+			t.Fatal(err)
+		}
+		out := bufs
+		if _, err := out.WriteTo(conn); err != nil {
+			t.Fatal(err)
+		}
+		sent = append(sent, mustEncode(t, m))
+	}
+	conn.Close()
+	res := <-done
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	if len(res.frames) != len(sent) {
+		t.Fatalf("received %d frames, sent %d", len(res.frames), len(sent))
+	}
+	for i := range sent {
+		if !bytes.Equal(res.frames[i], sent[i]) {
+			t.Fatalf("frame %d differs", i)
 		}
 	}
 }

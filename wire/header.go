@@ -7,9 +7,9 @@ import (
 
 // APIKey names the kind of message a payload holds. The numbers are Kafka's
 // apiKey values for the same APIs (ProduceRequest.json 0, FetchRequest.json
-// 1, OffsetForLeaderEpochRequest.json 23, and the controller's in
-// controller.go), so a packet capture reads the same; the layouts after the
-// header are kaenlog's own.
+// 1, ListOffsetsRequest.json 2, OffsetForLeaderEpochRequest.json 23, and
+// the controller's in controller.go), so a packet capture reads the same;
+// the layouts after the header are kaenlog's own.
 type APIKey int16
 
 const (
@@ -18,12 +18,14 @@ const (
 	// APIFetch marks FetchRequest and FetchResponse. Followers and consumers
 	// use the same key: only FetchRequest.ReplicaID tells them apart.
 	APIFetch APIKey = 1
+	// APIListOffsets marks ListOffsetsRequest and ListOffsetsResponse.
+	APIListOffsets APIKey = 2
 	// APIOffsetsForLeaderEpoch marks OffsetsForLeaderEpochRequest and
 	// OffsetsForLeaderEpochResponse.
 	APIOffsetsForLeaderEpoch APIKey = 23
 )
 
-// String returns the API's name ("Produce", "Fetch",
+// String returns the API's name ("Produce", "Fetch", "ListOffsets",
 // "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "ElectLeaders",
 // "AlterPartition", "BrokerRegistration", "BrokerHeartbeat"), or
 // "APIKey(n)" for a key this package does not know.
@@ -33,6 +35,8 @@ func (k APIKey) String() string {
 		return "Produce"
 	case APIFetch:
 		return "Fetch"
+	case APIListOffsets:
+		return "ListOffsets"
 	case APIOffsetsForLeaderEpoch:
 		return "OffsetsForLeaderEpoch"
 	case APIMetadata:
@@ -53,7 +57,7 @@ func (k APIKey) String() string {
 
 func (k APIKey) known() bool {
 	switch k {
-	case APIProduce, APIFetch, APIOffsetsForLeaderEpoch,
+	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
 		APIMetadata, APICreateTopics, APIElectLeaders, APIAlterPartition,
 		APIBrokerRegistration, APIBrokerHeartbeat:
 		return true
@@ -70,9 +74,9 @@ const messageVersion int16 = 0
 const headerSize = 8
 
 // PeekHeader reads the header of a payload so a server can route it to the
-// right DecodeXxx function without decoding the body. It does not say
-// whether the payload is a request or a response: as in Kafka, the
-// direction of the connection does.
+// right DecodeXxx function without decoding the body (DecodeRequest and
+// DecodeResponse call it). It does not say whether the payload is a request
+// or a response: as in Kafka, the direction of the connection does.
 //
 // Errors match ErrMalformed and one of: ErrTruncated (fewer than 8 bytes;
 // key and correlation id are zero), ErrUnknownAPIKey, ErrUnsupportedVersion.
