@@ -515,6 +515,12 @@ func (b *Broker) onMetadata(m *wire.FetchResponse, nowMs int64) {
 		return
 	}
 	b.applyImage(nowMs)
+	// A fenced broker is unfenced by the first heartbeat showing it has
+	// applied its own registration: send it now rather than at the next
+	// interval, so a (re)started broker serves as soon as it has caught up.
+	if b.fenced && b.epoch >= 0 && b.image.EndOffset() > uint64(b.epoch) && !b.heartbeatInFlight {
+		b.heartbeat(nowMs)
+	}
 }
 
 // applyImage makes every partition this broker is assigned take the role
@@ -584,12 +590,45 @@ func (v brokersView) ISREligible(id int32) bool {
 
 // open opens (creating) the directory of a partition and hosts it.
 func (b *Broker) open(tp TopicPartition) (*Replica, error) {
-	r, err := Open(b.cfg.ID, filepath.Join(b.cfg.Dir, tp.String()), b.cfg.Replica)
+	return b.openWith(tp, b.cfg.Replica)
+}
+
+func (b *Broker) openWith(tp TopicPartition, opts Options) (*Replica, error) {
+	r, err := Open(b.cfg.ID, filepath.Join(b.cfg.Dir, tp.String()), opts)
 	if err != nil {
 		return nil, err
 	}
 	b.parts[tp] = r
 	return r, nil
+}
+
+// RestartReplica closes the replica of tp and opens it again from its
+// files with rule as its TruncationRule — the partition restarts, the
+// broker does not: it stays registered, so the controller's view of it
+// (its ISR memberships among them) does not change. The replica then takes
+// its role from the metadata again, and as a follower reconciles its log by
+// rule. It is the chapter's restart: a replica process that comes back
+// before anyone noticed it was gone.
+func (b *Broker) RestartReplica(tp TopicPartition, rule TruncationRule, nowMs int64) error {
+	r, ok := b.parts[tp]
+	if !ok {
+		return fmt.Errorf("replica: broker %d does not host %s: %w", b.cfg.ID, tp, ErrInvalidState)
+	}
+	if err := r.Close(); err != nil {
+		return err
+	}
+	for _, o := range r.TakeProduceOutcomes() {
+		b.produceDone(o)
+	}
+	opts := b.cfg.Replica
+	opts.Truncation = rule
+	if _, err := b.openWith(tp, opts); err != nil {
+		delete(b.parts, tp)
+		return err
+	}
+	b.applyImage(nowMs)
+	b.collect(nowMs)
+	return nil
 }
 
 // parsePartitionDir reads "<topic>-<partition>".

@@ -200,22 +200,22 @@ type RestartReport struct {
 	Answer wire.OffsetsForLeaderEpochPartitionResponse
 }
 
-// RestartFollower stops the follower's broker cleanly and starts it again
-// with rule: it recovers its log from disk, rejoins as a follower (a clean
-// restart keeps it in the ISR) and truncates by rule, before it fetches
-// anything.
+// RestartFollower restarts the follower's replica of orders-0 from its
+// files with rule (Broker.RestartReplica): it recovers its log from disk,
+// takes its follower role from the metadata again and truncates by rule,
+// before it fetches anything. Its broker stays registered, so it keeps its
+// place in the ISR, as in the chapter, whose brokers have no controller to
+// notice a restart. (A broker that restarts whole leaves the ISR until it
+// has caught up: see Cluster.StopBroker and StartBroker.)
 func (h *ChapterCluster) RestartFollower(rule TruncationRule) (RestartReport, error) {
 	id := h.followerID()
 	f := h.Follower()
 	rep := RestartReport{LEOBefore: f.LEO(), HWBefore: f.HighWatermark()}
-	if err := h.StopBroker(id); err != nil {
-		return rep, err
-	}
-	h.cfg.Broker.Replica.Truncation = rule
 	h.lastAnswer = nil
-	if err := h.StartBroker(id); err != nil {
+	if err := h.Broker(id).RestartReplica(chapterTopic, rule, h.NowMs()); err != nil {
 		return rep, err
 	}
+	h.flush(h.Broker(id))
 	if err := h.rejoin(id); err != nil {
 		return rep, err
 	}
