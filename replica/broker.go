@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
@@ -101,6 +102,31 @@ func (c BrokerConfig) maxFetchResponseBytes() int {
 	return int(c.MaxFetchResponseBytes)
 }
 
+// checkSizes refuses sizes that could stall replication: every batch a
+// leader accepts must fit one fetch response, and the largest fetch
+// response — its budget plus the one batch KIP-74 lets it run over —
+// must fit one frame, with room to spare for the response's headers.
+func (c BrokerConfig) checkSizes() error {
+	maxBatch := c.Replica.Log.MaxBatchBytes
+	if maxBatch <= 0 {
+		maxBatch = log.DefaultMaxBatchBytes
+	}
+	fetch := c.maxFetchResponseBytes()
+	switch {
+	case maxBatch > fetch:
+		return fmt.Errorf("replica: broker %d: a batch of MaxBatchBytes %d would not fit a fetch response of MaxFetchResponseBytes %d: %w",
+			c.ID, maxBatch, fetch, ErrInvalidConfig)
+	case fetch+maxBatch > wire.DefaultMaxFrameSize-frameHeadroom:
+		return fmt.Errorf("replica: broker %d: a fetch response of %d bytes plus a %d-byte batch would not fit a frame of %d: %w",
+			c.ID, fetch, maxBatch, wire.DefaultMaxFrameSize, ErrInvalidConfig)
+	}
+	return nil
+}
+
+// frameHeadroom is what a fetch response's headers may take beside its
+// records: topic names and the fixed fields of every partition.
+const frameHeadroom = 1 << 20
+
 // TopicPartition names a partition.
 type TopicPartition struct {
 	Topic     string
@@ -185,7 +211,10 @@ type producing struct {
 // it catches up again (KIP-966).
 func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	if cfg.ID < 0 {
-		return nil, fmt.Errorf("replica: broker id %d: ids are >= 0: %w", cfg.ID, ErrInvalidState)
+		return nil, fmt.Errorf("replica: broker id %d: ids are >= 0: %w", cfg.ID, ErrInvalidConfig)
+	}
+	if err := cfg.checkSizes(); err != nil {
+		return nil, err
 	}
 	fsys := cfg.Replica.Log.FS
 	if fsys == nil {
@@ -444,9 +473,21 @@ func (b *Broker) register(nowMs int64) {
 	}, nowMs)
 }
 
-// lostData reports whether any hosted log's recovery cut data that had been
-// flushed: such a broker is treated as unclean whatever its marker says.
-func (b *Broker) lostData() bool { return false }
+// lostData reports whether any hosted log came back without records it had
+// committed or flushed: recovery cut data below its recovery point (with
+// log.Options.Repair), or its high-watermark checkpoint was above what it
+// recovered. Such a broker registers as unclean whatever its marker says,
+// so the controller takes it out of every ISR and ELR until it has caught
+// up again.
+func (b *Broker) lostData() bool {
+	for _, r := range b.parts {
+		rep := r.Recovery()
+		if rep.LostFlushedData || rep.HighWatermarkClamped {
+			return true
+		}
+	}
+	return false
+}
 
 func (b *Broker) onRegistered(m *wire.BrokerRegistrationResponse, nowMs int64) {
 	b.registering = false

@@ -94,12 +94,12 @@ type clusterBroker struct {
 // caught up with the metadata.
 func OpenClusterWith(cfg ClusterConfig) (*Cluster, error) {
 	if len(cfg.Brokers) == 0 || len(cfg.Brokers) > 7 {
-		return nil, fmt.Errorf("replica: a cluster has 1 to 7 brokers, not %d: %w", len(cfg.Brokers), ErrInvalidState)
+		return nil, fmt.Errorf("replica: a cluster has 1 to 7 brokers, not %d: %w", len(cfg.Brokers), ErrInvalidConfig)
 	}
 	ids := slices.Sorted(slices.Values(cfg.Brokers))
 	for i, id := range ids {
 		if id < 0 || (i > 0 && id == ids[i-1]) {
-			return nil, fmt.Errorf("replica: broker ids %v must be distinct and >= 0: %w", cfg.Brokers, ErrInvalidState)
+			return nil, fmt.Errorf("replica: broker ids %v must be distinct and >= 0: %w", cfg.Brokers, ErrInvalidConfig)
 		}
 	}
 	c := &Cluster{

@@ -38,8 +38,15 @@ var (
 	// ErrInvalidState is returned by BecomeLeader and BecomeFollower for a
 	// partition state that breaks the controller's invariants (a leader
 	// outside its ISR, this broker told to follow itself, an ISR member that
-	// is not assigned). It wraps wire.ErrInvalidRequest.
-	ErrInvalidState = fmt.Errorf("replica: invalid partition state: %w", wire.ErrInvalidRequest)
+	// is not assigned), and by a Broker or Cluster asked to act on something
+	// in the wrong state (a partition it does not host, a broker that is not
+	// running). It wraps wire.ErrInvalidRequest.
+	ErrInvalidState = fmt.Errorf("replica: invalid state: %w", wire.ErrInvalidRequest)
+	// ErrInvalidConfig is returned when a broker's or cluster's
+	// configuration cannot run: a negative broker id, sizes that would
+	// stall replication (a batch larger than a fetch response), a cluster of
+	// no brokers. It wraps wire.ErrInvalidRequest.
+	ErrInvalidConfig = fmt.Errorf("replica: invalid configuration: %w", wire.ErrInvalidRequest)
 )
 
 // storageError turns an error from the log into the replica's refusal: the

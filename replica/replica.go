@@ -375,5 +375,5 @@ func (r *Replica) abandon() {
 		return
 	}
 	r.closed = true
-	r.log.Close() // TODO(lead): a log close that writes no checkpoint, once log has one
+	r.log.Abandon()
 }
