@@ -364,10 +364,17 @@ func (r *Replica) leaderStateChanged(nowMs int64) error {
 // Tick does the leader's timed work due at nowMs: the ISR time rule every
 // replica.lag.time.max.ms/2 (proposed to the controller, see
 // AlterPartition), the resend of an unanswered proposal, and the deadlines
-// of parked produces. A follower has nothing timed to do (its fetch backoff
-// is read by NextFetch).
+// of parked produces. A follower's only timed event is the end of its fetch
+// backoff: Tick forgets a backoff that has ended, so NextTickMs moves on
+// (the broker fetches on its own schedule, NextFetch reads the backoff).
 func (r *Replica) Tick(nowMs int64) {
-	if r.closed || r.role != RoleLeader {
+	if r.closed {
+		return
+	}
+	if r.role == RoleFollower && r.follow.backoffUntilMs > 0 && nowMs >= r.follow.backoffUntilMs {
+		r.follow.backoffUntilMs = 0
+	}
+	if r.role != RoleLeader {
 		return
 	}
 	if nowMs >= r.lead.nextShrinkMs {
