@@ -56,8 +56,14 @@ type BrokerConfig struct {
 	HeartbeatIntervalMs int64
 	// RequestTimeoutMs is how long an unanswered request to the controller
 	// or a leader is waited for before it may be sent again; 0 means
-	// DefaultRequestTimeoutMs.
+	// DefaultRequestTimeoutMs. Registrations and heartbeats wait at most
+	// half of SessionTimeoutMs (KAFKA-14392), so that a lost heartbeat is
+	// sent again before the session it keeps alive expires.
 	RequestTimeoutMs int64
+	// SessionTimeoutMs is the controller's broker session timeout
+	// (Kafka's broker.session.timeout.ms, which brokers and controllers
+	// share); 0 means controller.DefaultSessionTimeoutMs.
+	SessionTimeoutMs int64
 	// MetadataMaxWaitMs is the MaxWaitMs of the broker's fetches of the
 	// controller's metadata log; 0 means DefaultMetadataMaxWaitMs.
 	MetadataMaxWaitMs int32
@@ -86,6 +92,17 @@ func (c BrokerConfig) requestTimeoutMs() int64 {
 		return DefaultRequestTimeoutMs
 	}
 	return c.RequestTimeoutMs
+}
+
+// lifecycleTimeoutMs is how long a registration or heartbeat is waited
+// for: the request timeout, at most half the session timeout, as Kafka's
+// lifecycle channel (KAFKA-14392).
+func (c BrokerConfig) lifecycleTimeoutMs() int64 {
+	session := c.SessionTimeoutMs
+	if session <= 0 {
+		session = controller.DefaultSessionTimeoutMs
+	}
+	return max(1, min(c.requestTimeoutMs(), session/2))
 }
 
 func (c BrokerConfig) metadataMaxWaitMs() int32 {
@@ -367,9 +384,8 @@ func (b *Broker) Tick(nowMs int64) {
 	if b.closed {
 		return
 	}
-	timeout := b.cfg.requestTimeoutMs()
 	for corr, out := range b.pending {
-		if nowMs-out.sentAtMs >= timeout {
+		if nowMs-out.sentAtMs >= b.timeoutMs(out) {
 			delete(b.pending, corr)
 			b.forget(out)
 		}
@@ -384,6 +400,15 @@ func (b *Broker) Tick(nowMs int64) {
 		b.parts[tp].Tick(nowMs)
 	}
 	b.collect(nowMs)
+}
+
+// timeoutMs is how long out is waited for before it is sent again.
+func (b *Broker) timeoutMs(out outstanding) int64 {
+	switch out.msg.(type) {
+	case *wire.BrokerRegistrationRequest, *wire.BrokerHeartbeatRequest:
+		return b.cfg.lifecycleTimeoutMs()
+	}
+	return b.cfg.requestTimeoutMs()
 }
 
 // forget clears the in-flight marks of a request that timed out, so that it
@@ -419,9 +444,8 @@ func (b *Broker) NextTickMs() int64 {
 	if b.epoch < 0 && !b.registering {
 		next = min(next, b.nextRegisterMs)
 	}
-	timeout := b.cfg.requestTimeoutMs()
 	for _, out := range b.pending {
-		next = min(next, out.sentAtMs+timeout)
+		next = min(next, out.sentAtMs+b.timeoutMs(out))
 	}
 	for _, r := range b.parts {
 		next = min(next, r.NextTickMs())

@@ -245,6 +245,9 @@ func (c *Cluster) StartBroker(id int32) error {
 	cfg.ID = id
 	cfg.Dir = filepath.Join(c.cfg.Dir, fmt.Sprintf("broker-%d", id))
 	cfg.Endpoint = fmt.Sprintf("broker-%d", id)
+	if cfg.SessionTimeoutMs == 0 {
+		cfg.SessionTimeoutMs = c.cfg.Controller.SessionTimeoutMs
+	}
 	if m := c.mems[id]; m != nil {
 		cfg.Replica.Log.FS = m
 	}
