@@ -58,7 +58,8 @@ type BrokerConfig struct {
 	// or a leader is waited for before it may be sent again; 0 means
 	// DefaultRequestTimeoutMs. Registrations and heartbeats wait at most
 	// half of SessionTimeoutMs (KAFKA-14392), so that a lost heartbeat is
-	// sent again before the session it keeps alive expires.
+	// sent again before the session it keeps alive expires; a fetch of the
+	// metadata log at most its MetadataMaxWaitMs more.
 	RequestTimeoutMs int64
 	// SessionTimeoutMs is the controller's broker session timeout
 	// (Kafka's broker.session.timeout.ms, which brokers and controllers
@@ -407,6 +408,11 @@ func (b *Broker) timeoutMs(out outstanding) int64 {
 	switch out.msg.(type) {
 	case *wire.BrokerRegistrationRequest, *wire.BrokerHeartbeatRequest:
 		return b.cfg.lifecycleTimeoutMs()
+	case *wire.FetchRequest:
+		if out.to.Kind == ControllerAddr {
+			// A long poll: its wait, then as long as a heartbeat.
+			return min(b.cfg.requestTimeoutMs(), int64(b.cfg.metadataMaxWaitMs())+b.cfg.lifecycleTimeoutMs())
+		}
 	}
 	return b.cfg.requestTimeoutMs()
 }
