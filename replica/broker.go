@@ -185,6 +185,7 @@ type Broker struct {
 	previousEpoch int64 // from the clean-shutdown marker, or -1
 	fenced        bool
 	wantShutdown  bool
+	shutdownAsked bool // a heartbeat asking to shut down went out
 	shutdownReady bool
 
 	image *controller.Image
@@ -481,7 +482,10 @@ func (b *Broker) collect(nowMs int64) {
 	if b.cfg.ContinuousFetch {
 		b.FetchRound(nowMs)
 	}
-	if b.wantShutdown && !b.heartbeatInFlight && b.epoch >= 0 && !b.shutdownReady {
+	// The first heartbeat asking to shut down goes at once; the next ones
+	// on the heartbeat schedule, as Kafka's BrokerLifecycleManager sends
+	// them, not one per "not yet".
+	if b.wantShutdown && !b.shutdownAsked && !b.heartbeatInFlight && b.epoch >= 0 && !b.shutdownReady {
 		b.heartbeat(nowMs)
 	}
 }
@@ -533,6 +537,7 @@ func (b *Broker) onRegistered(m *wire.BrokerRegistrationResponse, nowMs int64) {
 
 func (b *Broker) heartbeat(nowMs int64) {
 	b.heartbeatInFlight = true
+	b.shutdownAsked = b.shutdownAsked || b.wantShutdown
 	b.nextHeartbeatMs = nowMs + b.cfg.heartbeatMs()
 	b.send(ControllerAt(), &wire.BrokerHeartbeatRequest{
 		CorrelationID:  b.nextCorrelation(),
