@@ -2,6 +2,7 @@ package replica
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
@@ -112,7 +113,13 @@ func (n *Network) Send(env Envelope) {
 	if f.DuplicateRate > 0 && n.rand.Float64() < f.DuplicateRate {
 		copies = 2
 	}
-	for range copies {
+	for i := range copies {
+		payload := payload
+		if i > 0 {
+			// Each copy its own bytes: a receiver may change what it
+			// decoded in place (a leader stamps a produce's batches).
+			payload = slices.Clone(payload)
+		}
 		delay := f.MinDelayMs
 		if f.MaxDelayMs > f.MinDelayMs {
 			delay += n.rand.Int64N(f.MaxDelayMs - f.MinDelayMs + 1)

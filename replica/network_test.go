@@ -1,6 +1,7 @@
 package replica_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
@@ -33,5 +34,29 @@ func TestAMessageToACrashedNodeIsLost(t *testing.T) {
 	clk.Advance(10)
 	if old != 0 || restarted != 1 {
 		t.Fatalf("the old incarnation got %d messages, the new one %d; want 0 and 1 (only the one sent to it)", old, restarted)
+	}
+}
+
+// A message the network duplicates arrives twice, each copy as it was
+// sent. The copies must not share bytes: a leader stamps a produce's batch
+// in place (base offset, leader epoch), so a second copy decoded from the
+// same bytes reached it already stamped and was refused as INVALID_RECORD
+// — a duplicated produce was not written twice, as it is in Kafka without
+// idempotence, and the producer, whose record was written, was told
+// INVALID_RECORD.
+func TestADuplicatedMessageArrivesTwiceIntact(t *testing.T) {
+	c := openTestCluster(t, replica.ClusterConfig{Brokers: []int32{1}}, 1, 1)
+	produce(t, c, wire.AcksLeader, "a")
+	c.Network().SetFaults(replica.ClientAt(0), replica.BrokerAt(1), replica.LinkFaults{DuplicateRate: 1})
+	call, err := c.SendProduce(topic, wire.AcksLeader, 1000, []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Run()
+	if _, done, err := call.Result(); !done || err != nil {
+		t.Fatalf("a duplicated produce was answered %v (done %v)", err, done)
+	}
+	if got := logOf(t, c, 1); !slices.Equal(got, []string{"a", "x", "x"}) {
+		t.Fatalf("the leader holds %q after a duplicated produce, want a x x", got)
 	}
 }
