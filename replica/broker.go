@@ -203,6 +203,7 @@ type Broker struct {
 	nextRegisterMs    int64
 	heartbeatInFlight bool
 	metadataInFlight  bool
+	nextMetadataMs    int64 // after a failed metadata fetch, when to try again
 	nextHeartbeatMs   int64
 
 	produceSeq uint64
@@ -455,6 +456,9 @@ func (b *Broker) NextTickMs() int64 {
 	if b.epoch < 0 && !b.registering {
 		next = min(next, b.nextRegisterMs)
 	}
+	if b.epoch >= 0 && !b.metadataInFlight {
+		next = min(next, b.nextMetadataMs)
+	}
 	for _, out := range b.pending {
 		next = min(next, out.sentAtMs+b.timeoutMs(out))
 	}
@@ -484,7 +488,7 @@ func (b *Broker) collect(nowMs int64) {
 			b.send(ControllerAt(), &req, nowMs)
 		}
 	}
-	if b.epoch >= 0 && !b.metadataInFlight {
+	if b.epoch >= 0 && !b.metadataInFlight && nowMs >= b.nextMetadataMs {
 		b.fetchMetadata(nowMs)
 	}
 	if b.cfg.ContinuousFetch {
@@ -590,12 +594,18 @@ func (b *Broker) fetchMetadata(nowMs int64) {
 // every hosted partition's role in line with them.
 func (b *Broker) onMetadata(m *wire.FetchResponse, nowMs int64) {
 	b.metadataInFlight = false
+	// A refused fetch, or one whose records cannot be applied, is tried
+	// again after a backoff: the controller answers it at once, so trying
+	// at once would be a hot loop against it.
+	backoff := nowMs + int64(b.cfg.metadataMaxWaitMs())
 	if len(m.Partitions) != 1 || m.Partitions[0].ErrorCode != wire.CodeNone {
+		b.nextMetadataMs = backoff
 		return
 	}
 	if err := b.image.ApplyBatches(m.Partitions[0].Records); err != nil {
 		// A broker that cannot follow the controller must not act on a
 		// half-applied image; it stops applying and keeps what it has.
+		b.nextMetadataMs = backoff
 		return
 	}
 	b.applyImage(nowMs)
