@@ -28,8 +28,6 @@ const (
 	// DefaultMetadataMaxWaitMs is how long the controller may hold a
 	// broker's fetch of the metadata log before answering with nothing new.
 	DefaultMetadataMaxWaitMs = 500
-	// DefaultReplicaFetchWaitMs is Kafka's replica.fetch.wait.max.ms.
-	DefaultReplicaFetchWaitMs = 500
 	// DefaultMaxFetchResponseBytes bounds the records of one fetch
 	// response, all partitions together (Kafka's fetch.max.bytes, 50 MiB);
 	// a request asking for more is clamped to it.
@@ -78,9 +76,8 @@ type BrokerConfig struct {
 	// it they fetch only on FetchRound: the in-process Cluster and the
 	// simulator drive fetch rounds as steps of their own.
 	ContinuousFetch bool
-	// ReplicaFetchWaitMs is the MaxWaitMs of followers' fetches under
-	// ContinuousFetch: how long a leader may park one waiting for new data
-	// (replica.fetch.wait.max.ms); 0 means DefaultReplicaFetchWaitMs.
+	// ReplicaFetchWaitMs is the MaxWaitMs of followers' fetches: how long a
+	// leader may park one waiting for new data (replica.fetch.wait.max.ms).
 	ReplicaFetchWaitMs int32
 }
 
@@ -209,9 +206,8 @@ type Broker struct {
 	produceSeq uint64
 	produces   map[uint64]*producing // client produces waiting on parked partitions
 
-	fetchBuf      []byte
-	parkedFetches []parkedFetch // fetches waiting here for records
-	outbox        []Envelope
+	fetchBuf []byte
+	outbox   []Envelope
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -349,7 +345,7 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 	case *wire.ProduceRequest:
 		b.handleProduce(env.From, m, nowMs)
 	case *wire.FetchRequest:
-		b.serveFetch(env.From, m, nowMs)
+		b.reply(env.From, b.handleFetch(m, nowMs))
 	case *wire.OffsetsForLeaderEpochRequest:
 		b.reply(env.From, b.handleOffsetsForLeaderEpoch(m))
 	case *wire.ListOffsetsRequest:
@@ -465,9 +461,6 @@ func (b *Broker) NextTickMs() int64 {
 	for _, r := range b.parts {
 		next = min(next, r.NextTickMs())
 	}
-	for _, p := range b.parkedFetches {
-		next = min(next, p.deadlineMs)
-	}
 	return next
 }
 
@@ -475,7 +468,6 @@ func (b *Broker) NextTickMs() int64 {
 // last event (answers to parked produces, ISR proposals) and, with
 // ContinuousFetch, sends the fetches that can go now.
 func (b *Broker) collect(nowMs int64) {
-	b.completeParkedFetches(nowMs)
 	for _, tp := range b.Partitions() {
 		r := b.parts[tp]
 		for _, o := range r.TakeProduceOutcomes() {

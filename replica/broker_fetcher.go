@@ -69,9 +69,6 @@ func (b *Broker) fetchFrom(leader int32, tps []TopicPartition, nowMs int64) {
 	var wait int32
 	if b.cfg.ContinuousFetch {
 		wait = b.cfg.ReplicaFetchWaitMs
-		if wait <= 0 {
-			wait = DefaultReplicaFetchWaitMs
-		}
 	}
 	req := &wire.FetchRequest{
 		CorrelationID: b.nextCorrelation(),
