@@ -129,8 +129,8 @@ const frameHeadroom = 1 << 20
 
 // TopicPartition names a partition.
 type TopicPartition struct {
-	Topic     string
-	Partition int32
+	Topic     string // the topic's name
+	Partition int32  // the partition's index in the topic, >= 0
 }
 
 // String returns "topic-partition", the partition's directory name.

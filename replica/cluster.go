@@ -540,6 +540,6 @@ func (c *Cluster) Consume(tp TopicPartition, from uint64, maxBytes int32) ([]Con
 
 // ConsumedRecord is one record a consumer read, with its absolute offset.
 type ConsumedRecord struct {
-	Offset uint64
-	Value  []byte
+	Offset uint64 // the record's offset in the partition
+	Value  []byte // its value (nil for a null value)
 }

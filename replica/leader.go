@@ -141,8 +141,8 @@ func (r *Replica) AckVerdict(requiredOffset uint64) (isr.Verdict, error) {
 // FetchFrom names who sent a fetch: a follower's broker id and broker
 // epoch, or wire.ConsumerReplicaID (and -1) for a consumer.
 type FetchFrom struct {
-	ReplicaID    int32
-	ReplicaEpoch int64
+	ReplicaID    int32 // the follower's broker id, or wire.ConsumerReplicaID
+	ReplicaEpoch int64 // the follower's broker epoch, or -1
 }
 
 // HandleFetch serves one partition of a fetch at time nowMs, reading at most
