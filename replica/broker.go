@@ -160,6 +160,11 @@ type Broker struct {
 	cfg    BrokerConfig
 	fs     vfs.FS // the broker's files: its partitions' and its marker
 	closed bool
+	// halted is set when one of the broker's logs failed (a failed write
+	// or fsync): the broker stops, as Kafka's stops when its last log
+	// directory goes offline, and does nothing until it is restarted, which
+	// re-verifies its files.
+	halted error
 
 	// epoch is the broker epoch the controller gave this incarnation, -1
 	// until it is registered.
@@ -309,9 +314,10 @@ func (b *Broker) nextCorrelation() int32 {
 // Receive handles one envelope at nowMs: a request from a client or another
 // broker, or the answer to a request of its own.
 func (b *Broker) Receive(env Envelope, nowMs int64) {
-	if b.closed {
+	if b.closed || b.halted != nil {
 		return
 	}
+	defer b.checkLogs()
 	if env.Response {
 		b.receiveResponse(env, nowMs)
 	} else {
@@ -364,9 +370,10 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 // (the ISR check, produce deadlines), and — with ContinuousFetch — fetches
 // whose backoff ended.
 func (b *Broker) Tick(nowMs int64) {
-	if b.closed {
+	if b.closed || b.halted != nil {
 		return
 	}
+	defer b.checkLogs()
 	timeout := b.cfg.requestTimeoutMs()
 	for corr, out := range b.pending {
 		if nowMs-out.sentAtMs >= timeout {
@@ -407,10 +414,29 @@ func (b *Broker) forget(out outstanding) {
 	}
 }
 
+// checkLogs halts the broker if one of its logs failed: it drops whatever
+// it was about to send (answers computed with a failed log prove nothing)
+// and goes silent.
+func (b *Broker) checkLogs() {
+	for _, tp := range b.Partitions() {
+		if err := b.parts[tp].Log().Failed(); err != nil {
+			b.halted = fmt.Errorf("replica: broker %d halted: the log of %s failed: %w", b.cfg.ID, tp, storageError(err))
+			b.outbox = nil
+			return
+		}
+	}
+}
+
+// Halted returns nil while the broker runs, or why it stopped: one of its
+// logs failed. A halted broker does nothing until it is restarted (its logs
+// then re-verify their files); its controller session expires meanwhile,
+// so the controller moves its leaderships away.
+func (b *Broker) Halted() error { return b.halted }
+
 // NextTickMs returns when Tick next has work.
 func (b *Broker) NextTickMs() int64 {
 	next := clock.Never
-	if b.closed {
+	if b.closed || b.halted != nil {
 		return next
 	}
 	if b.epoch >= 0 && !b.heartbeatInFlight {

@@ -69,6 +69,7 @@ type Cluster struct {
 	// mems holds each node's in-memory file system (InMemory), by broker
 	// id; the controller's is ctlMem.
 	mems    map[int32]*vfs.Mem
+	faults  map[int32]*vfs.FaultyFS
 	ctlMem  *vfs.Mem
 	ctlDrv  *clock.Driver
 	brokers map[int32]*clusterBroker
@@ -104,12 +105,13 @@ func OpenClusterWith(cfg ClusterConfig) (*Cluster, error) {
 	}
 	c := &Cluster{
 		cfg: cfg, clock: clock.NewManual(cfg.StartMs), brokers: map[int32]*clusterBroker{}, ids: ids,
-		responses: map[int32]wire.Message{}, mems: map[int32]*vfs.Mem{},
+		responses: map[int32]wire.Message{}, mems: map[int32]*vfs.Mem{}, faults: map[int32]*vfs.FaultyFS{},
 	}
 	if cfg.InMemory {
 		c.ctlMem = vfs.NewMem()
 		for _, id := range ids {
 			c.mems[id] = vfs.NewMem()
+			c.faults[id] = vfs.Faulty(c.mems[id])
 		}
 	}
 	c.net = NewNetwork(c.clock, cfg.Seed)
@@ -245,8 +247,8 @@ func (c *Cluster) StartBroker(id int32) error {
 	cfg.ID = id
 	cfg.Dir = filepath.Join(c.cfg.Dir, fmt.Sprintf("broker-%d", id))
 	cfg.Endpoint = fmt.Sprintf("broker-%d", id)
-	if m := c.mems[id]; m != nil {
-		cfg.Replica.Log.FS = m
+	if f := c.faults[id]; f != nil {
+		cfg.Replica.Log.FS = f
 	}
 	binary.BigEndian.PutUint64(cfg.IncarnationID[:8], c.cfg.Seed^uint64(id)<<32)
 	binary.BigEndian.PutUint64(cfg.IncarnationID[8:], s.incarnation)
@@ -261,6 +263,11 @@ func (c *Cluster) StartBroker(id int32) error {
 	c.Run()
 	return nil
 }
+
+// DiskFaults returns the fault injector in front of broker id's files
+// (InMemory clusters only): make its next write or fsync fail and watch the
+// broker halt rather than lie.
+func (c *Cluster) DiskFaults(id int32) *vfs.FaultyFS { return c.faults[id] }
 
 // CrashBroker kills broker id: no clean shutdown, every message on its way
 // to it lost. mode says what its files keep: vfs.KeepUnsynced is a killed
@@ -488,9 +495,12 @@ func (c *Cluster) Produce(tp TopicPartition, acks int16, maxMs int64, values ...
 	}
 	deadline := c.clock.NowMs() + maxMs
 	for !call.Done() {
+		// Fetch rounds at this instant while they move anything; only then
+		// let time pass.
+		delivered := c.net.Delivered
 		c.FetchRound()
-		if call.Done() {
-			break
+		if call.Done() || c.net.Delivered != delivered {
+			continue
 		}
 		next, ok := c.clock.NextMs()
 		if !ok || next > deadline {
