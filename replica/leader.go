@@ -364,10 +364,16 @@ func (r *Replica) leaderStateChanged(nowMs int64) error {
 // Tick does the leader's timed work due at nowMs: the ISR time rule every
 // replica.lag.time.max.ms/2 (proposed to the controller, see
 // AlterPartition), the resend of an unanswered proposal, and the deadlines
-// of parked produces. A follower has nothing timed to do (its fetch backoff
-// is read by NextFetch).
+// of parked produces. A follower's only timed work is the end of its fetch
+// backoff, after which its broker fetches again.
 func (r *Replica) Tick(nowMs int64) {
-	if r.closed || r.role != RoleLeader {
+	if r.closed {
+		return
+	}
+	if r.role != RoleLeader {
+		if nowMs >= r.follow.backoffUntilMs {
+			r.follow.backoffUntilMs = 0 // served: nothing timed is left
+		}
 		return
 	}
 	if nowMs >= r.lead.nextShrinkMs {
