@@ -39,14 +39,18 @@ type logStore struct{ l *log.Log }
 // with one node standing in for the quorum there is one epoch.
 const metadataLeaderEpoch = 0
 
+// Append appends batch as the log's leader and returns its base offset.
 func (s *logStore) Append(batch []byte) (uint64, error) {
 	return s.l.AppendAsLeader(batch, metadataLeaderEpoch)
 }
 
+// Read reads whole batches up to the high watermark, which is the log end.
 func (s *logStore) Read(dst []byte, from uint64, maxBytes int) ([]byte, error) {
 	return s.l.Read(dst, from, maxBytes, log.IsolationHighWatermark)
 }
 
+// EndOffset is the log end offset.
 func (s *logStore) EndOffset() uint64 { return s.l.EndOffset() }
 
+// Close closes the log, checkpointing its high watermark.
 func (s *logStore) Close() error { return s.l.Close() }
