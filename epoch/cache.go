@@ -8,52 +8,46 @@ import (
 )
 
 // Cache is a partition's leader-epoch cache: which epoch began at which
-// offset, as Kafka's LeaderEpochFileCache keeps it. A Cache from Open writes
-// its leader-epoch-checkpoint file after every mutation; one from New lives
-// in memory only. A Cache holds no open file, so there is nothing to close.
-// It is not safe for concurrent use; the replica layer serializes calls under
-// its partition lock. At most one Cache may own a given file.
+// offset, as Kafka's LeaderEpochFileCache keeps it. It lives in memory only;
+// whoever owns it persists it (package log writes Entries to its
+// leader-epoch-checkpoint file with AppendCheckpoint). It is not safe for
+// concurrent use.
 type Cache struct {
-	// path is the checkpoint file; "" for an in-memory cache.
-	path string
 	// entries: epochs >= 0 and strictly increasing, start offsets strictly
-	// increasing and <= math.MaxInt64. With a path, the file on disk holds
-	// exactly these entries whenever a method has returned nil.
+	// increasing and <= math.MaxInt64. Mutations replace the slice rather
+	// than write into it, so a slice handed out by an earlier state stays
+	// valid.
 	entries []Entry
 }
 
-// New returns an empty in-memory cache.
+// New returns an empty cache.
 func New() *Cache { return &Cache{} }
 
-// Open returns the cache persisted at path, Kafka's leader-epoch-checkpoint
-// text format (see the package doc). If the file does not exist, Open creates
-// it empty (version 0, count 0), so a missing directory or a read-only disk
-// shows up now rather than at the first Assign. A stale path+".tmp" left by a
-// crash is ignored and later overwritten. A malformed file returns an error
-// wrapping ErrBadCheckpoint and is left untouched; file-system failures are
-// returned as they are.
-func Open(path string) (*Cache, error) {
-	entries, exists, err := readCheckpointFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if !exists {
-		if err := writeCheckpointFile(path, nil); err != nil {
-			return nil, err
+// FromEntries returns a cache holding a copy of entries, as read back from
+// a checkpoint. The entries must be what a Cache can hold (epochs >= 0,
+// epochs and start offsets strictly increasing, start offsets <=
+// math.MaxInt64), else it returns an error wrapping ErrBadCheckpoint.
+func FromEntries(entries []Entry) (*Cache, error) {
+	for i, e := range entries {
+		switch {
+		case e.Epoch < 0:
+			return nil, fmt.Errorf("%w: entry %d has epoch %d", ErrBadCheckpoint, i, e.Epoch)
+		case e.StartOffset > math.MaxInt64:
+			return nil, fmt.Errorf("%w: entry %d has start offset %d", ErrBadCheckpoint, i, e.StartOffset)
+		case i > 0 && (e.Epoch <= entries[i-1].Epoch || e.StartOffset <= entries[i-1].StartOffset):
+			return nil, fmt.Errorf("%w: entry %d %d does not follow %d %d", ErrBadCheckpoint, e.Epoch, e.StartOffset, entries[i-1].Epoch, entries[i-1].StartOffset)
 		}
 	}
-	return &Cache{path: path, entries: entries}, nil
+	return &Cache{entries: slices.Clone(entries)}, nil
 }
 
-// commit makes next the cache's entries, writing the checkpoint first when
-// the cache has a path. On a write error the cache keeps its old entries;
-// the file holds the old or the new entries, whole, and Open reads either.
+// Clone returns an independent copy of the cache, so a caller can compute a
+// new state, persist it, and only then adopt it.
+func (c *Cache) Clone() *Cache { return &Cache{entries: slices.Clone(c.entries)} }
+
+// commit makes next the cache's entries. It never fails; the error keeps
+// the mutators' signatures uniform.
 func (c *Cache) commit(next []Entry) error {
-	if c.path != "" {
-		if err := writeCheckpointFile(c.path, next); err != nil {
-			return fmt.Errorf("epoch: write checkpoint: %w", err)
-		}
-	}
 	c.entries = next
 	return nil
 }
@@ -72,9 +66,9 @@ func (c *Cache) commit(next []Entry) error {
 //     strictly increasing; removed entries described a log tail that is
 //     being (or was) overwritten.
 //
-// It returns an error wrapping ErrInvalidEpoch for a negative epoch,
-// ErrOffsetOverflow for startOffset > math.MaxInt64, or the checkpoint write
-// error; on error the cache is unchanged.
+// It returns an error wrapping ErrInvalidEpoch for a negative epoch or
+// ErrOffsetOverflow for startOffset > math.MaxInt64; on error the cache is
+// unchanged.
 func (c *Cache) Assign(epoch int32, startOffset uint64) error {
 	if epoch < 0 {
 		return fmt.Errorf("%w: %d", ErrInvalidEpoch, epoch)
@@ -98,9 +92,8 @@ func (c *Cache) Assign(epoch int32, startOffset uint64) error {
 
 // TruncateFromEnd removes every entry whose start offset is >= endOffset. It
 // is called when the log is truncated to endOffset (the new LEO): epochs that
-// began at or after it no longer have any records. Kafka flushes this change
-// asynchronously; kaenlog writes it before returning. It returns only the
-// checkpoint write error, leaving the cache unchanged.
+// began at or after it no longer have any records. It never fails; the
+// error keeps the mutators' signatures uniform.
 func (c *Cache) TruncateFromEnd(endOffset uint64) error {
 	keep := len(c.entries)
 	for keep > 0 && c.entries[keep-1].StartOffset >= endOffset {
@@ -118,8 +111,7 @@ func (c *Cache) TruncateFromEnd(endOffset uint64) error {
 // startOffset (so an entry starting exactly at startOffset is kept as is).
 // It is called when the log start moves forward (retention, DeleteRecords).
 // It returns an error wrapping ErrOffsetOverflow for startOffset >
-// math.MaxInt64, or the checkpoint write error; on error the cache is
-// unchanged.
+// math.MaxInt64; on error the cache is unchanged.
 func (c *Cache) TruncateFromStart(startOffset uint64) error {
 	if startOffset > math.MaxInt64 {
 		return fmt.Errorf("%w: start offset %d", ErrOffsetOverflow, startOffset)
@@ -164,8 +156,24 @@ func (c *Cache) StartOffsetOf(epoch int32) (uint64, bool) {
 	return c.entries[i].StartOffset, true
 }
 
+// EpochForOffset returns the epoch whose range holds offset: the epoch of
+// the last entry starting at or below it (Kafka's epochForOffset); ok is
+// false when offset is below every entry.
+func (c *Cache) EpochForOffset(offset uint64) (int32, bool) {
+	i, _ := slices.BinarySearchFunc(c.entries, offset, func(e Entry, off uint64) int {
+		if e.StartOffset <= off {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 {
+		return 0, false
+	}
+	return c.entries[i-1].Epoch, true
+}
+
 // Entries returns a copy of the entries, oldest first.
 func (c *Cache) Entries() []Entry { return slices.Clone(c.entries) }
 
-// Path returns the checkpoint file's path, or "" for an in-memory cache.
-func (c *Cache) Path() string { return c.path }
+// Len returns the number of entries.
+func (c *Cache) Len() int { return len(c.entries) }

@@ -3,8 +3,6 @@ package epoch
 import (
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -154,47 +152,29 @@ func TestCacheQueries(t *testing.T) {
 	if c.Entries()[0].StartOffset != 0 {
 		t.Fatal("mutating Entries() result changed the cache")
 	}
-	if c.Path() != "" {
-		t.Fatalf("in-memory Path() = %q", c.Path())
+	for _, tt := range []struct {
+		off   uint64
+		epoch int32
+		ok    bool
+	}{{0, 0, true}, {4, 0, true}, {5, 1, true}, {6, 3, true}, {1000, 3, true}} {
+		if e, ok := c.EpochForOffset(tt.off); e != tt.epoch || ok != tt.ok {
+			t.Errorf("EpochForOffset(%d) = (%d, %v), want (%d, %v)", tt.off, e, ok, tt.epoch, tt.ok)
+		}
+	}
+	if _, ok := cacheWith(Entry{2, 10}).EpochForOffset(9); ok {
+		t.Error("EpochForOffset below the first entry reported ok")
+	}
+	if c.Len() != 3 {
+		t.Fatalf("Len() = %d, want 3", c.Len())
 	}
 }
 
-func TestOpenMissingFileCreatesEmptyCheckpoint(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "leader-epoch-checkpoint")
-	c, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Entries()) != 0 || c.Path() != path {
-		t.Fatalf("Open(missing) = %v at %q", c.Entries(), c.Path())
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(data) != "0\n0\n" {
-		t.Fatalf("new checkpoint = %q, want %q", data, "0\n0\n")
-	}
-}
-
-func TestOpenMissingDirectory(t *testing.T) {
-	if _, err := Open(filepath.Join(t.TempDir(), "no-such-dir", "leader-epoch-checkpoint")); err == nil {
-		t.Fatal("Open in a missing directory succeeded")
-	}
-}
-
-func TestOpenDirectoryIsNotACheckpoint(t *testing.T) {
-	_, err := Open(t.TempDir())
-	if err == nil || errors.Is(err, ErrBadCheckpoint) {
-		t.Fatalf("Open(directory) = %v, want a file-system error", err)
-	}
-}
-
-func TestPersistEveryMutation(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "leader-epoch-checkpoint")
-	c, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
+// TestCheckpointOfEveryMutation pins the checkpoint encoding of the cache
+// after each kind of mutation, and that it parses back to the cache.
+func TestCheckpointOfEveryMutation(t *testing.T) {
+	c := New()
+	if got := string(AppendCheckpoint(nil, c.Entries())); got != "0\n0\n" {
+		t.Fatalf("empty cache checkpoint = %q, want %q", got, "0\n0\n")
 	}
 	steps := []struct {
 		name string
@@ -209,53 +189,45 @@ func TestPersistEveryMutation(t *testing.T) {
 	}
 	for _, s := range steps {
 		must(t, s.do())
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := AppendCheckpoint(nil, c.Entries())
 		if string(data) != s.file {
-			t.Fatalf("after %s: file %q, want %q", s.name, data, s.file)
+			t.Fatalf("after %s: checkpoint %q, want %q", s.name, data, s.file)
 		}
-		reopened, err := Open(path)
+		parsed, err := ParseCheckpoint(data)
 		if err != nil {
-			t.Fatalf("after %s: reopen: %v", s.name, err)
+			t.Fatalf("after %s: parse: %v", s.name, err)
+		}
+		reopened, err := FromEntries(parsed)
+		if err != nil {
+			t.Fatalf("after %s: FromEntries: %v", s.name, err)
 		}
 		if diff := cmp.Diff(c.Entries(), reopened.Entries(), sameEntries); diff != "" {
-			t.Fatalf("after %s: reopened cache differs (-mem +disk):\n%s", s.name, diff)
+			t.Fatalf("after %s: reloaded cache differs (-mem +reloaded):\n%s", s.name, diff)
 		}
-	}
-	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("temp file left behind: %v", err)
 	}
 }
 
-func TestWriteFailureLeavesCacheUnchanged(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "partition")
-	must(t, os.Mkdir(dir, 0o755))
-	c, err := Open(filepath.Join(dir, "leader-epoch-checkpoint"))
+func TestFromEntriesRejectsWhatACacheCannotHold(t *testing.T) {
+	for name, entries := range map[string][]Entry{
+		"negative epoch":         {{-1, 0}},
+		"epochs not increasing":  {{2, 0}, {2, 5}},
+		"offsets not increasing": {{1, 5}, {2, 5}},
+		"offset above int64":     {{1, math.MaxInt64 + 1}},
+	} {
+		if _, err := FromEntries(entries); !errors.Is(err, ErrBadCheckpoint) {
+			t.Errorf("%s: FromEntries(%v) = %v, want ErrBadCheckpoint", name, entries, err)
+		}
+	}
+	src := []Entry{{0, 0}, {1, 5}}
+	c, err := FromEntries(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	must(t, c.Assign(0, 0))
-	must(t, c.Assign(1, 5))
-	must(t, os.RemoveAll(dir)) // every later write now fails
-
-	// No-ops do not write, so they still succeed.
-	must(t, c.Assign(1, 7))
-	must(t, c.TruncateFromEnd(100))
-	must(t, c.TruncateFromStart(0))
-
-	for name, op := range map[string]func() error{
-		"Assign":            func() error { return c.Assign(2, 9) },
-		"TruncateFromEnd":   func() error { return c.TruncateFromEnd(5) },
-		"TruncateFromStart": func() error { return c.TruncateFromStart(3) },
-	} {
-		if err := op(); err == nil {
-			t.Fatalf("%s succeeded with its directory gone", name)
-		}
-		if diff := cmp.Diff([]Entry{{0, 0}, {1, 5}}, c.Entries()); diff != "" {
-			t.Fatalf("failed %s changed the cache (-want +got):\n%s", name, diff)
-		}
+	src[0].StartOffset = 99
+	clone := c.Clone()
+	must(t, clone.Assign(2, 9))
+	if diff := cmp.Diff([]Entry{{0, 0}, {1, 5}}, c.Entries()); diff != "" {
+		t.Fatalf("FromEntries aliases its input or Clone shares state (-want +got):\n%s", diff)
 	}
 }
 

@@ -1,11 +1,7 @@
 package epoch
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -14,7 +10,7 @@ import (
 // (LeaderEpochCheckpointFile.CURRENT_VERSION).
 const checkpointVersion = 0
 
-// parseCheckpoint decodes Kafka's leader-epoch-checkpoint text format:
+// ParseCheckpoint decodes Kafka's leader-epoch-checkpoint text format:
 //
 //	0            version
 //	2            number of entries
@@ -26,8 +22,9 @@ const checkpointVersion = 0
 // creates the file empty before its first write. A file with a version but no
 // count is rejected rather than read as empty (Kafka reads it as empty): no
 // writer produces it, so it means damage. Everything else that is wrong
-// returns an error wrapping ErrBadCheckpoint; parseCheckpoint never panics.
-func parseCheckpoint(data []byte) ([]Entry, error) {
+// returns an error wrapping ErrBadCheckpoint; ParseCheckpoint never panics.
+// It allocates in proportion to len(data): the caller bounds the file size.
+func ParseCheckpoint(data []byte) ([]Entry, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
@@ -134,12 +131,12 @@ func isASCIISpace(c byte) bool {
 	return false
 }
 
-// formatCheckpoint encodes entries in the format parseCheckpoint reads, byte
-// for byte what Kafka writes on Linux. Callers guarantee every StartOffset
-// fits int64 (Assign and TruncateFromStart enforce it).
-func formatCheckpoint(entries []Entry) []byte {
-	b := make([]byte, 0, 8+len(entries)*16)
-	b = strconv.AppendInt(b, checkpointVersion, 10)
+// AppendCheckpoint appends the checkpoint encoding of entries (the format
+// ParseCheckpoint reads, byte for byte what Kafka writes on Linux) to dst
+// and returns the extended slice. Entries come from a Cache, so their start
+// offsets fit int64 (Assign and TruncateFromStart enforce it).
+func AppendCheckpoint(dst []byte, entries []Entry) []byte {
+	b := strconv.AppendInt(dst, checkpointVersion, 10)
 	b = append(b, '\n')
 	b = strconv.AppendInt(b, int64(len(entries)), 10)
 	b = append(b, '\n')
@@ -150,65 +147,4 @@ func formatCheckpoint(entries []Entry) []byte {
 		b = append(b, '\n')
 	}
 	return b
-}
-
-// readCheckpointFile loads path. A missing file is reported with exists=false
-// and no error.
-func readCheckpointFile(path string) (entries []Entry, exists bool, err error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	entries, err = parseCheckpoint(data)
-	if err != nil {
-		return nil, true, fmt.Errorf("%s: %w", path, err)
-	}
-	return entries, true, nil
-}
-
-// writeCheckpointFile replaces path with entries atomically: write a temp
-// file next to it, fsync it, rename it over path, fsync the directory. A
-// crash at any point leaves either the old file or the new one, whole.
-func writeCheckpointFile(path string, entries []Entry) (err error) {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp) // best effort: the old file is intact either way
-		}
-	}()
-	if _, err = f.Write(formatCheckpoint(entries)); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	if err := d.Sync(); err != nil {
-		_ = d.Close()
-		return err
-	}
-	return d.Close()
 }

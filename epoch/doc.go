@@ -1,7 +1,7 @@
 // Package epoch is the leader-epoch vector of one partition: which leader
 // epoch began at which offset, the `<=` lookup a follower uses to find where
-// to truncate, and Kafka's leader-epoch-checkpoint file that keeps the vector
-// across restarts. It is pure apart from that one file: no clock, no log.
+// to truncate, and the text format of Kafka's leader-epoch-checkpoint file
+// that keeps the vector across restarts. It is pure: no clock, no file I/O.
 //
 // # Why epochs, in the chapter's terms
 //
@@ -34,13 +34,12 @@
 // UNDEFINED_EPOCH_OFFSET are both -1, which fits no uint64. Only the wire
 // edge turns not-found into (-1, -1).
 //
-// # The checkpoint file
+// # The checkpoint format
 //
-// Open reads and every mutation rewrites Kafka's leader-epoch-checkpoint text
-// format (LeaderEpochCheckpointFile over CheckpointFile): line 1 the version
-// "0", line 2 the number of entries, then one "epoch start_offset" line per
-// entry, "\n"-terminated. Writes are atomic: a temp file, fsync, rename over
-// the checkpoint, fsync of the directory. Kafka flushes truncations
-// asynchronously; kaenlog flushes every change before returning, trading a
-// little latency for a file that always matches memory.
+// AppendCheckpoint writes and ParseCheckpoint reads Kafka's
+// leader-epoch-checkpoint text format (LeaderEpochCheckpointFile over
+// CheckpointFile): line 1 the version "0", line 2 the number of entries,
+// then one "epoch start_offset" line per entry, "\n"-terminated. The file
+// itself belongs to package log, which owns the cache with the log it
+// describes and writes the file atomically with its other checkpoints.
 package epoch

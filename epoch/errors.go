@@ -2,16 +2,15 @@ package epoch
 
 import "errors"
 
-// Sentinel errors. Every error returned by this package wraps one of these
-// (or, for file-system failures, the underlying *fs.PathError), so callers
-// match with errors.Is.
+// Sentinel errors. Every error returned by this package wraps one of these,
+// so callers match with errors.Is.
 var (
-	// ErrBadCheckpoint is returned by Open when the leader-epoch-checkpoint
-	// file is malformed: a version other than 0, a missing or negative entry
-	// count, a count that does not match the entry lines, a line that is not
-	// two decimal integers, a negative epoch or start offset, or epochs or
-	// start offsets that are not strictly increasing. The file is left as it
-	// is, so nothing already on disk is lost.
+	// ErrBadCheckpoint is returned by ParseCheckpoint when the
+	// leader-epoch-checkpoint content is malformed: a version other than 0,
+	// a missing or negative entry count, a count that does not match the
+	// entry lines, a line that is not two decimal integers, a negative epoch
+	// or start offset, or epochs or start offsets that are not strictly
+	// increasing; and by FromEntries for entries a Cache cannot hold.
 	ErrBadCheckpoint = errors.New("epoch: malformed leader-epoch checkpoint")
 
 	// ErrInvalidEpoch is returned by Cache.Assign for a negative epoch.

@@ -2,8 +2,6 @@ package epoch_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/kaenlog/kaenlog/epoch"
 )
@@ -41,20 +39,11 @@ func ExampleEndOffsetForEpoch() {
 	//      -1   not found
 }
 
-// A cache backed by Kafka's leader-epoch-checkpoint file: every change is on
-// disk before the call returns, and reopening reads it back.
+// A cache lives in memory; its owner (package log) persists it in Kafka's
+// leader-epoch-checkpoint format, which AppendCheckpoint writes and
+// ParseCheckpoint reads back.
 func ExampleCache() {
-	dir, err := os.MkdirTemp("", "kaenlog-epoch-example")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "leader-epoch-checkpoint")
-
-	c, err := epoch.Open(path)
-	if err != nil {
-		panic(err)
-	}
+	c := epoch.New()
 	for _, e := range []epoch.Entry{{Epoch: 0, StartOffset: 0}, {Epoch: 1, StartOffset: 5}, {Epoch: 3, StartOffset: 6}} {
 		if err := c.Assign(e.Epoch, e.StartOffset); err != nil {
 			panic(err)
@@ -64,17 +53,21 @@ func ExampleCache() {
 	if err := c.TruncateFromEnd(6); err != nil {
 		panic(err)
 	}
-	data, _ := os.ReadFile(path)
+	data := epoch.AppendCheckpoint(nil, c.Entries())
 	fmt.Printf("file: %q\n", data)
 
-	reopened, err := epoch.Open(path)
+	entries, err := epoch.ParseCheckpoint(data)
 	if err != nil {
 		panic(err)
 	}
-	latest, _ := reopened.LatestEpoch()
-	start, _ := reopened.StartOffsetOf(latest)
-	fmt.Println("reopened:", reopened.Entries(), "latest epoch", latest, "starts at", start)
+	reloaded, err := epoch.FromEntries(entries)
+	if err != nil {
+		panic(err)
+	}
+	latest, _ := reloaded.LatestEpoch()
+	start, _ := reloaded.StartOffsetOf(latest)
+	fmt.Println("reloaded:", reloaded.Entries(), "latest epoch", latest, "starts at", start)
 	// Output:
 	// file: "0\n2\n0 0\n1 5\n"
-	// reopened: [{0 0} {1 5}] latest epoch 1 starts at 5
+	// reloaded: [{0 0} {1 5}] latest epoch 1 starts at 5
 }

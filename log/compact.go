@@ -1,11 +1,13 @@
 package log
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
 )
 
 // Compact removes every keyed record that a later record with the same key
@@ -21,24 +23,29 @@ import (
 // that is the latest for its key. Tombstones are never removed, because this
 // package has no delete-retention clock; consumers see them and drop the key.
 //
-// Surviving records keep their offsets exactly: a rewritten batch keeps its
-// baseOffset, every record keeps its offsetDelta, and the batch keeps its
-// lastOffsetDelta (and so its offset range; only the CRC is recomputed), so
-// offsets never move and readers see gaps instead. A batch whose records
-// all vanish is dropped. Batches this package cannot read record by record
+// Offsets never move and never vanish: a rewritten batch keeps its
+// baseOffset, every record its offsetDelta, and the batch its
+// lastOffsetDelta (only the CRC is recomputed). A maximal run of
+// consecutive batches of a segment whose records all vanish is replaced by
+// one empty batch covering the run's offsets (appendEmptyBatch: the epoch
+// of the run's last batch, the run's timestamps), so the log stays provably
+// contiguous and readers and followers see the empty batch where the
+// records were. Batches this package cannot read record by record
 // (compressed, control, or with undecodable records) are kept as they are.
+// Segments Open did not read are verified first.
 //
 // It is crash-safe: each changed segment is written to "<name>.log.cleaned"
 // and fsynced, then renamed over the original, then its rebuilt index is
-// renamed over the old one. A crash before the rename leaves the original
-// (Open deletes the .cleaned file); a crash after it leaves the compacted
-// segment, whose index Open rebuilds if it is stale. Readers are blocked
-// only during the renames.
+// renamed over the old one, and the directory is fsynced. A crash before
+// the rename leaves the original (Open deletes the .cleaned file); a crash
+// after it leaves the compacted segment, whose index Open rebuilds if it is
+// stale. Both hold the same offsets. Readers are blocked only during the
+// renames. A failed write puts the log in the failed state.
 func (l *Log) Compact() (removedRecords int, err error) {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if l.closed {
-		return 0, ErrClosed
+	if err := l.usable(); err != nil {
+		return 0, err
 	}
 	// SetHighWatermark may raise the HW meanwhile; a stale value only
 	// compacts less.
@@ -51,32 +58,43 @@ func (l *Log) Compact() (removedRecords int, err error) {
 	if k == 0 {
 		return 0, nil
 	}
+	for _, s := range segs {
+		if err := l.verify(s); err != nil {
+			return 0, err
+		}
+	}
 
 	// Pass 1: the offset of the latest record of every key.
 	latest := make(map[string]uint64)
 	var buf []byte
 	for _, s := range segs {
-		buf, err = s.forEachBatch(buf, func(batch []byte) error {
-			b, ok := decodeCompactable(batch)
-			if !ok {
-				return nil
-			}
-			for i := range b.Records {
-				if key := b.Records[i].Key; key != nil {
-					latest[string(key)] = b.BaseOffset + uint64(b.Records[i].OffsetDelta)
+		err := l.withFile(s, func() (err error) {
+			buf, err = s.forEachBatch(buf, func(batch []byte) error {
+				b, ok := decodeCompactable(batch)
+				if !ok {
+					return nil
 				}
-			}
-			return nil
+				for i := range b.Records {
+					if key := b.Records[i].Key; key != nil {
+						latest[string(key)] = b.BaseOffset + uint64(b.Records[i].OffsetDelta)
+					}
+				}
+				return nil
+			})
+			return err
 		})
 		if err != nil {
-			return 0, err
+			return 0, l.fail(err)
 		}
 	}
 
 	// Pass 2: rewrite the segments that lose records.
 	for _, s := range segs {
 		var n int
-		n, buf, err = l.compactSegment(s, latest, buf)
+		err := l.withFile(s, func() (err error) {
+			n, buf, err = l.compactSegment(s, latest, buf)
+			return err
+		})
 		removedRecords += n
 		if err != nil {
 			return removedRecords, err
@@ -97,104 +115,167 @@ func decodeCompactable(batch []byte) (Batch, bool) {
 	return b, err == nil
 }
 
-// compactSegment rewrites s without the records latest says are
-// superseded, and swaps the result in. It returns how many records it
-// removed; a segment that loses nothing is left untouched.
-func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (removed int, _ []byte, err error) {
-	logPath, indexPath := s.path(segmentSuffix), s.path(indexSuffix)
-	cleanedPath := logPath + cleanedSuffix
-	f, err := os.OpenFile(cleanedPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return 0, buf, fmt.Errorf("log: compact: %w", err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			f.Close()
-			os.Remove(cleanedPath)
-		}
-	}()
+// emptyRun is a run of consecutive batches whose records all vanished,
+// which compaction replaces with one empty batch.
+type emptyRun struct {
+	active        bool
+	base, next    uint64
+	epoch         int32
+	baseTs, maxTs int64
+}
 
-	w := bufio.NewWriterSize(f, recoverChunkBytes)
-	ns := segment{base: s.base, next: s.base, maxTimestamp: noTimestamp}
-	var out []byte
+// superseded reports whether record r of batch b has been superseded.
+func superseded(latest map[string]uint64, b *Batch, r *Record) bool {
+	return r.Key != nil && latest[string(r.Key)] != b.BaseOffset+uint64(r.OffsetDelta)
+}
+
+// compactSegment rewrites s (verified, its file pinned) without the records
+// latest says are superseded, and swaps the result in. It returns how many
+// records it removed; a segment that loses nothing is left untouched (a
+// first read finds out, so that no file is written for it).
+func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (removed int, _ []byte, err error) {
 	buf, err = s.forEachBatch(buf, func(batch []byte) error {
-		keep := batch
 		if b, ok := decodeCompactable(batch); ok {
-			kept := b.Records[:0]
-			for _, r := range b.Records {
-				if r.Key == nil || latest[string(r.Key)] == b.BaseOffset+uint64(r.OffsetDelta) {
-					kept = append(kept, r)
+			for i := range b.Records {
+				if superseded(latest, &b, &b.Records[i]) {
+					removed++
 				}
 			}
-			removed += len(b.Records) - len(kept)
-			if len(kept) == 0 {
-				return nil
-			}
-			if len(kept) < len(b.Records) {
-				b.Records = kept
-				var encErr error
-				if out, encErr = AppendBatch(out[:0], &b); encErr != nil {
-					return fmt.Errorf("log: compact: re-encode batch at offset %d: %w", b.BaseOffset, encErr)
-				}
-				keepLastOffsetDelta(out, batch)
-				keep = out
-			}
 		}
-		sb, _ := peekBatch(keep)
-		if indexEntryDue(ns.entries, ns.size, l.opts.IndexIntervalBytes) {
-			ns.entries = append(ns.entries, indexEntry{rel: uint32(sb.base - ns.base), pos: uint32(ns.size)})
-		}
-		if _, err := w.Write(keep); err != nil {
-			return fmt.Errorf("log: compact: %w", err)
-		}
-		ns.size += int64(len(keep))
-		ns.next = sb.next
-		ns.maxTimestamp = max(ns.maxTimestamp, sb.maxTimestamp)
 		return nil
 	})
 	if err != nil || removed == 0 {
 		return 0, buf, err
 	}
-	if err := w.Flush(); err != nil {
-		return 0, buf, fmt.Errorf("log: compact: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return 0, buf, fmt.Errorf("log: compact: %w", err)
-	}
-	indexCleanedPath := indexPath + cleanedSuffix
-	xf, err := os.OpenFile(indexCleanedPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+
+	logPath, indexPath := s.path(segmentSuffix), s.path(indexSuffix)
+	cleanedPath, indexCleanedPath := logPath+cleanedSuffix, indexPath+cleanedSuffix
+	f, err := l.fs.OpenFile(cleanedPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return 0, buf, fmt.Errorf("log: compact: %w", err)
+		return 0, buf, l.fail(fmt.Errorf("log: compact: %w", err))
 	}
-	if _, err := xf.Write(appendIndexEntries(nil, ns.entries)); err != nil {
-		xf.Close()
-		os.Remove(indexCleanedPath)
-		return 0, buf, fmt.Errorf("log: compact: %w", err)
+	ns := segment{base: s.base, next: s.base, maxTimestamp: noTimestamp}
+	var out, enc []byte
+	var written int64
+	var run emptyRun
+	// add appends one batch of the new segment; out is written to the file
+	// in chunks.
+	add := func(batch []byte) error {
+		sb, _ := peekBatch(batch)
+		if indexEntryDue(ns.entries, ns.size, l.opts.IndexIntervalBytes) {
+			ns.entries = append(ns.entries, indexEntry{rel: uint32(sb.base - ns.base), pos: uint32(ns.size)})
+		}
+		out = append(out, batch...)
+		ns.size += int64(len(batch))
+		ns.next = sb.next
+		ns.maxTimestamp = max(ns.maxTimestamp, sb.maxTimestamp)
+		if len(out) >= recoverChunkBytes {
+			if _, err := f.WriteAt(out, written); err != nil {
+				return err
+			}
+			written += int64(len(out))
+			out = out[:0]
+		}
+		return nil
+	}
+	flushRun := func() error {
+		if !run.active {
+			return nil
+		}
+		run.active = false
+		enc = appendEmptyBatch(enc[:0], run.base, int32(run.next-run.base-1), run.epoch, run.baseTs, run.maxTs)
+		return add(enc)
+	}
+	buf, err = s.forEachBatch(buf, func(batch []byte) error {
+		h, _ := ReadBatchHeader(batch) // verified: cannot fail
+		b, ok := decodeCompactable(batch)
+		if !ok {
+			if err := flushRun(); err != nil {
+				return err
+			}
+			return add(batch)
+		}
+		kept := b.Records[:0]
+		for i := range b.Records {
+			if !superseded(latest, &b, &b.Records[i]) {
+				kept = append(kept, b.Records[i])
+			}
+		}
+		if len(kept) == 0 {
+			if run.active && h.NextOffset()-run.base-1 > math.MaxInt32 {
+				if err := flushRun(); err != nil { // one empty batch spans at most 2^31 offsets
+					return err
+				}
+			}
+			if !run.active {
+				run = emptyRun{active: true, base: h.BaseOffset, baseTs: h.BaseTimestamp, maxTs: h.MaxTimestamp}
+			}
+			run.next, run.epoch, run.maxTs = h.NextOffset(), h.PartitionLeaderEpoch, max(run.maxTs, h.MaxTimestamp)
+			return nil
+		}
+		if err := flushRun(); err != nil {
+			return err
+		}
+		if len(kept) == len(b.Records) {
+			return add(batch)
+		}
+		b.Records = kept
+		var encErr error
+		if enc, encErr = AppendBatch(enc[:0], &b); encErr != nil {
+			return fmt.Errorf("log: compact: re-encode batch at offset %d: %w", b.BaseOffset, encErr)
+		}
+		keepLastOffsetDelta(enc, batch)
+		return add(enc)
+	})
+	if err == nil {
+		err = flushRun()
+	}
+	if err == nil && len(out) > 0 {
+		_, err = f.WriteAt(out, written)
+	}
+	if err == nil && ns.next != s.next {
+		err = fmt.Errorf("%s would end at %d, not %d", s.name(), ns.next, s.next)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		var xf vfs.File
+		if xf, err = l.fs.OpenFile(indexCleanedPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644); err == nil {
+			if _, err = xf.WriteAt(appendIndexEntries(nil, ns.entries), 0); err == nil {
+				err = xf.Sync()
+			}
+			err = errors.Join(err, xf.Close())
+		}
+	}
+	if err != nil {
+		f.Close()
+		return 0, buf, l.fail(fmt.Errorf("log: compact: %w", err))
 	}
 
 	// The rename of the log file is the commit point.
 	l.mu.Lock()
-	if err := os.Rename(cleanedPath, logPath); err != nil {
-		l.mu.Unlock()
-		xf.Close()
-		os.Remove(indexCleanedPath)
-		return 0, buf, fmt.Errorf("log: compact: %w", err)
+	defer l.mu.Unlock()
+	if err := l.fs.Rename(cleanedPath, logPath); err != nil {
+		f.Close()
+		return 0, buf, l.fail(fmt.Errorf("log: compact: %w", err))
 	}
-	committed = true
-	indexErr := os.Rename(indexCleanedPath, indexPath)
-	oldLog, oldIndex := s.log, s.index
-	s.log, s.index = f, xf
+	l.fileMu.Lock()
+	old := s.log
+	s.log = f
+	l.fileMu.Unlock()
+	old.Close()
 	s.size, s.next, s.maxTimestamp, s.entries = ns.size, ns.next, ns.maxTimestamp, ns.entries
+	s.recent = recentRing{} // its positions were the old file's
 	s.unsynced = false
-	l.mu.Unlock()
-	oldLog.Close()
-	oldIndex.Close()
-	if indexErr != nil {
+	if err := l.fs.Rename(indexCleanedPath, indexPath); err != nil {
 		// The data is compacted; the stale index file is rebuilt by Open.
-		return removed, buf, fmt.Errorf("log: compact: install index: %w", indexErr)
+		return removed, buf, l.fail(fmt.Errorf("log: compact: install index: %w", err))
 	}
-	return removed, buf, syncDir(l.dir)
+	if err := l.fs.SyncDir(l.dir); err != nil {
+		return removed, buf, l.fail(fmt.Errorf("log: compact: %w", err))
+	}
+	return removed, buf, nil
 }
 
 // keepLastOffsetDelta gives the re-encoded batch out the lastOffsetDelta of

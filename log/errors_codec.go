@@ -51,7 +51,10 @@ var (
 	// ErrBadOffset is returned for a negative baseOffset or lastOffsetDelta
 	// read from disk, a batch whose last offset does not fit int64, and a
 	// record offsetDelta that is negative, not above the previous record's,
-	// or beyond the batch's lastOffsetDelta. SetBaseOffset and AppendBatch
+	// or beyond the batch's lastOffsetDelta. The storage uses it for a
+	// stored batch that starts below the end of the batch before it, or a
+	// segment's last batch that runs past the next segment's base.
+	// SetBaseOffset and AppendBatch
 	// return it (not wrapped in a CorruptError) for offsets that do not fit
 	// int64 or record offset deltas that are not strictly increasing from 0
 	// or more.
@@ -74,9 +77,11 @@ var (
 	ErrEmptyBatch = errors.New("log: record batch has no records")
 )
 
-// CorruptError reports where and why decoding a record batch failed. Err is
-// one of the codec sentinels (ErrTruncated, ErrBadMagic, ErrBadCRC,
-// ErrBadLength, ErrVarintOverflow, ErrNegativeCount, ErrBadOffset).
+// CorruptError reports where and why decoding a record batch failed, or,
+// with File set, where and why the storage stopped trusting a segment file.
+// Err is one of the codec sentinels (ErrTruncated, ErrBadMagic, ErrBadCRC,
+// ErrBadLength, ErrVarintOverflow, ErrNegativeCount, ErrBadOffset) or one of
+// the storage's (ErrHole, ErrEpochMismatch).
 type CorruptError struct {
 	// Pos is the byte position in the decoder's input (buf[0] is 0) of the
 	// field at which decoding failed: the magic byte for ErrBadMagic, the crc
@@ -86,10 +91,16 @@ type CorruptError struct {
 	Pos int
 	// Err is the specific sentinel.
 	Err error
+	// File is the segment file the storage found the damage in, with Pos
+	// its byte position in that file; "" for errors about a caller's bytes.
+	File string
 }
 
 // Error describes the failure and its position.
 func (e *CorruptError) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("%v in %s at byte %d", e.Err, e.File, e.Pos)
+	}
 	return fmt.Sprintf("%v at byte %d", e.Err, e.Pos)
 }
 

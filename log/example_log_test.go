@@ -56,12 +56,12 @@ func ExampleLog() {
 	}
 	defer l.Close()
 
-	base, _ := l.AppendAsLeader(producerBatch("m1", "m2"), 0)
-	fmt.Printf("append at %d: LEO %d, HW %d (eager)\n", base, l.EndOffset(), l.HighWatermark())
+	info, _ := l.AppendAsLeader(producerBatch("m1", "m2"), 0)
+	fmt.Printf("append at %d: LEO %d, HW %d (eager)\n", info.FirstOffset, l.EndOffset(), l.HighWatermark())
 
 	l.StopEagerHighWatermark()
-	base, _ = l.AppendAsLeader(producerBatch("m3"), 0)
-	fmt.Printf("append at %d: LEO %d, HW %d\n", base, l.EndOffset(), l.HighWatermark())
+	info, _ = l.AppendAsLeader(producerBatch("m3"), 0)
+	fmt.Printf("append at %d: LEO %d, HW %d\n", info.FirstOffset, l.EndOffset(), l.HighWatermark())
 
 	for _, iso := range []log.Isolation{log.IsolationLogEnd, log.IsolationHighWatermark} {
 		out, err := l.Read(nil, 0, 1<<20, iso)
@@ -103,14 +103,15 @@ func ExampleLog_AppendAsFollower() {
 
 	leader.AppendAsLeader(producerBatch("a", "b"), 4)
 	fetched, _ := leader.Read(nil, follower.EndOffset(), 1<<20, log.IsolationLogEnd)
-	if err := follower.AppendAsFollower(fetched); err != nil {
+	info, err := follower.AppendAsFollower(fetched)
+	if err != nil {
 		panic(err)
 	}
-	fmt.Println("follower LEO", follower.EndOffset(), values(fetched))
+	fmt.Println("follower LEO", follower.EndOffset(), "records", info.Records, values(fetched))
 
-	err = follower.AppendAsFollower(fetched) // the same fetch again
+	_, err = follower.AppendAsFollower(fetched) // the same fetch again
 	fmt.Println("replayed fetch is ErrNotAtLogEnd:", errors.Is(err, log.ErrNotAtLogEnd))
 	// Output:
-	// follower LEO 2 [0:a 1:b]
+	// follower LEO 2 records 2 [0:a 1:b]
 	// replayed fetch is ErrNotAtLogEnd: true
 }

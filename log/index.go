@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
 )
 
 // indexEntrySize is the size of one index entry on disk: a uint32 offset
@@ -76,26 +78,58 @@ func appendIndexEntries(dst []byte, entries []indexEntry) []byte {
 	return dst
 }
 
-// syncIndexFile makes the segment's index file hold exactly its in-memory
-// entries, rewriting it if the stored bytes differ (missing, torn, stale or
-// garbage). It reports whether it rewrote the file.
-func (s *segment) syncIndexFile() (rewritten bool, err error) {
-	want := appendIndexEntries(make([]byte, 0, len(s.entries)*indexEntrySize), s.entries)
-	st, err := s.index.Stat()
+// writeIndexFile makes the index file f hold exactly entries, rewriting it
+// if the stored bytes differ (missing, torn, stale or garbage). It reports
+// whether it rewrote the file.
+func writeIndexFile(f vfs.File, entries []indexEntry) (rewritten bool, err error) {
+	want := appendIndexEntries(make([]byte, 0, len(entries)*indexEntrySize), entries)
+	size, err := f.Size()
 	if err != nil {
 		return false, fmt.Errorf("log: stat index: %w", err)
 	}
-	if st.Size() == int64(len(want)) {
+	if size == int64(len(want)) {
 		have := make([]byte, len(want))
-		if n, _ := s.index.ReadAt(have, 0); n == len(have) && bytes.Equal(have, want) {
+		if n, _ := f.ReadAt(have, 0); n == len(have) && bytes.Equal(have, want) {
 			return false, nil
 		}
 	}
-	if err := s.index.Truncate(0); err != nil {
+	if err := f.Truncate(0); err != nil {
 		return false, fmt.Errorf("log: rewrite index: %w", err)
 	}
-	if _, err := s.index.WriteAt(want, 0); err != nil {
+	if _, err := f.WriteAt(want, 0); err != nil {
 		return false, fmt.Errorf("log: rewrite index: %w", err)
 	}
 	return true, nil
+}
+
+// readIndexEntries loads the index file f of a segment (base offset base,
+// size bytes, offsets below next) that a clean shutdown vouches for. ok is
+// false if the file is implausible: not whole entries, more entries than
+// the segment can have, or entries not strictly increasing inside the
+// segment. Plausible entries are only used to continue the index on
+// append: reads use the index rebuilt when the segment is verified.
+func readIndexEntries(f vfs.File, base uint64, size int64, next uint64) (entries []indexEntry, ok bool, err error) {
+	n, err := f.Size()
+	if err != nil {
+		return nil, false, err
+	}
+	if n%indexEntrySize != 0 || n/indexEntrySize > size/BatchHeaderSize+1 {
+		return nil, false, nil
+	}
+	data := make([]byte, n)
+	if k, err := f.ReadAt(data, 0); int64(k) != n {
+		return nil, false, fmt.Errorf("log: read index: %w", err)
+	}
+	entries = make([]indexEntry, 0, n/indexEntrySize)
+	for p := 0; p < len(data); p += indexEntrySize {
+		e := indexEntry{rel: binary.BigEndian.Uint32(data[p:]), pos: binary.BigEndian.Uint32(data[p+4:])}
+		if int64(e.pos) >= size || uint64(e.rel) >= next-base {
+			return nil, false, nil
+		}
+		if k := len(entries); k > 0 && (e.rel <= entries[k-1].rel || e.pos <= entries[k-1].pos) {
+			return nil, false, nil
+		}
+		entries = append(entries, e)
+	}
+	return entries, true, nil
 }

@@ -1,131 +1,293 @@
 package log
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 )
 
+// AppendInfo describes what an append wrote, computed in the same pass
+// that verified the batches.
+type AppendInfo struct {
+	// FirstOffset is the base offset of the first batch appended: the LEO
+	// before the append for a leader; for a follower, the first fetched
+	// batch's base (offsets between the old LEO and it are covered by an
+	// empty batch the follower wrote itself, see AppendAsFollower).
+	FirstOffset uint64
+	// NextOffset is the LEO after the append.
+	NextOffset uint64
+	// Records and Batches count the records and batches appended (an
+	// empty gap-covering batch is not counted).
+	Records int
+	Batches int
+	// Bytes is the number of bytes written, a gap-covering batch included.
+	Bytes int
+	// LastEpoch is the partitionLeaderEpoch of the last batch, -1 when
+	// nothing was appended.
+	LastEpoch int32
+	// MaxTimestamp is the largest MaxTimestamp of the batches, -1 when
+	// nothing was appended.
+	MaxTimestamp int64
+}
+
 // AppendAsLeader appends one or more whole batches as the partition leader
-// does with a producer's request, and returns the offset given to the first
-// record.
+// does with a producer's request, and describes what it appended.
 //
-// Every batch is verified first (VerifyBatch: framing and CRC-32C), and must
-// be one a producer may send (at least one record, recordCount equal to
-// lastOffsetDelta+1, not a control batch; else ErrInvalidBatch). Only then
-// are the batches stamped IN PLACE in the caller's slice: baseOffset is set
-// consecutively from EndOffset, partitionLeaderEpoch to epoch. Neither field
-// is covered by the CRC, so the producer's checksum stays valid and is never
-// recomputed, and the stored bytes are exactly what the caller's slice now
-// holds. On any error the log is unchanged; on a verification error the
-// slice is unchanged too, and the error is the codec's *CorruptError with Pos
-// relative to batches[0]. Offsets that would take the LEO past MaxInt64
-// are ErrBadOffset.
+// Every batch is validated first, in one pass that also checks its CRC
+// (validateLeaderBatch, Kafka's LogValidator: framing, size at most
+// Options.MaxBatchBytes (ErrBatchTooLarge), CRC, no compression
+// (ErrUnsupportedCompression), a producer-legal header and records that
+// decode (ErrInvalidRecord, or the codec's *CorruptError with Pos relative
+// to batches[0])). Only then are the batches stamped IN PLACE in the
+// caller's slice: baseOffset consecutively from EndOffset,
+// partitionLeaderEpoch to leaderEpoch (neither is covered by the CRC, so
+// the producer's checksum stays), and maxTimestamp to the largest record
+// timestamp if the producer wrote another (then the CRC is recomputed, as
+// Kafka does). The stored bytes are exactly what the caller's slice then
+// holds. An epoch newer than the cache's latest is assigned at the first
+// offset, and the leader-epoch checkpoint written, before any byte.
 //
-// An empty slice appends nothing and returns (EndOffset, nil). In eager-HW
-// mode the HW moves to the new LEO.
-func (l *Log) AppendAsLeader(batches []byte, epoch int32) (base uint64, err error) {
+// On any error before the write the log is unchanged, and on a
+// validation error the slice is unchanged too. A multi-batch append is
+// all-or-nothing for errors, but not for crashes: a crash can keep a
+// prefix of its batches (recovery keeps whole batches only). A
+// leaderEpoch below the cache's latest is ErrInvalidArgument; offsets that
+// would take the LEO past MaxInt64 are ErrBadOffset.
+//
+// An empty slice appends nothing. In eager-HW mode the HW moves to the new
+// LEO.
+func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, error) {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if l.closed {
-		return 0, ErrClosed
-	}
 	first := l.endOffset()
+	info := AppendInfo{FirstOffset: first, NextOffset: first, LastEpoch: -1, MaxTimestamp: noTimestamp}
+	if err := l.usable(); err != nil {
+		return info, err
+	}
 	if len(batches) == 0 {
-		return first, nil
+		return info, nil
 	}
 	if int64(len(batches)) > MaxSegmentBytes {
-		return 0, fmt.Errorf("log: append of %d bytes exceeds %d: %w", len(batches), MaxSegmentBytes, ErrInvalidArgument)
+		return info, fmt.Errorf("log: append of %d bytes exceeds %d: %w", len(batches), MaxSegmentBytes, ErrInvalidArgument)
+	}
+	latest, haveLatest := l.epochs.LatestEpoch()
+	if leaderEpoch < 0 || (haveLatest && leaderEpoch < latest) {
+		return info, fmt.Errorf("log: leader append at epoch %d, the log is at epoch %d: %w", leaderEpoch, latest, ErrInvalidArgument)
 	}
 	next, maxTs := first, int64(noTimestamp)
+	l.maxTimestamps = l.maxTimestamps[:0]
 	for pos := 0; pos < len(batches); {
-		h, err := VerifyBatch(batches[pos:])
+		h, err := validateLeaderBatch(batches[pos:], l.opts.MaxBatchBytes)
 		if err != nil {
-			return 0, rebaseAppendError(err, pos)
-		}
-		switch {
-		case h.RecordCount == 0:
-			return 0, fmt.Errorf("log: batch at byte %d has no records: %w", pos, ErrInvalidBatch)
-		case int64(h.RecordCount) != int64(h.LastOffsetDelta)+1:
-			return 0, fmt.Errorf("log: batch at byte %d has %d records but offset range %d: %w",
-				pos, h.RecordCount, int64(h.LastOffsetDelta)+1, ErrInvalidBatch)
-		case h.Attributes&AttrControl != 0:
-			return 0, fmt.Errorf("log: batch at byte %d is a control batch: %w", pos, ErrInvalidBatch)
+			return info, rebaseAppendError(err, pos)
 		}
 		// The LEO after it must fit int64 too: it goes on the wire.
 		if next+uint64(h.LastOffsetDelta) >= math.MaxInt64 {
-			return 0, fmt.Errorf("log: batch at byte %d would take the log end past offset %d: %w", pos, int64(math.MaxInt64), ErrBadOffset)
+			return info, fmt.Errorf("log: batch at byte %d would take the log end past offset %d: %w", pos, int64(math.MaxInt64), ErrBadOffset)
 		}
 		next += uint64(h.LastOffsetDelta) + 1
 		maxTs = max(maxTs, h.MaxTimestamp)
+		l.maxTimestamps = append(l.maxTimestamps, h.MaxTimestamp)
+		info.Records += int(h.RecordCount)
+		info.Batches++
 		pos += h.Size()
 	}
 	seg, err := l.segmentForAppend(first, next, len(batches))
 	if err != nil {
-		return 0, err
+		return info, err
 	}
-	// Verified above, so neither setter can fail; stamp only now that the
-	// append is going ahead.
+	if !haveLatest || leaderEpoch > latest {
+		if err := l.assignEpochs(leaderEpoch, first); err != nil {
+			return info, err
+		}
+	}
+	// Validated above, so none of the setters can fail; stamp only now
+	// that the append is going ahead.
 	off := first
-	for pos := 0; pos < len(batches); {
+	for pos, i := 0, 0; pos < len(batches); i++ {
 		b, _ := peekBatch(batches[pos:])
 		SetBaseOffset(batches[pos:], off)
-		SetPartitionLeaderEpoch(batches[pos:], epoch)
+		SetPartitionLeaderEpoch(batches[pos:], leaderEpoch)
+		setLeaderMaxTimestamp(batches[pos:], l.maxTimestamps[i])
 		off += b.next - b.base
 		pos += b.size
 	}
-	if err := l.write(seg, batches, next, maxTs); err != nil {
-		return 0, err
+	if err := l.write(seg, nil, batches, next, maxTs); err != nil {
+		return info, err
 	}
-	return first, nil
+	info.NextOffset, info.Bytes, info.LastEpoch, info.MaxTimestamp = next, len(batches), leaderEpoch, maxTs
+	return info, nil
 }
 
 // AppendAsFollower appends batches copied from the leader, keeping the
-// leader's offsets and epochs byte for byte. Every batch is verified
-// (framing and CRC-32C; a failure is the codec's *CorruptError with Pos
-// relative to batches[0]); the first must start at EndOffset and each next
-// one where the previous ended, else ErrNotAtLogEnd; a last offset of
-// MaxInt64 (the LEO would not fit int64) is ErrBadOffset. On any error the
-// log is unchanged. An empty slice (a fetch that returned nothing) is a no-op. In
-// eager-HW mode the HW moves to the new LEO.
-func (l *Log) AppendAsFollower(batches []byte) error {
+// leader's offsets and epochs byte for byte, and describes what it
+// appended. Every batch is verified once (framing and CRC-32C; a failure
+// is the codec's *CorruptError with Pos relative to batches[0]), and the
+// same pass counts the records and collects the epochs.
+//
+// Kafka's follower rule: the first batch must not start below EndOffset
+// (ErrNotAtLogEnd); each next one must start where the previous ended
+// (ErrNotAtLogEnd); epochs must not go below the epoch of the log's last
+// batch, nor decrease within the append (ErrNotAtLogEnd: the logs
+// diverged), nor be negative (ErrInvalidBatch). A first batch that starts
+// above EndOffset (the leader's log has a gap, as an old compacted leader's
+// may) is preceded in this log by an empty batch covering [EndOffset, its
+// base), with the epoch of the batch after it, so that the follower's log
+// stays provably contiguous; a gap of more than 2^31 offsets is
+// ErrInvalidArgument. A last offset of MaxInt64 (the LEO would not fit
+// int64) is ErrBadOffset.
+//
+// New epochs are assigned in the cache, and the leader-epoch checkpoint
+// written, before the batch bytes: after any crash every batch's epoch is
+// in the checkpoint. On any error before the write the log is unchanged. An
+// empty slice (a fetch that returned nothing) is a no-op. In eager-HW mode
+// the HW moves to the new LEO.
+func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if l.closed {
-		return ErrClosed
+	first := l.endOffset()
+	info := AppendInfo{FirstOffset: first, NextOffset: first, LastEpoch: -1, MaxTimestamp: noTimestamp}
+	if err := l.usable(); err != nil {
+		return info, err
 	}
 	if len(batches) == 0 {
-		return nil
+		return info, nil
 	}
-	if int64(len(batches)) > MaxSegmentBytes {
-		return fmt.Errorf("log: append of %d bytes exceeds %d: %w", len(batches), MaxSegmentBytes, ErrInvalidArgument)
+	if int64(len(batches)) > MaxSegmentBytes-BatchHeaderSize {
+		return info, fmt.Errorf("log: append of %d bytes exceeds %d: %w", len(batches), MaxSegmentBytes-BatchHeaderSize, ErrInvalidArgument)
 	}
-	first := l.endOffset()
+	prevEpoch := l.lastBatchEpoch()
+	latest, haveLatest := l.epochs.LatestEpoch()
+	l.assignments = l.assignments[:0]
 	next, maxTs := first, int64(noTimestamp)
+	var firstEpoch int32
 	for pos := 0; pos < len(batches); {
 		h, err := VerifyBatch(batches[pos:])
 		if err != nil {
-			return rebaseAppendError(err, pos)
+			return info, rebaseAppendError(err, pos)
 		}
-		if h.BaseOffset != next {
-			what := "log end offset"
-			if pos > 0 {
-				what = "end of the previous batch"
+		e := h.PartitionLeaderEpoch
+		switch {
+		case pos == 0 && h.BaseOffset < next:
+			return info, fmt.Errorf("log: batch at byte 0 starts at offset %d, below the log end offset %d: %w", h.BaseOffset, next, ErrNotAtLogEnd)
+		case pos > 0 && h.BaseOffset != next:
+			return info, fmt.Errorf("log: batch at byte %d starts at offset %d, the previous batch ended at %d: %w", pos, h.BaseOffset, next, ErrNotAtLogEnd)
+		case e < 0:
+			return info, fmt.Errorf("log: batch at byte %d has leader epoch %d: %w", pos, e, ErrInvalidBatch)
+		case e < prevEpoch:
+			return info, fmt.Errorf("log: batch at byte %d has leader epoch %d, older than %d before it: %w", pos, e, prevEpoch, ErrNotAtLogEnd)
+		case h.LastOffset() == math.MaxInt64:
+			return info, fmt.Errorf("log: batch at byte %d would take the log end past offset %d: %w", pos, int64(math.MaxInt64), ErrBadOffset)
+		}
+		if pos == 0 {
+			info.FirstOffset, firstEpoch = h.BaseOffset, e
+		}
+		if !haveLatest || e > latest {
+			start := h.BaseOffset
+			if pos == 0 {
+				start = next // the gap-covering batch, if any, starts the epoch
 			}
-			return fmt.Errorf("log: batch at byte %d starts at offset %d, %s is %d: %w", pos, h.BaseOffset, what, next, ErrNotAtLogEnd)
+			l.assignments = append(l.assignments, epochStart{e, start})
+			latest, haveLatest = e, true
 		}
-		if h.LastOffset() == math.MaxInt64 {
-			return fmt.Errorf("log: batch at byte %d would take the log end past offset %d: %w", pos, int64(math.MaxInt64), ErrBadOffset)
-		}
+		prevEpoch = e
 		next = h.NextOffset()
 		maxTs = max(maxTs, h.MaxTimestamp)
+		info.Records += int(h.RecordCount)
+		info.Batches++
 		pos += h.Size()
 	}
-	seg, err := l.segmentForAppend(first, next, len(batches))
+	var filler []byte
+	if gap := info.FirstOffset - first; gap > 0 {
+		if gap-1 > math.MaxInt32 {
+			return info, fmt.Errorf("log: the leader's log jumps from %d to %d, more than one empty batch can cover: %w", first, info.FirstOffset, ErrInvalidArgument)
+		}
+		l.filler = appendEmptyBatch(l.filler[:0], first, int32(gap-1), firstEpoch, noTimestamp, noTimestamp)
+		filler = l.filler
+	}
+	seg, err := l.segmentForAppend(first, next, len(filler)+len(batches))
 	if err != nil {
+		return info, err
+	}
+	if len(l.assignments) > 0 {
+		if err := l.assignEpochs(-1, 0); err != nil {
+			return info, err
+		}
+	}
+	if err := l.write(seg, filler, batches, next, maxTs); err != nil {
+		return info, err
+	}
+	info.NextOffset, info.Bytes, info.LastEpoch, info.MaxTimestamp = next, len(filler)+len(batches), prevEpoch, maxTs
+	return info, nil
+}
+
+// epochStart is an epoch a follower append assigns.
+type epochStart struct {
+	epoch int32
+	start uint64
+}
+
+// lastBatchEpoch returns the epoch of the log's last batch (the cache entry
+// covering LEO-1), or -1 for an empty log. The caller holds writeMu.
+func (l *Log) lastBatchEpoch() int32 {
+	leo := l.endOffset()
+	if leo == l.start {
+		return -1
+	}
+	if e, ok := l.epochs.EpochForOffset(leo - 1); ok {
+		return e
+	}
+	return -1
+}
+
+// assignEpochs assigns (e, start) (e >= 0), or the pending follower
+// assignments (e < 0), in a copy of the cache, writes the leader-epoch
+// checkpoint, and only then adopts the copy: after a crash the checkpoint
+// holds the epoch of every batch on disk. The caller holds writeMu.
+func (l *Log) assignEpochs(e int32, start uint64) error {
+	c := l.epochs.Clone()
+	pending := l.assignments
+	if e >= 0 {
+		pending = []epochStart{{e, start}}
+	}
+	for _, a := range pending {
+		if err := c.Assign(a.epoch, a.start); err != nil {
+			return fmt.Errorf("log: %w: %w", ErrInvalidArgument, err)
+		}
+	}
+	if err := l.writeEpochCheckpoint(c); err != nil {
 		return err
 	}
-	return l.write(seg, batches, next, maxTs)
+	l.mu.Lock()
+	l.epochs = c
+	l.mu.Unlock()
+	return nil
+}
+
+// appendEmptyBatch appends a batch with no records covering offsets
+// [base, base+lastDelta]: 61 bytes, recordCount 0, attributes 0, producer
+// fields -1, the given epoch and timestamps, and a valid CRC. Compaction
+// writes one in place of a run of batches whose records all vanished, and
+// a follower over a gap in its leader's log.
+func appendEmptyBatch(dst []byte, base uint64, lastDelta int32, epoch int32, baseTs, maxTs int64) []byte {
+	start := len(dst)
+	dst = binary.BigEndian.AppendUint64(dst, base)
+	dst = binary.BigEndian.AppendUint32(dst, minBatchLength)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(epoch))
+	dst = append(dst, Magic)
+	dst = binary.BigEndian.AppendUint32(dst, 0) // CRC, below
+	dst = binary.BigEndian.AppendUint16(dst, 0)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(lastDelta))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(baseTs))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(maxTs))
+	dst = binary.BigEndian.AppendUint64(dst, math.MaxUint64) // producerId -1
+	dst = binary.BigEndian.AppendUint16(dst, math.MaxUint16) // producerEpoch -1
+	dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32) // baseSequence -1
+	dst = binary.BigEndian.AppendUint32(dst, 0)              // recordCount
+	b := dst[start:]
+	binary.BigEndian.PutUint32(b[posCRC:], ChecksumCRC32C(b[posAttributes:]))
+	return dst
 }
 
 // rebaseAppendError makes the position of a codec error relative to the start
@@ -142,7 +304,7 @@ func rebaseAppendError(err error, by int) error {
 // [first, next) goes to, rolling a new active segment at first when the
 // current one is not empty and would grow past SegmentBytes or could not
 // index the offsets relative to its base. One append is never split across
-// segments, so it is all-or-nothing. The caller holds writeMu.
+// segments. The caller holds writeMu.
 func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	// Checked before rolling, so a refused append leaves no new segment
 	// behind: wherever the append lands (the active segment or a new one
@@ -151,71 +313,107 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 		return nil, fmt.Errorf("log: append spans offsets [%d, %d), more than a segment can index: %w", first, next, ErrInvalidArgument)
 	}
 	seg := l.active()
-	if seg.size > 0 && (seg.size+int64(n) > l.opts.SegmentBytes || next-1-seg.base > math.MaxUint32) {
-		s, err := openSegmentFiles(l.dir, first, true)
-		if err != nil {
-			return nil, err
-		}
-		if l.opts.Sync == SyncEveryAppend {
-			// The new file's name must be durable before data in it is.
-			if err := syncDir(l.dir); err != nil {
-				s.close()
-				return nil, err
-			}
-		}
-		l.mu.Lock()
-		l.segments = append(l.segments, s)
-		l.mu.Unlock()
-		seg = s
+	if seg.size == 0 || (seg.size+int64(n) <= l.opts.SegmentBytes && next-1-seg.base <= math.MaxUint32) {
+		return seg, nil
 	}
-	return seg, nil
+	s, err := createSegmentFiles(l.fs, l.dir, first)
+	if err != nil {
+		return nil, l.fail(err)
+	}
+	l.dirDirty = true
+	if l.opts.Sync == SyncEveryAppend {
+		// The new file's name must be durable before data in it is.
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			s.log.Close()
+			s.index.Close()
+			return nil, l.fail(fmt.Errorf("log: roll: %w", err))
+		}
+		l.dirDirty = false
+	}
+	l.mu.Lock()
+	l.fileMu.Lock()
+	// The old active segment's index is complete; Close fsyncs it if it
+	// was written. Its log file joins the LRU list, pinned while it has
+	// writes to fsync.
+	var err2 error
+	if seg.index != nil {
+		err2 = seg.index.Close()
+		seg.index = nil
+	}
+	if seg.unsynced {
+		seg.writerPin = true
+		seg.pins++
+	}
+	l.lruPush(seg)
+	l.evictLocked()
+	l.segments = append(l.segments, s)
+	l.fileMu.Unlock()
+	l.mu.Unlock()
+	if err2 != nil {
+		return nil, l.fail(fmt.Errorf("log: roll: %w", err2))
+	}
+	return s, nil
 }
 
 // write appends verified batches ending at offset next to seg (the active
-// segment), with their index entries, fsyncs under SyncEveryAppend, and only
-// then publishes the new size, LEO and (in eager mode) HW to readers. If
-// anything fails the file is cut back, so the log is unchanged. The caller
-// holds writeMu.
-func (l *Log) write(seg *segment, batches []byte, next uint64, maxTs int64) error {
+// segment), after filler (an empty batch covering a gap, or nil), with
+// their index entries, fsyncs under SyncEveryAppend, and only then
+// publishes the new size, LEO and (in eager mode) HW to readers. Any
+// failure puts the log in the failed state: the bytes past the published
+// size are never read, and the next Open cuts them. The caller holds
+// writeMu.
+func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int64) error {
 	// Index entries for the new batches, decided exactly as recovery would.
 	l.newEntries = l.newEntries[:0]
-	for pos := 0; pos < len(batches); {
-		b, _ := peekBatch(batches[pos:])
-		at := seg.size + int64(pos)
-		prev := seg.entries
-		if len(l.newEntries) > 0 {
-			prev = l.newEntries
+	at := seg.size
+	for _, part := range [2][]byte{filler, batches} {
+		for pos := 0; pos < len(part); {
+			b, _ := peekBatch(part[pos:])
+			prev := seg.entries
+			if len(l.newEntries) > 0 {
+				prev = l.newEntries
+			}
+			if indexEntryDue(prev, at, l.opts.IndexIntervalBytes) {
+				l.newEntries = append(l.newEntries, indexEntry{rel: uint32(b.base - seg.base), pos: uint32(at)})
+			}
+			pos += b.size
+			at += int64(b.size)
 		}
-		if indexEntryDue(prev, at, l.opts.IndexIntervalBytes) {
-			l.newEntries = append(l.newEntries, indexEntry{rel: uint32(b.base - seg.base), pos: uint32(at)})
-		}
-		pos += b.size
 	}
-
-	if _, err := seg.log.WriteAt(batches, seg.size); err != nil {
-		seg.log.Truncate(seg.size)
-		return fmt.Errorf("log: append: %w", err)
+	if len(filler) > 0 {
+		if _, err := seg.log.WriteAt(filler, seg.size); err != nil {
+			return l.fail(fmt.Errorf("log: append: %w", err))
+		}
+	}
+	if _, err := seg.log.WriteAt(batches, seg.size+int64(len(filler))); err != nil {
+		return l.fail(fmt.Errorf("log: append: %w", err))
 	}
 	if len(l.newEntries) > 0 {
 		l.entryBytes = appendIndexEntries(l.entryBytes[:0], l.newEntries)
 		if _, err := seg.index.WriteAt(l.entryBytes, int64(len(seg.entries))*indexEntrySize); err != nil {
-			seg.log.Truncate(seg.size)
-			seg.index.Truncate(int64(len(seg.entries)) * indexEntrySize)
-			return fmt.Errorf("log: append: index: %w", err)
+			return l.fail(fmt.Errorf("log: append: index: %w", err))
 		}
+		seg.indexDirty = true
 	}
 	if l.opts.Sync == SyncEveryAppend {
 		if err := seg.log.Sync(); err != nil {
-			seg.log.Truncate(seg.size)
-			seg.index.Truncate(int64(len(seg.entries)) * indexEntrySize)
-			return fmt.Errorf("log: append: fsync: %w", err)
+			return l.fail(fmt.Errorf("log: append: fsync: %w", err))
 		}
 	} else {
 		seg.unsynced = true
 	}
 
 	l.mu.Lock()
-	seg.size += int64(len(batches))
+	pos := seg.size
+	for _, part := range [2][]byte{filler, batches} {
+		for p := 0; p < len(part); {
+			b, _ := peekBatch(part[p:])
+			seg.recent.add(b.base, pos)
+			p += b.size
+			pos += int64(b.size)
+		}
+	}
+	seg.size = at
 	seg.next = next
 	seg.maxTimestamp = max(seg.maxTimestamp, maxTs)
 	seg.entries = append(seg.entries, l.newEntries...)
@@ -223,5 +421,8 @@ func (l *Log) write(seg *segment, batches []byte, next uint64, maxTs int64) erro
 		l.hw = next
 	}
 	l.mu.Unlock()
+	if l.opts.Sync == SyncEveryAppend && !l.dirDirty {
+		l.recoveryPoint = next
+	}
 	return nil
 }

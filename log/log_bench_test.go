@@ -85,7 +85,7 @@ func BenchmarkAppendAsFollower(b *testing.B) {
 				if err := SetBaseOffset(batch, uint64(i*n)); err != nil {
 					b.Fatal(err)
 				}
-				if err := l.AppendAsFollower(batch); err != nil {
+				if _, err := l.AppendAsFollower(batch); err != nil {
 					b.Fatal(err)
 				}
 				if len(l.segments) >= 5 {

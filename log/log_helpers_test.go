@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
 )
 
 // Helpers shared by the storage tests. Names start with "st" so they cannot
@@ -165,4 +167,27 @@ func stOffsets(hs []BatchHeader) []string {
 		out[i] = fmt.Sprintf("%d-%d", h.BaseOffset, h.LastOffset())
 	}
 	return out
+}
+
+// readCheckpoint reads the HW checkpoint in dir on the real file system.
+func readCheckpoint(dir string) (uint64, bool, error) {
+	return readOffsetCheckpoint(vfs.OS(), dir, checkpointFileName)
+}
+
+// second returns the second of two values: the error of a call that also
+// returns an AppendInfo.
+func second[T any](_ T, err error) error { return err }
+
+// stUnflush makes dir look as a process that appended without ever
+// flushing leaves it: no clean-shutdown marker and no recovery point, so
+// Open verifies every segment and every cut is a torn write. Tests that
+// build a log, close it, and then damage its files the way a crash would
+// use it: a crash cannot tear what was flushed.
+func stUnflush(t testing.TB, dir string) {
+	t.Helper()
+	for _, name := range []string{cleanShutdownFileName, recoveryPointFileName} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
 }

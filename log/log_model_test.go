@@ -30,8 +30,8 @@ func TestLogMatchesModel(t *testing.T) {
 			case r < 9: // append as leader
 				b := stBatch(t, 0, 1+rng.IntN(8), rng.IntN(120), int64(op))
 				base, err := l.AppendAsLeader(b, int32(op))
-				if err != nil || base != leo() {
-					t.Fatalf("seed %d op %d: append = %d, %v; want %d", seed, op, base, err, leo())
+				if err != nil || base.FirstOffset != leo() {
+					t.Fatalf("seed %d op %d: append = %d, %v; want %d", seed, op, base.FirstOffset, err, leo())
 				}
 				model = append(model, stSplit(t, b)...)
 			case r < 11: // truncate

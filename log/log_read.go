@@ -9,7 +9,7 @@ import (
 // Read appends to dst whole stored batches, byte for byte as they were
 // appended, and returns the extended slice. It starts with the batch that
 // holds offset from (so the first batch may begin before from, as in Kafka;
-// after compaction, the first batch after from) and continues across
+// after compaction, it may be an empty batch covering from) and continues across
 // segments with consecutive batches while they fit in maxBytes in total. The
 // first batch is returned even if it alone exceeds maxBytes, so a reader
 // always makes progress (Kafka's minOneMessage).
@@ -24,57 +24,105 @@ import (
 // or past the bound (but within the log) returns dst unchanged and no error:
 // there is nothing to read yet.
 //
+// maxBytes is clamped to Options.MaxReadBytes, so a read never grows dst by
+// more than that bound plus one batch (for batches a leader accepted, at
+// most Options.MaxBatchBytes).
+//
 // Bytes are copied from the files with pread straight into dst; nothing is
 // decoded or re-encoded, and Read does not allocate when dst has capacity
-// for the result (plus one batch header, used as scratch).
+// for the result (plus one batch header, used as scratch). A read at or
+// near the log end finds its first batch with one header read (the active
+// segment remembers where its recent appends began). The first read of a
+// segment Open did not verify verifies it in full; damage there is a
+// *CorruptError (matching ErrCorrupt) and puts the log in the failed state,
+// never wrong bytes. A failed log's reads return ErrLogFailed.
 func (l *Log) Read(dst []byte, from uint64, maxBytes int, iso Isolation) ([]byte, error) {
 	if iso != IsolationLogEnd && iso != IsolationHighWatermark {
 		return dst, fmt.Errorf("log: read with %v: %w", iso, ErrInvalidArgument)
 	}
+	for {
+		out, needActive, err := l.read(dst, from, maxBytes, iso)
+		if !needActive {
+			return out, err
+		}
+		// The active segment is unverified (the first read after a clean
+		// shutdown): only the writer may verify it.
+		l.writeMu.Lock()
+		err = l.usable()
+		if err == nil {
+			err = l.verify(l.active())
+		}
+		l.writeMu.Unlock()
+		if err != nil {
+			return dst, err
+		}
+	}
+}
+
+// read is Read under mu. needActive reports that it must first verify the
+// active segment, which it cannot do holding mu; dst is then unchanged.
+func (l *Log) read(dst []byte, from uint64, maxBytes int, iso Isolation) (_ []byte, needActive bool, err error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	if l.closed {
-		return dst, ErrClosed
+	if err := l.usable(); err != nil {
+		return dst, false, err
 	}
-	start, leo := l.startOffset(), l.endOffset()
+	start, leo := l.start, l.endOffset()
 	if from < start || from > leo {
-		return dst, fmt.Errorf("log: read from offset %d, log holds [%d, %d): %w", from, start, leo, ErrOffsetOutOfRange)
+		return dst, false, fmt.Errorf("log: read from offset %d, log holds [%d, %d): %w", from, start, leo, ErrOffsetOutOfRange)
 	}
 	bound := leo
 	if iso == IsolationHighWatermark {
 		bound = l.hw
 	}
 	if from >= bound {
-		return dst, nil
+		return dst, false, nil
 	}
 
 	// A negative budget is 0 (the first batch only); clamping it here keeps
 	// the per-segment remainder below from wrapping around near MinInt.
-	maxBytes = max(maxBytes, 0)
+	maxBytes = min(max(maxBytes, 0), l.opts.MaxReadBytes)
 	origLen := len(dst)
 	if cap(dst)-len(dst) < BatchHeaderSize {
 		dst = slices.Grow(dst, BatchHeaderSize)
 	}
 	si := l.segmentFor(from)
-	pos, _, _, found, err := l.segments[si].locate(from, dst[len(dst):len(dst)+BatchHeaderSize], false)
-	if err != nil {
-		return dst[:origLen], err
-	}
-	if !found {
-		// from is in a gap compaction left at the end of the segment.
-		si, pos = si+1, 0
-	}
-	for ; si < len(l.segments); si, pos = si+1, 0 {
+	var pos int64
+	for first := true; si < len(l.segments); si, pos, first = si+1, 0, false {
+		s := l.segments[si]
+		if !s.verified.Load() {
+			if si == len(l.segments)-1 {
+				return dst[:origLen], true, nil
+			}
+			if err := l.verify(s); err != nil {
+				return dst[:origLen], false, err
+			}
+		}
+		if err := l.acquire(s); err != nil {
+			return dst[:origLen], false, err
+		}
+		if first {
+			var found bool
+			pos, _, _, found, err = s.locate(from, dst[len(dst):len(dst)+BatchHeaderSize], false)
+			if err == nil && !found {
+				// from is past this segment's batches: the next one.
+				l.release(s)
+				continue
+			}
+		}
 		var more bool
-		dst, more, err = l.segments[si].readBatches(dst, pos, bound, maxBytes-(len(dst)-origLen), len(dst) == origLen)
+		if err == nil {
+			dst, more, err = s.readBatches(dst, pos, bound, maxBytes-(len(dst)-origLen), len(dst) == origLen)
+		}
+		l.release(s)
 		if err != nil {
-			return dst[:origLen], err
+			return dst[:origLen], false, l.fail(err)
 		}
 		if !more {
 			break
 		}
 	}
-	return dst, nil
+	return dst, false, nil
 }
 
 // readBatches appends to dst the whole batches of s from pos on whose last

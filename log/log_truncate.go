@@ -3,107 +3,211 @@ package log
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
+	"os"
+
+	"github.com/kaenlog/kaenlog/epoch"
 )
 
 // TruncateTo removes every record at and above offset, as a follower does
 // when it finds its log diverged from the leader's. A batch that holds offset
-// is removed whole, so afterwards the LEO is that batch's base offset (more
-// precisely, the end of the last batch kept, which differs only if offset
-// fell in a gap left by compaction). Segments entirely above offset are
-// deleted, newest first, and the one holding it is cut, index included;
-// under SyncEveryAppend the cut is fsynced before TruncateTo returns. If the
-// HW was above the new LEO it is lowered to it and checkpointed at once, so
-// that a restart cannot resurrect it over records appended later.
+// is removed whole, so afterwards the LEO is that batch's base offset (the
+// end of the last batch kept). A batch with no records that compaction left
+// over a range of offsets is a batch like any other: truncating into its
+// range removes it whole, so the LEO may go back well below offset (no
+// record is lost by that, since the batch held none). Segments entirely above
+// offset are deleted, newest first, and the one holding it is cut, index
+// included; under SyncEveryAppend the cut is fsynced before TruncateTo
+// returns. Leader-epoch entries starting at or after the new LEO go with the
+// records.
 //
-// offset >= EndOffset is a no-op; offset < StartOffset is
-// ErrOffsetOutOfRange (truncating below the log start would empty a log
-// whose older records retention already forgot).
+// Before any file is cut, the recovery-point checkpoint (and the HW and
+// its checkpoint, if the HW was above the new LEO) is lowered to the new
+// LEO, so that neither a restart nor a crash midway can bring a committed
+// or flushed claim back over records appended later.
+//
+// offset >= EndOffset truncates nothing but still drops epoch entries at
+// the LEO (a leader's entry for an epoch that never appended, as Kafka
+// does); offset < StartOffset is ErrOffsetOutOfRange. If the batch holding
+// offset begins below StartOffset, the log is emptied and starts at
+// StartOffset (TruncateFullyAndStartAt).
 func (l *Log) TruncateTo(offset uint64) error {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if l.closed {
-		return ErrClosed
+	if err := l.usable(); err != nil {
+		return err
 	}
-	start, leo := l.startOffset(), l.endOffset()
+	start, leo := l.start, l.endOffset()
 	if offset >= leo {
-		return nil
+		return l.truncateEpochs(leo)
 	}
 	if offset < start {
 		return fmt.Errorf("log: truncate to offset %d below log start %d: %w", offset, start, ErrOffsetOutOfRange)
 	}
 	si := l.segmentFor(offset)
 	seg := l.segments[si]
-	pos, _, newLEO, _, err := seg.locate(offset, l.headerScratch, true)
-	if err != nil {
+	if err := l.verify(seg); err != nil {
 		return err
+	}
+	var pos int64
+	var newLEO uint64
+	err := l.withFile(seg, func() (err error) {
+		pos, _, newLEO, _, err = seg.locate(offset, l.headerScratch, true)
+		return err
+	})
+	if err != nil {
+		return l.fail(err)
+	}
+	if newLEO < start {
+		return l.truncateFully(start)
 	}
 
-	l.mu.Lock()
-	err = l.truncateLocked(si, pos, newLEO)
-	hwLowered := l.hw > l.endOffset()
-	if hwLowered {
-		l.hw = l.endOffset()
-	}
-	l.mu.Unlock()
-	if err != nil {
-		if hwLowered {
-			// Even a truncation that stopped halfway lowered the HW: the
-			// checkpoint must not keep the old one, or a later crash would
-			// bring it back over records appended after this.
-			l.ckMu.Lock()
-			defer l.ckMu.Unlock()
-			return errors.Join(err, writeCheckpoint(l.dir, l.HighWatermark()))
-		}
+	if err := l.lowerRecoveryPoint(newLEO); err != nil {
 		return err
 	}
-	// The cut (and any removed segment) is a change Flush must make durable.
-	seg.unsynced = true
-	if l.opts.Sync == SyncEveryAppend {
-		if err := seg.log.Sync(); err != nil {
-			return fmt.Errorf("log: truncate: fsync: %w", err)
-		}
-		if err := syncDir(l.dir); err != nil {
+	if l.hw > newLEO {
+		l.mu.Lock()
+		l.hw = newLEO
+		l.mu.Unlock()
+		l.ckMu.Lock()
+		err := l.checkpointHW(newLEO)
+		l.ckMu.Unlock()
+		if err != nil {
 			return err
 		}
 	}
-	if hwLowered {
-		l.ckMu.Lock()
-		defer l.ckMu.Unlock()
-		return writeCheckpoint(l.dir, l.HighWatermark())
+	removed := len(l.segments) > si+1
+	if err := l.truncateSegments(si, pos, newLEO); err != nil {
+		return err
 	}
+	if removed {
+		l.dirDirty = true
+	}
+	if l.opts.Sync == SyncEveryAppend {
+		if err := seg.log.Sync(); err != nil {
+			return l.fail(fmt.Errorf("log: truncate: fsync: %w", err))
+		}
+		seg.unsynced = false
+		if l.dirDirty {
+			if err := l.fs.SyncDir(l.dir); err != nil {
+				return l.fail(fmt.Errorf("log: truncate: %w", err))
+			}
+			l.dirDirty = false
+		}
+	}
+	return l.truncateEpochs(newLEO)
+}
+
+// truncateEpochs drops the epoch entries starting at or after leo, writing
+// the checkpoint if that changes anything. The caller holds writeMu.
+func (l *Log) truncateEpochs(leo uint64) error {
+	latest, ok := l.epochs.LatestEpoch()
+	if !ok {
+		return nil
+	}
+	if start, _ := l.epochs.StartOffsetOf(latest); start < leo {
+		return nil
+	}
+	c := l.epochs.Clone()
+	c.TruncateFromEnd(leo)
+	return l.adoptEpochs(c)
+}
+
+// adoptEpochs writes c to the leader-epoch checkpoint and makes it the
+// cache. The caller holds writeMu.
+func (l *Log) adoptEpochs(c *epoch.Cache) error {
+	if err := l.writeEpochCheckpoint(c); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.epochs = c
+	l.mu.Unlock()
 	return nil
 }
 
-// truncateLocked deletes the segments after si, newest first, and cuts
-// segment si at pos, setting its LEO to next. The in-memory state follows
-// each step that succeeded, so on error it still matches the files. The
-// caller holds writeMu and mu.
-func (l *Log) truncateLocked(si int, pos int64, next uint64) error {
+// truncateSegments deletes the segments after si, newest first, and cuts
+// segment si at pos, setting its LEO to next; it becomes the active
+// segment. The caller holds writeMu.
+func (l *Log) truncateSegments(si int, pos int64, next uint64) error {
 	for len(l.segments) > si+1 {
 		last := l.segments[len(l.segments)-1]
-		if err := last.remove(); err != nil {
+		l.mu.Lock()
+		l.segments = l.segments[:len(l.segments)-1]
+		l.mu.Unlock()
+		if err := l.removeSegment(last); err != nil {
 			return err
 		}
-		l.segments = l.segments[:len(l.segments)-1]
 	}
 	s := l.segments[si]
+	if err := l.makeActive(s); err != nil {
+		return err
+	}
 	if pos == s.size {
 		return nil
 	}
 	keep := s.floorEntryBefore(pos)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if err := s.log.Truncate(pos); err != nil {
-		return fmt.Errorf("log: truncate: %w", err)
+		return l.fail(fmt.Errorf("log: truncate: %w", err))
 	}
 	if err := s.index.Truncate(int64(keep) * indexEntrySize); err != nil {
-		return fmt.Errorf("log: truncate: index: %w", err)
+		return l.fail(fmt.Errorf("log: truncate: index: %w", err))
 	}
 	s.size, s.next, s.entries = pos, next, s.entries[:keep]
+	s.unsynced, s.indexDirty = true, true
+	s.recent.cut(pos)
 	if pos == 0 {
 		s.maxTimestamp = noTimestamp
 	}
 	// Otherwise maxTimestamp may still count removed batches until the
-	// next Open recomputes it. That only ever delays time retention of
-	// this segment; it never deletes anything early.
+	// next verification recomputes it. That only ever delays time
+	// retention of this segment; it never deletes anything early.
+	return nil
+}
+
+// makeActive makes s (now the last segment) the active one: off the LRU
+// list, its log and index files open. The caller holds writeMu.
+func (l *Log) makeActive(s *segment) error {
+	l.fileMu.Lock()
+	defer l.fileMu.Unlock()
+	if s.inLRU {
+		l.lruRemove(s)
+	}
+	if s.writerPin {
+		s.writerPin = false
+		s.pins--
+	}
+	if err := l.openLocked(s); err != nil {
+		return err
+	}
+	if s.index == nil {
+		f, err := l.fs.OpenFile(s.path(indexSuffix), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return l.fail(fmt.Errorf("log: open index: %w", err))
+		}
+		s.index = f
+	}
+	return nil
+}
+
+// removeSegment deletes s's files and closes them. The log file goes first:
+// once it is gone the segment is gone (Open deletes an index without a
+// log). The segment is no longer in l.segments. The caller holds writeMu.
+func (l *Log) removeSegment(s *segment) error {
+	l.fileMu.Lock()
+	cerr := l.closeSegmentFilesLocked(s)
+	l.fileMu.Unlock()
+	if err := l.fs.Remove(s.path(segmentSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return l.fail(fmt.Errorf("log: delete segment: %w", err))
+	}
+	if err := l.fs.Remove(s.path(indexSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return l.fail(fmt.Errorf("log: delete index: %w", err))
+	}
+	if cerr != nil {
+		return l.fail(fmt.Errorf("log: delete segment: %w", cerr))
+	}
 	return nil
 }
 
@@ -115,4 +219,181 @@ func (s *segment) floorEntryBefore(pos int64) int {
 		n--
 	}
 	return n
+}
+
+// TruncateFullyAndStartAt empties the log and restarts it at offset off, as
+// a follower does when its fetch offset is below its leader's log start
+// (Kafka's truncateFullyAndStartAt): afterwards StartOffset, EndOffset and
+// HighWatermark are all off and the epoch cache is empty. The new log start
+// is checkpointed first, so that a crash midway leaves segments below it
+// that Open deletes as leftovers rather than a log with a hole; the
+// recovery point, HW and epoch checkpoints follow, then every segment is
+// deleted, newest first, and an empty one created at off. A crash midway
+// with off below the old LEO can leave the old segments at and above off
+// in place; Open keeps them (they were this replica's log), and the epoch
+// protocol truncates them like any divergent tail.
+func (l *Log) TruncateFullyAndStartAt(off uint64) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if off > math.MaxInt64 {
+		return fmt.Errorf("log: start offset %d does not fit int64: %w", off, ErrInvalidArgument)
+	}
+	return l.truncateFully(off)
+}
+
+// truncateFully is TruncateFullyAndStartAt for a caller holding writeMu.
+func (l *Log) truncateFully(off uint64) error {
+	if err := l.lowerRecoveryPoint(off); err != nil {
+		return err
+	}
+	if err := l.checkpointStart(off); err != nil {
+		return err
+	}
+	l.ckMu.Lock()
+	err := l.checkpointHW(off)
+	l.ckMu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := l.adoptEpochs(epoch.New()); err != nil {
+		return err
+	}
+	for len(l.segments) > 0 {
+		last := l.segments[len(l.segments)-1]
+		if len(l.segments) == 1 {
+			// Readers may not see an empty segment list: swap in the new
+			// segment before the last old one goes.
+			break
+		}
+		l.mu.Lock()
+		l.segments = l.segments[:len(l.segments)-1]
+		l.mu.Unlock()
+		if err := l.removeSegment(last); err != nil {
+			return err
+		}
+	}
+	old := l.segments[0]
+	var s *segment
+	if old.base != off {
+		var err error
+		if s, err = createSegmentFiles(l.fs, l.dir, off); err != nil {
+			return l.fail(err)
+		}
+	}
+	l.mu.Lock()
+	if s != nil {
+		l.segments = []*segment{s}
+	}
+	l.start, l.hw = off, off
+	l.mu.Unlock()
+	if s != nil {
+		if err := l.removeSegment(old); err != nil {
+			return err
+		}
+	} else {
+		// The only segment already starts at off: empty it.
+		if err := l.truncateSegments(0, 0, off); err != nil {
+			return err
+		}
+		if err := l.verify(old); err != nil {
+			return err
+		}
+	}
+	if err := l.fs.SyncDir(l.dir); err != nil {
+		return l.fail(fmt.Errorf("log: truncate fully: %w", err))
+	}
+	l.dirDirty = false
+	active := l.active()
+	if l.opts.Sync == SyncEveryAppend || active.unsynced {
+		if err := active.log.Sync(); err != nil {
+			return l.fail(fmt.Errorf("log: truncate fully: %w", err))
+		}
+		active.unsynced = false
+	}
+	l.recoveryPoint = off
+	return l.writeRecoveryPoint()
+}
+
+// IncrementStartOffset raises the log start offset to off, as retention,
+// a DeleteRecords request, or a follower copying its leader's log start
+// (clamped to its own HW) does. It never moves the start backwards (a
+// lower or equal off is a no-op) and never above the HW
+// (ErrOffsetOutOfRange). The new start is checkpointed first; then the
+// epoch cache forgets what lies below it and segments wholly below it are
+// deleted, oldest first. Reads below the new start are ErrOffsetOutOfRange.
+func (l *Log) IncrementStartOffset(off uint64) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if off <= l.start {
+		return nil
+	}
+	if off > l.hw {
+		return fmt.Errorf("log: log start %d above the high watermark %d: %w", off, l.hw, ErrOffsetOutOfRange)
+	}
+	n := 0
+	for n < len(l.segments)-1 && l.segments[n].next <= off {
+		n++
+	}
+	return l.advanceStart(off, n)
+}
+
+// advanceStart checkpoints the log start off, truncates the epoch cache
+// from it, and deletes the first n segments (all wholly below off), oldest
+// first. The caller holds writeMu.
+func (l *Log) advanceStart(off uint64, n int) error {
+	if off > l.start {
+		if err := l.checkpointStart(off); err != nil {
+			return err
+		}
+		c := l.epochs.Clone()
+		if err := c.TruncateFromStart(off); err != nil {
+			return fmt.Errorf("log: %w: %w", ErrInvalidArgument, err)
+		}
+		if !equalEntries(c, l.epochs) {
+			if err := l.adoptEpochs(c); err != nil {
+				return err
+			}
+		}
+		l.mu.Lock()
+		l.start = off
+		l.mu.Unlock()
+	}
+	for range n {
+		s := l.segments[0]
+		l.mu.Lock()
+		l.segments[0] = nil
+		l.segments = l.segments[1:]
+		l.mu.Unlock()
+		if err := l.removeSegment(s); err != nil {
+			return err
+		}
+		l.dirDirty = true
+	}
+	if n > 0 && l.opts.Sync == SyncEveryAppend {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return l.fail(fmt.Errorf("log: delete segments: %w", err))
+		}
+		l.dirDirty = false
+	}
+	return nil
+}
+
+// equalEntries reports whether two caches hold the same entries.
+func equalEntries(a, b *epoch.Cache) bool {
+	x, y := a.Entries(), b.Entries()
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
 }

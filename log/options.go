@@ -3,12 +3,11 @@ package log
 import (
 	"fmt"
 	"math"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
 )
 
-// SyncPolicy says when appended bytes are forced to stable storage. It is the
-// whole durability story: the segment files are the only copy of the data,
-// and the index is rebuilt from them on Open, so only segment bytes (and the
-// directory entries naming them) are ever fsynced.
+// SyncPolicy says when appended bytes are forced to stable storage.
 type SyncPolicy uint8
 
 const (
@@ -44,10 +43,19 @@ const (
 	// DefaultIndexIntervalBytes is the index spacing used when
 	// Options.IndexIntervalBytes is 0: 4096, Kafka's index.interval.bytes.
 	DefaultIndexIntervalBytes = 4096
+	// DefaultMaxBatchBytes is Options.MaxBatchBytes when 0: 1048588,
+	// Kafka's message.max.bytes default.
+	DefaultMaxBatchBytes = 1048588
+	// DefaultMaxReadBytes is Options.MaxReadBytes when 0: 64 MiB, below the
+	// wire's 100 MiB frame limit with room for a first batch of
+	// MaxBatchBytes and the response's own fields.
+	DefaultMaxReadBytes = 64 << 20
+	// DefaultMaxOpenSegments is Options.MaxOpenSegments when 0.
+	DefaultMaxOpenSegments = 128
 )
 
 // Options configures a Log. The zero value is valid and means Kafka's
-// defaults with SyncNever.
+// defaults with SyncNever on the real file system.
 type Options struct {
 	// SegmentBytes is the size at which the active segment is rolled: an
 	// append that would take a non-empty active segment past it goes into a
@@ -62,6 +70,26 @@ type Options struct {
 	IndexIntervalBytes int
 	// Sync is the durability policy; see SyncPolicy.
 	Sync SyncPolicy
+	// MaxBatchBytes is the largest batch AppendAsLeader accepts (Kafka's
+	// message.max.bytes); a larger one is ErrBatchTooLarge. Followers keep
+	// whatever their leader accepted. 0 means DefaultMaxBatchBytes.
+	MaxBatchBytes int
+	// MaxReadBytes clamps Read's maxBytes, so that no request can make a
+	// read allocate more than this plus one batch. 0 means
+	// DefaultMaxReadBytes.
+	MaxReadBytes int
+	// MaxOpenSegments bounds how many segment files other than the active
+	// one are open at once; older segments are opened when read and closed
+	// least recently used first. 0 means DefaultMaxOpenSegments.
+	MaxOpenSegments int
+	// Repair lets Open cut damage it finds below the recovery point (data
+	// that was flushed) instead of refusing with
+	// ErrDamageBelowRecoveryPoint, and ignore damaged checkpoint files
+	// instead of refusing with ErrBadCheckpoint. Recovery then reports
+	// LostFlushedData, so the replica layer can tell the controller.
+	Repair bool
+	// FS is the file system; nil means vfs.OS().
+	FS vfs.FS
 }
 
 // normalize fills in defaults and rejects values outside their range with
@@ -81,6 +109,27 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.Sync != SyncNever && o.Sync != SyncEveryAppend {
 		return o, fmt.Errorf("log: unknown %v: %w", o.Sync, ErrInvalidArgument)
+	}
+	if o.MaxBatchBytes == 0 {
+		o.MaxBatchBytes = DefaultMaxBatchBytes
+	}
+	if o.MaxBatchBytes < BatchHeaderSize || int64(o.MaxBatchBytes) > MaxSegmentBytes {
+		return o, fmt.Errorf("log: MaxBatchBytes %d not in [%d, %d]: %w", o.MaxBatchBytes, BatchHeaderSize, MaxSegmentBytes, ErrInvalidArgument)
+	}
+	if o.MaxReadBytes == 0 {
+		o.MaxReadBytes = DefaultMaxReadBytes
+	}
+	if o.MaxReadBytes < 0 || int64(o.MaxReadBytes) > MaxSegmentBytes {
+		return o, fmt.Errorf("log: MaxReadBytes %d not in [1, %d]: %w", o.MaxReadBytes, MaxSegmentBytes, ErrInvalidArgument)
+	}
+	if o.MaxOpenSegments == 0 {
+		o.MaxOpenSegments = DefaultMaxOpenSegments
+	}
+	if o.MaxOpenSegments < 0 {
+		return o, fmt.Errorf("log: MaxOpenSegments %d is negative: %w", o.MaxOpenSegments, ErrInvalidArgument)
+	}
+	if o.FS == nil {
+		o.FS = vfs.OS()
 	}
 	return o, nil
 }

@@ -10,147 +10,91 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/kaenlog/kaenlog/epoch"
+	"github.com/kaenlog/kaenlog/log/vfs"
 )
 
-// recoverChunkBytes is how much of a segment recovery reads per system call.
+// recoverChunkBytes is how much of a segment verification reads per
+// system call.
 const recoverChunkBytes = 1 << 20
 
-// recoverSegments opens the segments in dir and repairs whatever a crash
-// left, so that the files again satisfy the segment invariants:
+// epochCheck checks, batch by batch, the partitionLeaderEpoch field that
+// the CRC does not cover: epochs never decrease and are never negative,
+// and (check mode) each batch's epoch is the one the leader-epoch cache
+// gives for the batch's last offset, or (rebuild mode) the cache is built
+// from the batches, as Kafka's log loader assigns epochs to recovered
+// batches. Batches wholly below start are not checked against the cache
+// (its entries below the log start were folded into one).
 //
-//   - leftover temporary files (compaction's ".cleaned" copies, a
-//     checkpoint's ".tmp") are deleted: the originals they were meant to
-//     replace are intact;
-//   - an index file without its segment is deleted;
-//   - every segment, oldest first, is read in full and every batch is
-//     verified (framing, CRC-32C, base offsets increasing from the segment
-//     base and within the 2^32 its index can express).
-//     At the first batch that fails, the file is truncated there and every
-//     later segment is deleted: the log must stay one contiguous run, and
-//     nothing after a hole can be trusted to continue it. A segment whose
-//     base offset is below the end of the previous one is deleted with all
-//     later ones for the same reason;
-//   - every index file is compared with the index rebuilt from its segment
-//     and rewritten if it differs (the segment is the source of truth).
-//
-// Reading everything costs one sequential read of the log at page-cache or
-// disk speed; in exchange a damaged byte anywhere is found at Open, not by a
-// reader later. It always returns at least one segment, creating an empty
-// one at offset 0 in an empty directory.
-func recoverSegments(dir string, opts Options) (segs []*segment, err error) {
-	names, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("log: open: %w", err)
-	}
-	var bases []uint64
-	haveLog := map[string]bool{}
-	repaired := false
-	for _, e := range names {
-		name := e.Name()
-		if base, ok := parseSegmentName(name); ok && e.Type().IsRegular() {
-			bases = append(bases, base)
-			haveLog[strings.TrimSuffix(name, segmentSuffix)] = true
-		}
-	}
-	for _, e := range names {
-		name := e.Name()
-		stem, isIndex := strings.CutSuffix(name, indexSuffix)
-		leftover := strings.HasSuffix(name, cleanedSuffix) ||
-			name == checkpointFileName+checkpointTempSuffix ||
-			(isIndex && len(stem) == 20 && !haveLog[stem])
-		if leftover {
-			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("log: open: delete leftover: %w", err)
-			}
-			repaired = true
-		}
-	}
-	slices.Sort(bases)
-
-	defer func() {
-		if err != nil {
-			for _, s := range segs {
-				s.close()
-			}
-			segs = nil
-		}
-	}()
-	var buf []byte
-	for i, base := range bases {
-		if len(segs) > 0 && base < segs[len(segs)-1].next {
-			// Overlaps its predecessor: not a continuation of the log.
-			if err := removeSegmentFiles(dir, bases[i:]); err != nil {
-				return segs, err
-			}
-			repaired = true
-			break
-		}
-		s, err := openSegmentFiles(dir, base, false)
-		if err != nil {
-			return segs, err
-		}
-		segs = append(segs, s)
-		var cut bool
-		cut, buf, err = s.recover(opts.IndexIntervalBytes, buf)
-		if err != nil {
-			return segs, err
-		}
-		if _, err := s.syncIndexFile(); err != nil {
-			return segs, err
-		}
-		if cut {
-			if err := removeSegmentFiles(dir, bases[i+1:]); err != nil {
-				return segs, err
-			}
-			repaired = true
-			break
-		}
-	}
-	if len(segs) == 0 {
-		s, err := openSegmentFiles(dir, 0, true)
-		if err != nil {
-			return segs, err
-		}
-		segs = append(segs, s)
-		repaired = true
-	}
-	if repaired {
-		if err := syncDir(dir); err != nil {
-			return segs, err
-		}
-	}
-	return segs, nil
+// The last offset, not the base, is what a batch's epoch must match:
+// compaction replaces a run of emptied batches with one empty batch
+// carrying the epoch of the last batch of the run.
+type epochCheck struct {
+	entries []epoch.Entry // check mode
+	rebuild *epoch.Cache  // rebuild mode when non-nil
+	start   uint64
+	j       int
+	prev    int32
 }
 
-// removeSegmentFiles deletes the log and index files of the given segments,
-// newest first, so that an interrupted removal still leaves a contiguous
-// run of segments.
-func removeSegmentFiles(dir string, bases []uint64) error {
-	for i := len(bases) - 1; i >= 0; i-- {
-		for _, suffix := range []string{segmentSuffix, indexSuffix} {
-			err := os.Remove(filepath.Join(dir, segmentName(bases[i], suffix)))
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("log: open: delete segment: %w", err)
-			}
-		}
-	}
-	return nil
+func newEpochCheck(entries []epoch.Entry, rebuild *epoch.Cache, start uint64) *epochCheck {
+	return &epochCheck{entries: entries, rebuild: rebuild, start: start, prev: -1}
 }
 
-// recover reads the segment's file from the start, verifying batch by batch,
-// and sets size, next, maxTimestamp and entries from the valid prefix. If
-// anything follows the valid prefix (a torn write, a corrupt batch, offsets
-// that go backwards) it truncates the file to the prefix, fsyncs it, and
-// reports cut. buf is a reusable read buffer; the possibly grown one is
-// returned.
-func (s *segment) recover(interval int, buf []byte) (cut bool, _ []byte, err error) {
-	st, err := s.log.Stat()
-	if err != nil {
-		return false, buf, fmt.Errorf("log: open: %w", err)
+// ok checks one batch, in log order.
+func (c *epochCheck) ok(h *BatchHeader) bool {
+	e := h.PartitionLeaderEpoch
+	if e < 0 || e < c.prev {
+		return false
 	}
-	fileSize := st.Size()
-	s.size, s.next, s.maxTimestamp, s.entries = 0, s.base, noTimestamp, s.entries[:0]
+	c.prev = e
+	if c.rebuild != nil {
+		if latest, ok := c.rebuild.LatestEpoch(); !ok || e > latest {
+			return c.rebuild.Assign(e, h.BaseOffset) == nil
+		}
+		return true
+	}
+	last := h.LastOffset()
+	if last < c.start {
+		return true
+	}
+	for c.j+1 < len(c.entries) && c.entries[c.j+1].StartOffset <= last {
+		c.j++
+	}
+	return len(c.entries) > 0 && c.entries[c.j].StartOffset <= last && c.entries[c.j].Epoch == e
+}
 
+// scanResult is what verifying a segment file found.
+type scanResult struct {
+	size         int64 // bytes of whole verified batches from the start
+	next         uint64
+	maxTimestamp int64
+	entries      []indexEntry
+	batches      int
+	// bad is why verification stopped trusting the file (nil when the
+	// whole file verified and, with a wanted end, ended exactly there); the
+	// bytes from bad.Pos on and the offsets from badOffset on are not
+	// trusted.
+	bad       *CorruptError
+	badOffset uint64
+}
+
+// scanSegment verifies the batches of the segment file f (fileSize bytes,
+// base offset base), batch by batch: framing and CRC (VerifyBatch); each
+// batch starting exactly where the previous ended, the first at base; each
+// indexable (relative offset and position within 32 bits); epochs as ec
+// checks them; and, when haveWant, the last ending exactly at wantNext (the
+// next segment's base: ErrHole if before, ErrBadOffset if after). It rebuilds the index
+// entries as it goes. buf is a reusable read buffer; the possibly grown
+// one is returned. The error is an I/O failure; damage is in the result.
+func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext uint64, haveWant bool,
+	interval int, ec *epochCheck, buf []byte) (scanResult, []byte, error) {
+	res := scanResult{next: base, maxTimestamp: noTimestamp}
+	bad := func(pos int64, err error) {
+		res.bad = &CorruptError{File: name, Pos: int(pos), Err: err}
+		res.badOffset = res.next
+	}
 	var bufStart int64 // file position of buf[0]
 	buf = buf[:0]
 	// load makes file bytes [pos, pos+n) available in buf; the caller has
@@ -162,9 +106,13 @@ func (s *segment) recover(interval int, buf []byte) (cut bool, _ []byte, err err
 				buf = make([]byte, want)
 			}
 			buf = buf[:want]
-			if err := s.readFull(buf, pos); err != nil {
+			read, err := f.ReadAt(buf, pos)
+			if int64(read) != want {
 				buf = buf[:0]
-				return nil, err
+				if err == nil {
+					err = fmt.Errorf("short read")
+				}
+				return nil, fmt.Errorf("log: read %s at %d: %w", name, pos, err)
 			}
 			bufStart = pos
 		}
@@ -175,43 +123,763 @@ func (s *segment) recover(interval int, buf []byte) (cut bool, _ []byte, err err
 	for pos < fileSize {
 		remain := fileSize - pos
 		if remain < BatchHeaderSize {
-			break // torn header
+			bad(pos, ErrTruncated)
+			break
 		}
 		hdr, err := load(pos, BatchHeaderSize)
 		if err != nil {
-			return false, buf, err
+			return res, buf, err
 		}
 		size := BatchLogOverhead + int64(int32(binary.BigEndian.Uint32(hdr[8:12])))
-		if size < BatchHeaderSize || size > remain {
-			break // impossible length, or torn body
+		if size < BatchHeaderSize {
+			bad(pos+posBatchLength, ErrBadLength)
+			break
+		}
+		if size > remain {
+			bad(pos, ErrTruncated)
+			break
 		}
 		b, err := load(pos, size)
 		if err != nil {
-			return false, buf, err
+			return res, buf, err
 		}
 		h, err := VerifyBatch(b)
-		if err != nil || h.Size() != int(size) {
-			break // corrupt
+		if err != nil {
+			var ce *CorruptError
+			if errors.As(err, &ce) {
+				bad(pos+int64(ce.Pos), ce.Err)
+			} else {
+				bad(pos, err)
+			}
+			break
 		}
-		if h.BaseOffset < s.next || h.BaseOffset-s.base > math.MaxUint32 || pos+size > math.MaxUint32 || h.LastOffset() == math.MaxInt64 {
-			break // does not continue the segment, cannot be indexed, or its end does not fit int64
+		switch {
+		case h.BaseOffset > res.next:
+			bad(pos, ErrHole)
+		case h.BaseOffset < res.next:
+			bad(pos, ErrBadOffset)
+		case h.BaseOffset-base > math.MaxUint32 || h.LastOffset() == math.MaxInt64:
+			bad(pos+posLastOffsetDelta, ErrBadOffset)
+		case pos+size > math.MaxUint32:
+			bad(pos, ErrBadLength)
+		case !ec.ok(&h):
+			bad(pos+posPartitionLeaderEpoch, ErrEpochMismatch)
 		}
-		if indexEntryDue(s.entries, pos, interval) {
-			s.entries = append(s.entries, indexEntry{rel: uint32(h.BaseOffset - s.base), pos: uint32(pos)})
+		if res.bad != nil {
+			break
 		}
-		s.next = h.NextOffset()
-		s.maxTimestamp = max(s.maxTimestamp, h.MaxTimestamp)
+		if indexEntryDue(res.entries, pos, interval) {
+			res.entries = append(res.entries, indexEntry{rel: uint32(h.BaseOffset - base), pos: uint32(pos)})
+		}
+		res.next = h.NextOffset()
+		res.maxTimestamp = max(res.maxTimestamp, h.MaxTimestamp)
+		res.batches++
 		pos += size
+		res.size = pos
 	}
-	s.size = pos
-	if pos == fileSize {
-		return false, buf, nil
+	switch {
+	case res.bad != nil || !haveWant || res.next == wantNext:
+	case res.next < wantNext:
+		bad(pos, ErrHole) // the file ends before the next segment begins
+	default:
+		// The next segment begins inside this one: its name is wrong (a
+		// stray file), since this segment's batches are checksummed and
+		// continue each other. Trust ends at this segment's end.
+		bad(pos, ErrBadOffset)
 	}
-	if err := s.log.Truncate(pos); err != nil {
-		return false, buf, fmt.Errorf("log: open: cut corrupt tail: %w", err)
+	return res, buf, nil
+}
+
+// countBatches walks the batch headers of f from pos (magic and length
+// only, no CRC) and returns how many whole batches it could walk: what a
+// report says was dropped.
+func countBatches(f vfs.File, pos, size int64) int {
+	var hdr [BatchHeaderSize]byte
+	n := 0
+	for pos+BatchHeaderSize <= size {
+		if k, _ := f.ReadAt(hdr[:], pos); k != len(hdr) {
+			break
+		}
+		l := BatchLogOverhead + int64(int32(binary.BigEndian.Uint32(hdr[posBatchLength:])))
+		if hdr[posMagic] != Magic || l < BatchHeaderSize || pos+l > size {
+			break
+		}
+		n++
+		pos += l
 	}
-	if err := s.log.Sync(); err != nil {
-		return false, buf, fmt.Errorf("log: open: cut corrupt tail: %w", err)
+	return n
+}
+
+// isOwnedTemp reports whether name is a temporary file of a checkpoint or
+// marker write.
+func isOwnedTemp(name string) bool {
+	stem, ok := strings.CutSuffix(name, checkpointTempSuffix)
+	return ok && slices.Contains(ownedTempFiles, stem)
+}
+
+// isDigits20 reports whether s is 20 decimal digits, a segment's stem.
+func isDigits20(s string) bool {
+	if len(s) != 20 {
+		return false
 	}
-	return true, buf, nil
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// recovery is Open's working state.
+type recovery struct {
+	l           *Log
+	r           *RecoveryReport
+	names       map[string]bool
+	bases       []uint64
+	hw          uint64
+	hwFound     bool
+	rp          uint64
+	rpFound     bool
+	start       uint64
+	startFound  bool
+	verifyFrom  uint64
+	vfFound     bool
+	epochs      []epoch.Entry
+	epochsFound bool
+	marker      *shutdownRecord
+	dirty       bool // directory entries changed: sync at the end
+}
+
+// recover brings the directory to a state the log can trust, filling in
+// l.segments, the offsets, the epoch cache and the report. See the package
+// doc ("Recovery") for the rules.
+func (l *Log) recover() error {
+	rc := &recovery{l: l, r: &l.report, names: map[string]bool{}}
+	if err := rc.list(); err != nil {
+		return err
+	}
+	if err := rc.readCheckpoints(); err != nil {
+		return err
+	}
+	if err := rc.readMarker(); err != nil {
+		return err
+	}
+	if err := rc.deleteLeftovers(); err != nil {
+		return err
+	}
+	clean, err := rc.tryClean()
+	if err != nil {
+		return err
+	}
+	if !clean {
+		if err := rc.unclean(); err != nil {
+			return err
+		}
+	}
+	return rc.finish()
+}
+
+func (rc *recovery) list() error {
+	entries, err := rc.l.fs.ReadDir(rc.l.dir)
+	if err != nil {
+		return fmt.Errorf("log: open: %w", err)
+	}
+	for _, e := range entries {
+		if !e.Regular {
+			continue
+		}
+		rc.names[e.Name] = true
+		if base, ok := parseSegmentName(e.Name); ok {
+			rc.bases = append(rc.bases, base)
+		}
+	}
+	slices.Sort(rc.bases)
+	return nil
+}
+
+// checkpointErr handles a damaged checkpoint: an error unless Repair, in
+// which case it is reported and ignored.
+func (rc *recovery) checkpointErr(err error) error {
+	if !errors.Is(err, ErrBadCheckpoint) || !rc.l.opts.Repair {
+		return err
+	}
+	rc.r.CheckpointsIgnored = append(rc.r.CheckpointsIgnored, err.Error())
+	return nil
+}
+
+func (rc *recovery) readCheckpoints() error {
+	var err error
+	type target struct {
+		name  string
+		v     *uint64
+		found *bool
+	}
+	for _, t := range []target{
+		{checkpointFileName, &rc.hw, &rc.hwFound},
+		{recoveryPointFileName, &rc.rp, &rc.rpFound},
+		{logStartFileName, &rc.start, &rc.startFound},
+		{verifyFromFileName, &rc.verifyFrom, &rc.vfFound},
+	} {
+		*t.v, *t.found, err = readOffsetCheckpoint(rc.l.fs, rc.l.dir, t.name)
+		if err != nil {
+			*t.v, *t.found = 0, false
+			if err := rc.checkpointErr(err); err != nil {
+				return err
+			}
+		}
+	}
+	rc.epochs, rc.epochsFound, err = readEpochCheckpoint(rc.l.fs, rc.l.dir)
+	if err != nil {
+		rc.epochs, rc.epochsFound = nil, false
+		return rc.checkpointErr(err)
+	}
+	return nil
+}
+
+// readMarker reads the clean-shutdown marker, if any, and deletes it (and
+// syncs the directory) before anything else changes: from here on, the
+// directory is not known to be as Close left it.
+func (rc *recovery) readMarker() error {
+	if !rc.names[cleanShutdownFileName] {
+		return nil
+	}
+	data, _, err := readFile(rc.l.fs, rc.l.dir, cleanShutdownFileName, markerLimit)
+	switch {
+	case errors.Is(err, ErrBadCheckpoint):
+		rc.r.MarkerIgnored = err.Error()
+	case err != nil:
+		return err
+	default:
+		rec, perr := parseShutdownRecord(data)
+		if perr != nil {
+			rc.r.MarkerIgnored = "damaged: " + perr.Error()
+		} else {
+			rc.marker = &rec
+		}
+	}
+	if err := rc.l.fs.Remove(filepath.Join(rc.l.dir, cleanShutdownFileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("log: open: delete clean-shutdown marker: %w", err)
+	}
+	if err := rc.l.fs.SyncDir(rc.l.dir); err != nil {
+		return fmt.Errorf("log: open: %w", err)
+	}
+	return nil
+}
+
+// deleteLeftovers deletes the files of interrupted operations: temporary
+// checkpoints, compaction's copies, index files without a segment.
+func (rc *recovery) deleteLeftovers() error {
+	haveLog := map[string]bool{}
+	for _, b := range rc.bases {
+		haveLog[segmentName(b, "")] = true
+	}
+	names := make([]string, 0, len(rc.names))
+	for name := range rc.names {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		stem, isIndex := strings.CutSuffix(name, indexSuffix)
+		if strings.HasSuffix(name, cleanedSuffix) || isOwnedTemp(name) || (isIndex && isDigits20(stem) && !haveLog[stem]) {
+			if err := rc.remove(name); err != nil {
+				return err
+			}
+			rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, name)
+		}
+	}
+	return nil
+}
+
+// remove deletes a file of the directory; one already gone is fine.
+func (rc *recovery) remove(name string) error {
+	err := rc.l.fs.Remove(filepath.Join(rc.l.dir, name))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("log: open: delete %s: %w", name, err)
+	}
+	delete(rc.names, name)
+	rc.dirty = true
+	return nil
+}
+
+// tryClean trusts the clean-shutdown marker if the directory is as it
+// says: the same segments, the active one of the recorded size with a
+// plausible index, and the checkpoints Close writes before the marker, in
+// agreement with it. Then no segment is read.
+func (rc *recovery) tryClean() (bool, error) {
+	m := rc.marker
+	if m == nil {
+		return false, nil
+	}
+	why := ""
+	last := m.segments[len(m.segments)-1]
+	switch {
+	case !slices.EqualFunc(m.segments, rc.bases, func(s segmentRecord, b uint64) bool { return s.base == b }):
+		why = "the segment files differ from the ones it lists"
+	case !rc.rpFound || rc.rp != m.end:
+		why = "the recovery-point checkpoint does not match"
+	case !rc.startFound || rc.start != m.start:
+		why = "the log-start checkpoint does not match"
+	case !rc.hwFound:
+		why = "no high-watermark checkpoint"
+	case !rc.epochsFound || (len(rc.epochs) == 0 && m.end > m.start):
+		why = "no leader-epoch checkpoint"
+	case rc.vfFound:
+		why = "damage was found since"
+	case last.size < 0:
+		why = "no size for the active segment"
+	}
+	var active *segment
+	if why == "" {
+		var err error
+		active, why, err = rc.openActiveClean(last, m.end)
+		if err != nil {
+			if active != nil {
+				rc.l.closeSegmentFilesLocked(active)
+			}
+			return false, err
+		}
+	}
+	if why != "" {
+		rc.r.MarkerIgnored = why
+		if active != nil {
+			rc.l.closeSegmentFilesLocked(active)
+		}
+		return false, nil
+	}
+	l := rc.l
+	for i, rec := range m.segments[:len(m.segments)-1] {
+		s := newSegment(l.dir, rec.base)
+		s.size, s.next = rec.size, m.segments[i+1].base
+		l.segments = append(l.segments, s)
+	}
+	l.segments = append(l.segments, active)
+	l.start = m.start
+	l.recoveryPoint, l.rpOnDisk = m.end, onDisk{rc.rp, true}
+	rc.r.Clean = true
+	return true, nil
+}
+
+// openActiveClean opens the active segment named by a trusted marker and
+// loads its index from the index file, so appends can continue it without
+// reading the segment. why is non-empty when the files disagree with the
+// marker.
+func (rc *recovery) openActiveClean(rec segmentRecord, end uint64) (s *segment, why string, err error) {
+	l := rc.l
+	s = newSegment(l.dir, rec.base)
+	s.size, s.next = rec.size, end
+	if s.log, err = l.fs.OpenFile(s.path(segmentSuffix), os.O_RDWR, 0); err != nil {
+		return nil, "", fmt.Errorf("log: open: %w", err)
+	}
+	if size, err := s.log.Size(); err != nil {
+		return s, "", fmt.Errorf("log: open: %w", err)
+	} else if size != rec.size {
+		return s, fmt.Sprintf("%s is %d bytes, not %d", s.name(), size, rec.size), nil
+	}
+	if s.index, err = l.fs.OpenFile(s.path(indexSuffix), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+		return s, "", fmt.Errorf("log: open: %w", err)
+	}
+	entries, ok, err := readIndexEntries(s.index, s.base, s.size, s.next)
+	if err != nil {
+		return s, "", fmt.Errorf("log: open: %w", err)
+	}
+	if !ok {
+		return s, "the active segment's index is implausible", nil
+	}
+	s.entries = entries
+	return s, "", nil
+}
+
+// unclean verifies what the recovery point does not vouch for and cuts at
+// the first damage.
+func (rc *recovery) unclean() error {
+	l, r := rc.l, rc.r
+	r.RecoveryPoint, r.HaveRecoveryPoint = rc.rp, rc.rpFound
+	rp := rc.rp
+
+	// The log start: the checkpointed one, or the first segment's base.
+	start := rc.start
+	if !rc.startFound && len(rc.bases) > 0 {
+		start = rc.bases[0]
+	}
+	// Segments wholly below the start are leftovers of retention or of
+	// TruncateFullyAndStartAt, interrupted: delete them, newest first.
+	first := 0
+	for first+1 < len(rc.bases) && rc.bases[first+1] <= start {
+		first++
+	}
+	for i := first - 1; i >= 0; i-- {
+		if err := rc.removeSegment(rc.bases[i]); err != nil {
+			return err
+		}
+	}
+	bases := rc.bases[first:]
+
+	var cache *epoch.Cache
+	if len(rc.epochs) == 0 {
+		cache = epoch.New() // rebuild from the batches
+	}
+	ec := newEpochCheck(rc.epochs, cache, start)
+
+	// Which segments to verify: those holding offsets at or past the
+	// recovery point (and past a damage hint); all of them to rebuild the
+	// epoch cache or without a recovery point.
+	from := 0
+	if cache == nil && rc.rpFound {
+		target := rp
+		if rc.vfFound {
+			target = min(target, rc.verifyFrom)
+		}
+		for from+1 < len(bases) && bases[from+1] <= target {
+			from++
+		}
+	}
+	segs := make([]*segment, 0, len(bases))
+	for i, b := range bases {
+		s := newSegment(l.dir, b)
+		if i+1 < len(bases) {
+			s.next = bases[i+1]
+		}
+		segs = append(segs, s)
+	}
+	l.segments = segs // so that failure paths close their files
+
+	// A log that should start below its first segment has lost its head.
+	if len(segs) > 0 && segs[0].base > start {
+		bad := &CorruptError{File: segs[0].name(), Pos: 0, Err: ErrHole}
+		if err := rc.cut(0, true, 0, 0, start, bad, rp); err != nil {
+			return err
+		}
+		segs = l.segments
+	}
+
+	var buf []byte
+	for i := from; i < len(segs); i++ {
+		s := segs[i]
+		f, err := l.fs.OpenFile(s.path(segmentSuffix), os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("log: open: %w", err)
+		}
+		s.log = f
+		size, err := f.Size()
+		if err != nil {
+			return fmt.Errorf("log: open: %w", err)
+		}
+		last := i == len(segs)-1
+		var res scanResult
+		res, buf, err = scanSegment(f, s.name(), s.base, size, s.next, !last, l.opts.IndexIntervalBytes, ec, buf)
+		if err != nil {
+			return err
+		}
+		r.SegmentsVerified++
+		r.BatchesVerified += res.batches
+		r.BytesVerified += res.size
+		s.size, s.next, s.maxTimestamp, s.entries = res.size, res.next, res.maxTimestamp, res.entries
+		s.verified.Store(true)
+		if res.bad != nil {
+			if err := rc.cut(i, false, res.size, size, res.badOffset, res.bad, rp); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	segs = l.segments
+	if len(segs) == 0 {
+		// Nothing left (or nothing ever): an empty log at its start.
+		s, err := createSegmentFiles(l.fs, l.dir, start)
+		if err != nil {
+			return err
+		}
+		rc.dirty = true
+		l.segments = []*segment{s}
+		segs = l.segments
+	}
+	leo := segs[len(segs)-1].next
+	// Flushed offsets the files no longer hold (deleted last segments, an
+	// empty directory): damage too.
+	if rc.rpFound && leo < rp {
+		last := segs[len(segs)-1]
+		bad := &CorruptError{File: last.name(), Pos: int(max(last.size, 0)), Err: ErrHole}
+		if !l.opts.Repair {
+			return fmt.Errorf("log: open %s: offsets [%d, %d) were flushed but no segment holds them: %w: %w",
+				l.dir, leo, rp, ErrDamageBelowRecoveryPoint, bad)
+		}
+		r.Cuts = append(r.Cuts, Cut{File: bad.File, Pos: int64(bad.Pos), FirstOffset: leo, Reason: bad, BelowRecoveryPoint: true})
+		r.LostFlushedData = true
+	}
+	// A last segment wholly below the start holds only leftovers.
+	if s := segs[len(segs)-1]; s.next <= start && s.base < start {
+		if err := rc.dropAllFor(start); err != nil {
+			return err
+		}
+		segs = l.segments
+	}
+	l.start = max(start, segs[0].base)
+	if cache != nil {
+		if cache.Len() > 0 {
+			r.EpochsRebuilt = true
+		}
+		rc.epochs = cache.Entries()
+	}
+
+	// Make what was verified durable: it is the log from now on.
+	l.fileMu.Lock()
+	defer l.fileMu.Unlock()
+	for i := from; i < len(segs); i++ {
+		s := segs[i]
+		if err := s.log.Sync(); err != nil {
+			return fmt.Errorf("log: open: sync %s: %w", s.name(), err)
+		}
+		if err := rc.checkIndex(s, i == len(segs)-1); err != nil {
+			return err
+		}
+	}
+	if rc.dirty {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return fmt.Errorf("log: open: %w", err)
+		}
+		rc.dirty = false
+	}
+	l.recoveryPoint = segs[len(segs)-1].next
+	l.rpOnDisk = onDisk{rc.rp, rc.rpFound}
+	return nil
+}
+
+// dropAllFor replaces every segment with an empty one at start.
+func (rc *recovery) dropAllFor(start uint64) error {
+	l := rc.l
+	for len(l.segments) > 0 {
+		s := l.segments[len(l.segments)-1]
+		l.closeSegmentFilesLocked(s)
+		if err := rc.removeSegment(s.base); err != nil {
+			return err
+		}
+		l.segments = l.segments[:len(l.segments)-1]
+	}
+	s, err := createSegmentFiles(l.fs, l.dir, start)
+	if err != nil {
+		return err
+	}
+	l.segments = []*segment{s}
+	return nil
+}
+
+// checkIndex makes a verified segment's index file hold exactly its
+// entries, and leaves the active segment's index open. The caller holds
+// fileMu.
+func (rc *recovery) checkIndex(s *segment, active bool) error {
+	l := rc.l
+	f := s.index
+	if f == nil {
+		var err error
+		if f, err = l.fs.OpenFile(s.path(indexSuffix), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+			return fmt.Errorf("log: open: %w", err)
+		}
+	}
+	rewritten, err := writeIndexFile(f, s.entries)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("log: open: %w", err)
+	}
+	if rewritten {
+		rc.r.IndexesRebuilt = append(rc.r.IndexesRebuilt, segmentName(s.base, indexSuffix))
+		s.indexDirty = true
+	}
+	if active {
+		s.index = f
+		return nil
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("log: open: %w", err)
+	}
+	// Verified older segments are opened again when read.
+	err = s.log.Close()
+	s.log = nil
+	return err
+}
+
+// removeSegment deletes a segment's files; missing ones are fine.
+func (rc *recovery) removeSegment(base uint64) error {
+	for _, suffix := range []string{segmentSuffix, indexSuffix} {
+		if err := rc.remove(segmentName(base, suffix)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cut stops trusting the log at segment i, byte pos (the segment file is
+// fileSize bytes and open), whose first untrusted offset is off, for reason
+// bad: a torn write if off is at or past the recovery point, damage
+// otherwise (refused unless Repair). It truncates segment i at pos, deletes
+// every later segment newest first, and reports what went. With before,
+// the hole is before segment i, which goes too.
+func (rc *recovery) cut(i int, before bool, pos, fileSize int64, off uint64, bad *CorruptError, rp uint64) error {
+	l, r := rc.l, rc.r
+	below := rc.rpFound && off < rp
+	if below && !l.opts.Repair {
+		return fmt.Errorf("log: open %s: %w: %w", l.dir, ErrDamageBelowRecoveryPoint, bad)
+	}
+	c := Cut{File: bad.File, Pos: int64(bad.Pos), FirstOffset: off, Reason: bad, BelowRecoveryPoint: below}
+	segs := l.segments
+	s := segs[i]
+	if !before && pos < fileSize {
+		c.Batches += countBatches(s.log, pos, fileSize)
+		c.Bytes += fileSize - pos
+		if err := s.log.Truncate(pos); err != nil {
+			return fmt.Errorf("log: open: cut %s: %w", s.name(), err)
+		}
+		if err := s.log.Sync(); err != nil {
+			return fmt.Errorf("log: open: cut %s: %w", s.name(), err)
+		}
+	}
+	keep := i + 1
+	if before {
+		keep = i
+	}
+	for k := len(segs) - 1; k >= keep; k-- {
+		d := segs[k]
+		f, err := l.fs.OpenFile(d.path(segmentSuffix), os.O_RDONLY, 0)
+		if err == nil {
+			if size, err := f.Size(); err == nil {
+				c.Batches += countBatches(f, 0, size)
+				c.Bytes += size
+			}
+			f.Close()
+		}
+		l.closeSegmentFilesLocked(d)
+		if err := rc.removeSegment(d.base); err != nil {
+			return err
+		}
+	}
+	l.segments = segs[:keep]
+	r.Cuts = append(r.Cuts, c)
+	if below {
+		r.LostFlushedData = true
+	}
+	return nil
+}
+
+// finish sets the HW and the epoch cache, and writes what recovery
+// changed.
+func (rc *recovery) finish() error {
+	l, r := rc.l, rc.r
+	leo := l.endOffset()
+	// The epoch cache describes the log: no entry past its end, none below
+	// its start.
+	cache, err := epoch.FromEntries(rc.epochs)
+	if err != nil {
+		return fmt.Errorf("log: open: %w", err)
+	}
+	for _, e := range cache.Entries() {
+		if e.StartOffset >= leo {
+			r.EpochsDropped = append(r.EpochsDropped, e)
+		}
+	}
+	cache.TruncateFromEnd(leo)
+	cache.TruncateFromStart(l.start)
+	l.epochs = cache
+	if rc.epochsFound && slices.Equal(cache.Entries(), rc.epochs) && !r.EpochsRebuilt {
+		l.epochsOnDisk = cache
+	} else if err := l.writeEpochCheckpoint(cache); err != nil {
+		return err
+	}
+	l.hwOnDisk = onDisk{rc.hw, rc.hwFound}
+	l.startOnDisk = onDisk{rc.start, rc.startFound}
+
+	l.hw = min(max(rc.hw, l.start), leo)
+	if rc.hwFound && rc.hw > leo {
+		r.HighWatermarkClamped, r.HighWatermarkCheckpoint = true, rc.hw
+	}
+	if !r.Clean {
+		if err := l.writeRecoveryPoint(); err != nil {
+			return err
+		}
+		if rc.vfFound {
+			if err := rc.remove(verifyFromFileName); err != nil {
+				return err
+			}
+			if err := l.fs.SyncDir(l.dir); err != nil {
+				return fmt.Errorf("log: open: %w", err)
+			}
+		}
+	}
+	r.StartOffset, r.EndOffset, r.HighWatermark = l.start, leo, l.hw
+	return nil
+}
+
+// verify verifies an unverified segment in full, the first time anything
+// needs its batches (a read, truncation, compaction, retention by time):
+// the checks Open applies (scanSegment), its size against what Close
+// recorded, and its index file against the rebuilt index. Damage puts the
+// log in the failed state with a *CorruptError naming the file and
+// position, and records the segment's base in verifyFromFileName so that
+// the next Open verifies it too and refuses (or, with Repair, cuts). The
+// caller holds mu (read) or writeMu; for the active segment, writeMu (the
+// writer reads the active segment's fields without mu).
+func (l *Log) verify(s *segment) error {
+	if s.verified.Load() {
+		return nil
+	}
+	l.fileMu.Lock()
+	defer l.fileMu.Unlock()
+	if s.verified.Load() {
+		return nil
+	}
+	if f := l.failed.Load(); f != nil {
+		return &failedError{cause: f.cause}
+	}
+	if err := l.openLocked(s); err != nil {
+		return err
+	}
+	s.pins++
+	defer func() {
+		s.pins--
+		l.evictLocked()
+	}()
+	size, err := s.log.Size()
+	if err != nil {
+		return l.fail(fmt.Errorf("log: verify %s: %w", s.name(), err))
+	}
+	var bad *CorruptError
+	var res scanResult
+	if s.size >= 0 && size != s.size {
+		cause := ErrBadLength
+		if size < s.size {
+			cause = ErrHole
+		}
+		bad = &CorruptError{File: s.name(), Pos: int(min(size, s.size)), Err: cause}
+	} else {
+		ec := newEpochCheck(l.epochs.Entries(), nil, l.start)
+		res, l.verifyBuf, err = scanSegment(s.log, s.name(), s.base, size, s.next, true, l.opts.IndexIntervalBytes, ec, l.verifyBuf)
+		if err != nil {
+			return l.fail(err)
+		}
+		bad = res.bad
+	}
+	if len(l.verifyBuf) > recoverChunkBytes {
+		l.verifyBuf = nil // do not keep one huge batch's buffer
+	}
+	if bad != nil {
+		// Best effort: the log fails either way.
+		writeFilesAtomic(l.fs, l.dir, checkpointFile{verifyFromFileName, formatCheckpoint(s.base)})
+		return l.fail(fmt.Errorf("log: segment %s was trusted but is damaged: %w", s.name(), bad))
+	}
+	f := s.index
+	if f == nil {
+		if f, err = l.fs.OpenFile(s.path(indexSuffix), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+			return l.fail(fmt.Errorf("log: verify: %w", err))
+		}
+		defer f.Close()
+	}
+	rewritten, err := writeIndexFile(f, res.entries)
+	if err != nil {
+		return l.fail(fmt.Errorf("log: verify: %w", err))
+	}
+	s.size, s.maxTimestamp, s.entries = size, res.maxTimestamp, res.entries
+	if rewritten {
+		// Only the writer reads indexDirty, and only once verified is set.
+		s.indexDirty = true
+	}
+	s.verified.Store(true)
+	return nil
 }

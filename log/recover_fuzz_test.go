@@ -75,8 +75,8 @@ func FuzzRecover(f *testing.F) {
 			t.Fatalf("index %x does not match the valid prefix", idx)
 		}
 		// The recovered log takes appends at its end.
-		if base, err := l.AppendAsLeader(stBatch(t, 0, 1, 1, 1), 0); err != nil || base != wantLEO {
-			t.Fatalf("append after recovery = %d, %v; want %d", base, err, wantLEO)
+		if base, err := l.AppendAsLeader(stBatch(t, 0, 1, 1, 1), 0); err != nil || base.FirstOffset != wantLEO {
+			t.Fatalf("append after recovery = %d, %v; want %d", base.FirstOffset, err, wantLEO)
 		}
 	})
 }

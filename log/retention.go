@@ -26,19 +26,27 @@ type RetentionPolicy struct {
 //
 // It stops at the first segment that breaches neither bound, and never
 // deletes the active segment or a segment holding any offset at or above the
-// HW, so nothing uncommitted is forgotten. StartOffset rises to the base
-// offset of the oldest remaining segment; a Read below it then gets
-// ErrOffsetOutOfRange. Deletion is oldest first, so a crash part-way leaves
-// a shorter but contiguous log.
+// HW, so nothing uncommitted is forgotten. The log start rises to the base
+// offset of the oldest remaining segment and is checkpointed before any
+// file goes (so a crash, even one that brings deleted files back, cannot
+// move it back); a Read below it then gets ErrOffsetOutOfRange. Retention
+// by time verifies a segment Open did not read before trusting its
+// timestamps.
 func (l *Log) DeleteRetainedSegments(p RetentionPolicy, nowMs int64) (deleted int, err error) {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if l.closed {
-		return 0, ErrClosed
+	if err := l.usable(); err != nil {
+		return 0, err
 	}
 	var total int64
-	for _, s := range l.segments {
-		total += s.size
+	if p.RetentionBytes > 0 {
+		for _, s := range l.segments {
+			size, err := l.sizeOf(s)
+			if err != nil {
+				return 0, err
+			}
+			total += size
+		}
 	}
 	// Timestamps below cutoff are expired; computed without overflow.
 	cutoff := int64(math.MinInt64)
@@ -54,32 +62,51 @@ func (l *Log) DeleteRetainedSegments(p RetentionPolicy, nowMs int64) (deleted in
 		if s.next > hw {
 			break
 		}
-		bySize := p.RetentionBytes > 0 && total-s.size >= p.RetentionBytes
-		byTime := s.maxTimestamp < cutoff
+		var size int64
+		if p.RetentionBytes > 0 {
+			size, _ = l.sizeOf(s) // known: summed above
+		}
+		bySize := p.RetentionBytes > 0 && total-size >= p.RetentionBytes
+		byTime := false
+		if !bySize && cutoff != math.MinInt64 {
+			if err := l.verify(s); err != nil {
+				return 0, err
+			}
+			byTime = s.maxTimestamp < cutoff
+		}
 		if !bySize && !byTime {
 			break
 		}
-		total -= s.size
+		total -= size
 	}
 	if n == 0 {
 		return 0, nil
 	}
-
-	l.mu.Lock()
-	for deleted < n {
-		if err = l.segments[0].remove(); err != nil {
-			break
-		}
-		l.segments[0] = nil
-		l.segments = l.segments[1:]
-		deleted++
-	}
-	l.mu.Unlock()
+	before := len(l.segments)
+	err = l.advanceStart(max(l.start, l.segments[n].base), n)
 	if err != nil {
-		return deleted, fmt.Errorf("log: retention: %w", err)
+		return before - len(l.segments), fmt.Errorf("log: retention: %w", err)
 	}
-	if l.opts.Sync == SyncEveryAppend {
-		return deleted, syncDir(l.dir)
+	return n, nil
+}
+
+// sizeOf returns s's size in bytes, opening its file to learn it if no one
+// has yet (a segment Open trusted without reading). The caller holds
+// writeMu.
+func (l *Log) sizeOf(s *segment) (int64, error) {
+	l.fileMu.Lock()
+	defer l.fileMu.Unlock()
+	if s.size >= 0 {
+		return s.size, nil
 	}
-	return deleted, nil
+	if err := l.openLocked(s); err != nil {
+		return 0, err
+	}
+	size, err := s.log.Size()
+	l.evictLocked()
+	if err != nil {
+		return 0, l.fail(fmt.Errorf("log: stat %s: %w", s.name(), err))
+	}
+	s.size = size
+	return size, nil
 }

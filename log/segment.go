@@ -2,13 +2,15 @@ package log
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
 )
 
 // File name suffixes of a segment. A segment is named by its base offset,
@@ -27,28 +29,53 @@ const (
 
 // segment is one file of batches plus its sparse index.
 //
-// Invariants, for the bytes [0, size) of the log file:
-//   - they are whole batches that passed VerifyBatch when appended or
-//     recovered, with base offsets >= base and strictly increasing
-//     (each batch's base offset >= the previous batch's NextOffset);
-//   - next is the NextOffset of the last batch, or base when there is none;
+// Invariants, for the bytes [0, size) of the log file, once verified is set:
+//   - they are whole batches that passed VerifyBatch, the first starting at
+//     base and each next one where the previous one ended (base offset ==
+//     the previous NextOffset), with epochs that agree with the log's
+//     leader-epoch cache;
+//   - next is the NextOffset of the last batch, or base when there is none,
+//     and equals the next segment's base for every segment but the last;
 //   - entries are exactly the ones indexEntryDue picks for these batches.
+//
+// A segment Open did not read (below the recovery point, or after a clean
+// shutdown) is not verified: next is known (the next segment's base, or the
+// log end for the last one), size may be -1 (unknown), entries and
+// maxTimestamp are not loaded (except the active segment's entries, read
+// from its index file so appends can continue it). It is verified in full
+// the first time anything reads it (Log.verify).
 //
 // The mutable fields are written only by the writer (holding Log.writeMu),
 // and only while also holding Log.mu once the segment is in Log.segments;
-// readers read them under Log.mu.RLock. Bytes past size may exist in the file
+// readers read them under Log.mu.RLock, and only after verified. The one
+// exception is verification itself, which sets size, maxTimestamp and
+// entries under Log.fileMu before setting verified, and which for the
+// active segment only the writer does (the writer reads the active
+// segment's fields without Log.mu). Bytes past size may exist in the file
 // mid-append; nobody reads them.
 type segment struct {
-	base  uint64   // offset in the file name; a lower bound of its batches' offsets
-	dir   string   // partition directory; with base it names the files (see path)
-	log   *os.File // the batches, exactly as on the wire
-	index *os.File // indexEntrySize-byte entries; derived data, rebuilt by Open
+	base uint64 // offset in the file name: the first batch starts exactly here
+	dir  string // partition directory; with base it names the files (see path)
 
-	size         int64        // bytes of whole batches
-	next         uint64       // offset after the last batch; base when empty
+	size         int64        // bytes of whole batches; -1 while unknown
+	next         uint64       // offset after the last batch
 	maxTimestamp int64        // largest MaxTimestamp of its batches; noTimestamp when empty
-	entries      []indexEntry // in-memory copy of the index file
-	unsynced     bool         // written since the last fsync (writer only)
+	entries      []indexEntry // in-memory copy of the index
+	unsynced     bool         // log bytes written or cut since the last fsync (writer only)
+	indexDirty   bool         // index file written since its last fsync (writer only)
+	recent       recentRing   // the last batches appended, for reads at the log end
+
+	verified atomic.Bool
+
+	// Files, guarded by Log.fileMu. log is nil while closed; the active
+	// segment's log and index are always open, the others' log is opened
+	// on use and kept in an LRU list, their index is opened only to be
+	// rewritten or fsynced.
+	log, index       vfs.File
+	pins             int  // users of log right now: not evictable
+	writerPin        bool // rolled before its last fsync: kept open until Flush syncs it
+	lruPrev, lruNext *segment
+	inLRU            bool
 }
 
 // segmentName returns the file name of the segment with the given base
@@ -77,53 +104,41 @@ func parseSegmentName(name string) (uint64, bool) {
 	return uint64(base), true
 }
 
-// openSegmentFiles opens (creating, and with truncate emptying) the log and
-// index files of the segment with the given base offset.
-func openSegmentFiles(dir string, base uint64, truncate bool) (*segment, error) {
-	flag := os.O_RDWR | os.O_CREATE
-	if truncate {
-		flag |= os.O_TRUNC
-	}
-	lf, err := os.OpenFile(filepath.Join(dir, segmentName(base, segmentSuffix)), flag, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("log: open segment: %w", err)
-	}
-	xf, err := os.OpenFile(filepath.Join(dir, segmentName(base, indexSuffix)), flag, 0o644)
-	if err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("log: open index: %w", err)
-	}
-	return &segment{base: base, dir: dir, log: lf, index: xf, next: base, maxTimestamp: noTimestamp}, nil
+// newSegment returns the in-memory state of a segment whose files exist
+// (or are about to): unverified, size unknown, next = base.
+func newSegment(dir string, base uint64) *segment {
+	return &segment{base: base, dir: dir, size: -1, next: base, maxTimestamp: noTimestamp}
 }
 
-// path returns the path of the segment's file with the given suffix. It is
-// derived from dir and base, never from the open files' names: compaction
-// swaps in files opened as "<name>.cleaned" and renamed, so their Name is
-// stale.
+// path returns the path of the segment's file with the given suffix.
 func (s *segment) path(suffix string) string {
 	return filepath.Join(s.dir, segmentName(s.base, suffix))
 }
 
-// close closes both files, reporting the first error.
-func (s *segment) close() error {
-	return errors.Join(s.log.Close(), s.index.Close())
-}
+// name returns the segment's log file name, for errors and reports.
+func (s *segment) name() string { return segmentName(s.base, segmentSuffix) }
 
-// remove deletes the segment's files and closes them. The log file goes
-// first: once it is gone the segment is gone, whatever happens to the index
-// (Open deletes an index without a log).
-func (s *segment) remove() error {
-	if err := os.Remove(s.path(segmentSuffix)); err != nil {
-		return fmt.Errorf("log: delete segment: %w", err)
+// createSegmentFiles creates (emptying if they exist) the log and index
+// files of a new segment and opens them: the files of a new active segment.
+func createSegmentFiles(fsys vfs.FS, dir string, base uint64) (*segment, error) {
+	s := newSegment(dir, base)
+	lf, err := fsys.OpenFile(s.path(segmentSuffix), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("log: create segment: %w", err)
 	}
-	os.Remove(s.path(indexSuffix)) // an orphan index is harmless; Open deletes it
-	s.close()
-	return nil
+	xf, err := fsys.OpenFile(s.path(indexSuffix), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		lf.Close()
+		return nil, fmt.Errorf("log: create index: %w", err)
+	}
+	s.log, s.index, s.size = lf, xf, 0
+	s.verified.Store(true)
+	return s, nil
 }
 
-// readFull reads exactly len(p) bytes at pos of the log file. Callers only
-// ask for bytes below size, so a short read means the file was changed
-// behind the log's back.
+// readFull reads exactly len(p) bytes at pos of the log file, which must be
+// open. Callers only ask for bytes below size, so a short read means the
+// file was changed behind the log's back.
 func (s *segment) readFull(p []byte, pos int64) error {
 	n, err := s.log.ReadAt(p, pos)
 	if n == len(p) {
@@ -132,7 +147,7 @@ func (s *segment) readFull(p []byte, pos int64) error {
 	if err == nil || err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
-	return fmt.Errorf("log: read %s at %d: %w", segmentName(s.base, segmentSuffix), pos, err)
+	return fmt.Errorf("log: read %s at %d: %w", s.name(), pos, err)
 }
 
 // storedBatch is what the log needs from the header of a batch it already
@@ -146,8 +161,9 @@ type storedBatch struct {
 
 // peekBatch reads the fields of a stored batch from its first
 // BatchHeaderSize bytes without checking the CRC: stored batches were
-// verified when they entered the log. It still refuses a size below the
-// header (the file was changed behind the log's back) rather than loop.
+// verified when they entered the log or when the segment was verified. It
+// still refuses a size below the header (the file was changed behind the
+// log's back) rather than loop.
 func peekBatch(hdr []byte) (storedBatch, error) {
 	size := BatchLogOverhead + int(int32(binary.BigEndian.Uint32(hdr[8:12])))
 	if size < BatchHeaderSize {
@@ -172,19 +188,21 @@ func (s *segment) batchAt(pos int64, scratch []byte) (storedBatch, error) {
 	}
 	b, err := peekBatch(hdr)
 	if err != nil || pos+int64(b.size) > s.size {
-		return storedBatch{}, fmt.Errorf("log: stored batch at %d of %s: %w", pos, segmentName(s.base, segmentSuffix), ErrBadLength)
+		return storedBatch{}, fmt.Errorf("log: stored batch at %d of %s: %w", pos, s.name(), ErrBadLength)
 	}
 	return b, nil
 }
 
-// locate finds the first batch whose last offset is >= off: the batch that
-// holds off, or (if off fell in a gap left by compaction) the one after it.
-// It starts at the index entry at or below off and reads batch headers
-// forward, so it touches at most about one index interval of headers. With
-// wantPrev it starts one entry earlier, so that prevNext is the NextOffset of
-// the batch before the found one (the segment base if there is none), which
+// locate finds the batch holding off (the first batch whose last offset is
+// >= off). It starts at the index entry at or below off, or at a recently
+// appended batch at or below off when that is closer (a fetch at the log
+// end then costs one header read), and reads batch headers forward, so it
+// touches at most about one index interval of headers. With wantPrev it
+// starts one entry earlier, so that prevNext is the NextOffset of the batch
+// before the found one (the segment base if there is none), which
 // truncation needs. found is false when every batch ends before off; pos is
-// then size and prevNext is next.
+// then size and prevNext is next. The segment is verified and its log file
+// open.
 func (s *segment) locate(off uint64, scratch []byte, wantPrev bool) (pos int64, b storedBatch, prevNext uint64, found bool, err error) {
 	i := s.floorEntry(off)
 	if wantPrev {
@@ -195,6 +213,11 @@ func (s *segment) locate(off uint64, scratch []byte, wantPrev bool) (pos int64, 
 	prevNext = s.base
 	if i >= 0 {
 		pos = int64(s.entries[i].pos)
+	}
+	if !wantPrev {
+		if rpos, ok := s.recent.floor(off); ok && rpos > pos {
+			pos = rpos
+		}
 	}
 	for pos < s.size {
 		b, err = s.batchAt(pos, scratch)
@@ -208,4 +231,47 @@ func (s *segment) locate(off uint64, scratch []byte, wantPrev bool) (pos int64, 
 		pos += int64(b.size)
 	}
 	return s.size, storedBatch{}, s.next, false, nil
+}
+
+// recentRing remembers the positions of the last recentSize batches
+// appended to a segment. A follower fetches from the offset its previous
+// fetch ended at, which is where a recent append began, so a read at or
+// near the log end finds its first batch without walking headers.
+type recentRing struct {
+	off [recentSize]uint64
+	pos [recentSize]int64
+	n   int // valid entries, the newest at (head-1) mod recentSize
+	hd  int
+}
+
+const recentSize = 16
+
+// add records that the batch with base offset off starts at pos.
+func (r *recentRing) add(off uint64, pos int64) {
+	r.off[r.hd], r.pos[r.hd] = off, pos
+	r.hd = (r.hd + 1) % recentSize
+	r.n = min(r.n+1, recentSize)
+}
+
+// floor returns the position of the newest recorded batch whose base
+// offset is <= off.
+func (r *recentRing) floor(off uint64) (int64, bool) {
+	for k := 1; k <= r.n; k++ {
+		i := (r.hd - k + recentSize) % recentSize
+		if r.off[i] <= off {
+			return r.pos[i], true
+		}
+	}
+	return 0, false
+}
+
+// cut forgets batches at or past pos (a truncation).
+func (r *recentRing) cut(pos int64) {
+	for r.n > 0 {
+		i := (r.hd - 1 + recentSize) % recentSize
+		if r.pos[i] < pos {
+			return
+		}
+		r.hd, r.n = i, r.n-1
+	}
 }

@@ -190,7 +190,7 @@ func (r *Replica) TruncateByLeaderEpoch(rw io.ReadWriter, nextCorrelation func()
 	// Each round removes at least one epoch entry or finishes, so the loop
 	// ends within the number of entries.
 	for round := 0; ; round++ {
-		asked, ok := r.epochs.LatestEpoch()
+		asked, ok := r.log.LatestEpoch()
 		if !ok {
 			return first, nil
 		}

@@ -3,7 +3,6 @@ package replica
 import (
 	"fmt"
 
-	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -17,7 +16,7 @@ import (
 // record so the leader can detect a diverged log.
 func (r *Replica) FetchRequest(correlationID int32) wire.FetchRequest {
 	last := int32(-1)
-	if e, ok := r.epochs.LatestEpoch(); ok {
+	if e, ok := r.log.LatestEpoch(); ok {
 		last = e
 	}
 	maxBytes := r.opts.MaxFetchBytes
@@ -65,34 +64,13 @@ func (r *Replica) ApplyFetch(resp *wire.FetchResponse) (shipped int, err error) 
 		return 0, err
 	}
 	if len(resp.Records) > 0 {
-		n, err := log.CountRecords(resp.Records)
+		// One pass verifies the batches, counts the records and assigns
+		// their epochs in the log's cache.
+		info, err := r.log.AppendAsFollower(resp.Records)
 		if err != nil {
-			return 0, fmt.Errorf("kaenlog/replica: broker %d: fetched records: %w", r.id, err)
-		}
-		if err := r.log.AppendAsFollower(resp.Records); err != nil {
 			return 0, fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
 		}
-		if err := r.learnEpochs(resp.Records); err != nil {
-			return n, err
-		}
-		shipped = n
+		shipped = info.Records
 	}
 	return shipped, r.advanceFollowerHW(resp.HighWatermark)
-}
-
-// learnEpochs gives the epoch cache an entry for every epoch that starts in
-// batches, which the log has just accepted.
-func (r *Replica) learnEpochs(batches []byte) error {
-	var s log.BatchScanner
-	s.Reset(batches)
-	for s.Next() {
-		h := s.Header()
-		if latest, ok := r.epochs.LatestEpoch(); ok && h.PartitionLeaderEpoch <= latest {
-			continue
-		}
-		if err := r.epochs.Assign(h.PartitionLeaderEpoch, h.BaseOffset); err != nil {
-			return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
-		}
-	}
-	return s.Err()
 }

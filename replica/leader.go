@@ -55,18 +55,33 @@ func (r *Replica) Produce(batches []byte, acks int16, nowMs int64) (base uint64,
 	if acks == wire.AcksAll && r.isr.UnderMinISR() {
 		return 0, wire.CodeNotEnoughReplicas, nil
 	}
-	base, err = r.log.AppendAsLeader(batches, r.leaderEpoch)
+	info, err := r.log.AppendAsLeader(batches, r.leaderEpoch)
 	if err != nil {
-		if errors.Is(err, log.ErrCorrupt) {
-			return 0, wire.CodeCorruptMessage, err
-		}
-		return 0, wire.CodeUnknownServerError, err
+		return 0, produceErrorCode(err), err
 	}
+	base = info.FirstOffset
 	// The leader's own LEO moved; with no other ISR member it alone decides.
 	if err := r.advanceLeaderHW(); err != nil {
 		return base, wire.CodeUnknownServerError, err
 	}
 	return base, wire.CodeNone, nil
+}
+
+// produceErrorCode is the code a produce the log refused gets.
+func produceErrorCode(err error) wire.ErrorCode {
+	switch {
+	case errors.Is(err, log.ErrCorrupt):
+		return wire.CodeCorruptMessage
+	case errors.Is(err, log.ErrBatchTooLarge):
+		return wire.CodeMessageTooLarge
+	case errors.Is(err, log.ErrInvalidRecord):
+		return wire.CodeInvalidRecord
+	case errors.Is(err, log.ErrUnsupportedCompression):
+		return wire.CodeUnsupportedCompressionType
+	case errors.Is(err, log.ErrLogFailed):
+		return wire.CodeKafkaStorageError
+	}
+	return wire.CodeUnknownServerError
 }
 
 // AckVerdict answers whether a write the producer asked acks=all for is done:
@@ -153,7 +168,7 @@ func (r *Replica) HandleFetch(req *wire.FetchRequest, dst []byte, nowMs int64) (
 	// than the new leader's whole log, and it must be told where the logs
 	// part, not that its offset is out of range.
 	if isFollower && req.LastFetchedEpoch >= 0 {
-		e, end, ok := r.epochs.EndOffsetForEpoch(req.LastFetchedEpoch, leo)
+		e, end, ok := r.log.EndOffsetForEpoch(req.LastFetchedEpoch)
 		if !ok {
 			// The leader knows no epoch that old: nothing to diverge
 			// from, the follower's position itself is invalid.
@@ -219,7 +234,7 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(req *wire.OffsetsForLeaderEpochReq
 		resp.ErrorCode = code
 		return resp, nil
 	}
-	resp.Epoch, resp.EndOffset, resp.Found = r.epochs.EndOffsetForEpoch(req.LeaderEpoch, r.log.EndOffset())
+	resp.Epoch, resp.EndOffset, resp.Found = r.log.EndOffsetForEpoch(req.LeaderEpoch)
 	return resp, nil
 }
 
@@ -235,7 +250,7 @@ func (r *Replica) Readmit(id int32) error {
 	if r.role != RoleLeader {
 		return ErrNotLeader
 	}
-	start, ok := r.epochs.StartOffsetOf(r.leaderEpoch)
+	start, ok := r.log.EpochStartOffset(r.leaderEpoch)
 	if !ok {
 		return fmt.Errorf("kaenlog/replica: broker %d leads epoch %d but its cache has no entry for it", r.id, r.leaderEpoch)
 	}

@@ -1,9 +1,7 @@
 package replica
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/kaenlog/kaenlog/epoch"
 	"github.com/kaenlog/kaenlog/isr"
@@ -11,7 +9,7 @@ import (
 )
 
 // EpochCheckpointFile is the name of the leader-epoch checkpoint inside a
-// partition directory, as in Kafka.
+// partition directory, as in Kafka. The partition's log writes it.
 const EpochCheckpointFile = "leader-epoch-checkpoint"
 
 // DefaultMaxFetchBytes is the byte budget of a follower's fetch when
@@ -66,15 +64,10 @@ type Replica struct {
 	opts Options
 
 	// closed is set by Close, and by a Restart that could not reopen the
-	// files. log and epochs then keep their last state for the getters, and
-	// every operation returns ErrClosed.
+	// files. log then keeps its last state for the getters, and every
+	// operation returns ErrClosed. The log owns the leader-epoch cache.
 	closed bool
 	log    *log.Log
-	// epochs mirrors the epochs stamped in log: every entry's start offset
-	// is at most log.EndOffset(), and below it except for the entry a
-	// leader adds at its LEO before its first write; truncation and
-	// reopening drop entries at or past the log end.
-	epochs *epoch.Cache
 	// eager records whether the log still runs in single-replica mode, so a
 	// restart reopens it the way it was.
 	eager bool
@@ -106,7 +99,7 @@ func Open(id int32, dir string, opts Options) (*Replica, error) {
 	if err := r.openStorage(); err != nil {
 		return nil, err
 	}
-	if e, ok := r.epochs.LatestEpoch(); ok {
+	if e, ok := r.log.LatestEpoch(); ok {
 		r.leaderEpoch = e
 	}
 	return r, nil
@@ -117,19 +110,10 @@ func (r *Replica) openStorage() error {
 	if err != nil {
 		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
 	}
-	c, err := epoch.Open(filepath.Join(r.dir, EpochCheckpointFile))
-	if err != nil {
-		return errors.Join(fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err), l.Close())
-	}
-	// The log is the source of truth: an epoch entry past the recovered log
-	// end describes records a crash tore off.
-	if err := c.TruncateFromEnd(l.EndOffset()); err != nil {
-		return errors.Join(fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err), l.Close())
-	}
 	if !r.eager {
 		l.StopEagerHighWatermark()
 	}
-	r.log, r.epochs, r.closed = l, c, false
+	r.log, r.closed = l, false
 	return nil
 }
 
@@ -149,8 +133,14 @@ func (r *Replica) LeaderEpoch() int32 { return r.leaderEpoch }
 // the replica so the epoch cache and the ISR stay consistent with it.
 func (r *Replica) Log() *log.Log { return r.log }
 
-// Epochs returns the leader-epoch cache.
-func (r *Replica) Epochs() *epoch.Cache { return r.epochs }
+// Epochs returns a copy of the leader-epoch cache, which the log owns.
+func (r *Replica) Epochs() *epoch.Cache {
+	c, err := epoch.FromEntries(r.log.EpochEntries())
+	if err != nil {
+		panic(err) // the log's entries are always a valid cache
+	}
+	return c
+}
 
 // ISR returns the leader's ISR state, or nil when the replica is a follower.
 func (r *Replica) ISR() *isr.State { return r.isr }
@@ -188,7 +178,7 @@ func (r *Replica) BecomeLeader(leaderEpoch int32, followers []int32, minISR int,
 	if err != nil {
 		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
 	}
-	if err := r.epochs.Assign(leaderEpoch, r.log.EndOffset()); err != nil {
+	if err := r.log.AssignEpoch(leaderEpoch); err != nil {
 		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
 	}
 	r.role, r.leaderID, r.leaderEpoch, r.isr = RoleLeader, r.id, leaderEpoch, st
@@ -211,8 +201,8 @@ func (r *Replica) BecomeFollower(leaderID int32, leaderEpoch int32) error {
 
 // Restart closes the replica's files and opens them again from disk, as a
 // broker process that crashed and came back would: the log recovers its
-// tail, the high watermark comes back from its checkpoint, the epoch cache
-// from its own. The role is kept; a leader's ISR state is not (it lives in
+// tail, the high watermark and the epoch cache come back from their
+// checkpoints. The role is kept; a leader's ISR state is not (it lives in
 // memory only), so a restarted leader must be made leader again.
 func (r *Replica) Restart() error {
 	if r.closed {
@@ -239,8 +229,6 @@ func (r *Replica) Close() error {
 }
 
 func (r *Replica) closeStorage() error {
-	// The epoch cache holds no open file: it rewrites its checkpoint on
-	// every change.
 	err := r.log.Close()
 	r.closed = true
 	if err != nil {

@@ -45,10 +45,8 @@ func (r *Replica) TruncateTo(offset uint64) error {
 	if r.role != RoleFollower {
 		return ErrNotFollower
 	}
+	// The log truncates its epoch cache with it.
 	if err := r.log.TruncateTo(offset); err != nil {
-		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
-	}
-	if err := r.epochs.TruncateFromEnd(r.log.EndOffset()); err != nil {
 		return fmt.Errorf("kaenlog/replica: broker %d: %w", r.id, err)
 	}
 	return nil
@@ -89,11 +87,11 @@ func (r *Replica) truncateToLeader(leaderEpoch int32, leaderEnd uint64, found bo
 	if !found {
 		return true, r.TruncateTo(min(r.log.HighWatermark(), leo))
 	}
-	ownEpoch, ownEnd, ok := r.epochs.EndOffsetForEpoch(leaderEpoch, leo)
+	ownEpoch, ownEnd, ok := r.log.EndOffsetForEpoch(leaderEpoch)
 	switch {
 	case !ok:
 		cut := min(leaderEnd, leo)
-		if entries := r.epochs.Entries(); len(entries) > 0 {
+		if entries := r.log.EpochEntries(); len(entries) > 0 {
 			cut = min(cut, entries[0].StartOffset)
 		}
 		return true, r.TruncateTo(cut)

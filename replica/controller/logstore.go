@@ -40,8 +40,14 @@ type logStore struct{ l *log.Log }
 const metadataLeaderEpoch = 0
 
 // Append appends batch as the log's leader and returns its base offset.
+// The log validates it as a producer's batch, which has base offset 0: the
+// log stamps the offset.
 func (s *logStore) Append(batch []byte) (uint64, error) {
-	return s.l.AppendAsLeader(batch, metadataLeaderEpoch)
+	if err := log.SetBaseOffset(batch, 0); err != nil {
+		return 0, err
+	}
+	info, err := s.l.AppendAsLeader(batch, metadataLeaderEpoch)
+	return info.FirstOffset, err
 }
 
 // Read reads whole batches up to the high watermark, which is the log end.

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// Review tests: crash consistency. A crash is simulated by copying the
+// Tests: crash consistency. A crash is simulated by copying the
 // partition directory while the log is open (with SyncNever every write is
 // a completed system call, so the copy is what a process crash leaves), and
 // sometimes damaging the copy the way an interrupted operation would.
@@ -31,13 +31,13 @@ func rvCrashCopy(t *testing.T, dir string) string {
 	return dst
 }
 
-// TestReviewTruncateEveryOffsetThenCrashAndReopen truncates a multi-segment
+// TestTruncateEveryOffsetThenCrashAndReopen truncates a multi-segment
 // log to every offset (inside batches, at batch and segment boundaries,
 // exactly at a segment base), then checks the result three ways: in memory,
 // after a crash right after TruncateTo, and after new appends, a crash, and
 // a clean reopen. The HW lowered by truncation must never come back over the
 // records appended after it.
-func TestReviewTruncateEveryOffsetThenCrashAndReopen(t *testing.T) {
+func TestTruncateEveryOffsetThenCrashAndReopen(t *testing.T) {
 	src := t.TempDir()
 	opts := Options{SegmentBytes: 260, IndexIntervalBytes: 70}
 	l := stOpen(t, src, opts)
@@ -119,10 +119,10 @@ func TestReviewTruncateEveryOffsetThenCrashAndReopen(t *testing.T) {
 	}
 }
 
-// TestReviewCrashDuringRoll builds the directories a crash while rolling a
+// TestCrashDuringRoll builds the directories a crash while rolling a
 // segment can leave, and checks that Open recovers the log as it was and
 // that the log then appends and reopens normally.
-func TestReviewCrashDuringRoll(t *testing.T) {
+func TestCrashDuringRoll(t *testing.T) {
 	src := t.TempDir()
 	b := stBatch(t, 0, 2, 40, 1)
 	opts := Options{SegmentBytes: int64(2 * len(b))}
@@ -161,6 +161,7 @@ func TestReviewCrashDuringRoll(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := rvCrashCopy(t, src)
+			stUnflush(t, dir) // the roll happened while appending, unflushed
 			tc.damage(dir)
 			l := stOpen(t, dir, opts)
 			rvInvariant(t, l, "after recovery")
@@ -185,10 +186,10 @@ func TestReviewCrashDuringRoll(t *testing.T) {
 	}
 }
 
-// TestReviewCheckpointCrashes covers the checkpoint as a crash can leave
+// TestCheckpointCrashes covers the checkpoint as a crash can leave
 // it: a torn temporary file beside a good checkpoint, only a temporary file,
 // a checkpoint above the recovered LEO, and one below StartOffset.
-func TestReviewCheckpointCrashes(t *testing.T) {
+func TestCheckpointCrashes(t *testing.T) {
 	src := t.TempDir()
 	opts := Options{SegmentBytes: 300}
 	l := stOpen(t, src, opts)
@@ -217,6 +218,7 @@ func TestReviewCheckpointCrashes(t *testing.T) {
 			stWriteFile(t, ck(dir), formatCheckpoint(1<<63-1))
 		}, leo},
 		{"checkpoint above the LEO of a torn log", func(dir string) {
+			stUnflush(t, dir) // a crash tears only what was not flushed
 			seg := stSegmentFiles(t, dir)
 			last := filepath.Join(dir, seg[len(seg)-1])
 			data := stReadFile(t, last)
@@ -272,13 +274,13 @@ func TestReviewCheckpointCrashes(t *testing.T) {
 	})
 }
 
-// TestReviewInvariantsUnderRandomOpsAndCrashes drives a log with random
+// TestInvariantsUnderRandomOpsAndCrashes drives a log with random
 // appends, truncations, HW moves, checkpoints, retention, clean restarts
 // and crashes (some leaving a torn tail, an empty rolled segment, or a
 // torn temporary checkpoint), against a model of batches and offsets. After
 // every operation and every reopen StartOffset <= HW <= LEO must hold, and
 // the log must hold exactly the model's batches.
-func TestReviewInvariantsUnderRandomOpsAndCrashes(t *testing.T) {
+func TestInvariantsUnderRandomOpsAndCrashes(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 2026))
 		opts := Options{SegmentBytes: int64(200 + rng.IntN(600)), IndexIntervalBytes: 1 + rng.IntN(300)}

@@ -51,8 +51,8 @@ func TestTruncateToEveryOffset(t *testing.T) {
 		}
 		// Appending continues from the new LEO.
 		next := stBatch(t, 0, 2, 5, 99)
-		if base, err := l.AppendAsLeader(next, 9); err != nil || base != wantLEO {
-			t.Errorf("TruncateTo(%d): append base = %d, %v; want %d", off, base, err, wantLEO)
+		if base, err := l.AppendAsLeader(next, 9); err != nil || base.FirstOffset != wantLEO {
+			t.Errorf("TruncateTo(%d): append base = %d, %v; want %d", off, base.FirstOffset, err, wantLEO)
 		}
 		want := append(stJoin(keep), next...)
 		stClose(t, l)
