@@ -144,8 +144,11 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 		}
 		return nil
 	})
-	if err != nil || removed == 0 {
-		return 0, buf, err
+	if err != nil {
+		return 0, buf, l.fail(err)
+	}
+	if removed == 0 {
+		return 0, buf, nil
 	}
 
 	logPath, indexPath := s.path(segmentSuffix), s.path(indexSuffix)

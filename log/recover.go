@@ -193,12 +193,12 @@ func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext 
 // countBatches walks the batch headers of f from pos (magic and length
 // only, no CRC) and returns how many whole batches it could walk: what a
 // report says was dropped.
-func countBatches(f vfs.File, pos, size int64) int {
+func countBatches(f vfs.File, pos, size int64) (int, error) {
 	var hdr [BatchHeaderSize]byte
 	n := 0
 	for pos+BatchHeaderSize <= size {
-		if k, _ := f.ReadAt(hdr[:], pos); k != len(hdr) {
-			break
+		if k, err := f.ReadAt(hdr[:], pos); k != len(hdr) {
+			return n, fmt.Errorf("log: open: read %d: %w", pos, err)
 		}
 		l := BatchLogOverhead + int64(int32(binary.BigEndian.Uint32(hdr[posBatchLength:])))
 		if hdr[posMagic] != Magic || l < BatchHeaderSize || pos+l > size {
@@ -207,7 +207,7 @@ func countBatches(f vfs.File, pos, size int64) int {
 		n++
 		pos += l
 	}
-	return n
+	return n, nil
 }
 
 // isOwnedTemp reports whether name is a temporary file of a checkpoint or
@@ -511,6 +511,7 @@ func (rc *recovery) unclean() error {
 		if err := rc.removeSegment(rc.bases[i]); err != nil {
 			return err
 		}
+		rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, segmentName(rc.bases[i], segmentSuffix))
 	}
 	bases := rc.bases[first:]
 
@@ -596,7 +597,7 @@ func (rc *recovery) unclean() error {
 	leo := segs[len(segs)-1].next
 	// Flushed offsets the files no longer hold (deleted last segments, an
 	// empty directory): damage too.
-	if rc.rpFound && leo < rp {
+	if rc.rpFound && leo < rp && !r.LostFlushedData {
 		last := segs[len(segs)-1]
 		bad := &CorruptError{File: last.name(), Pos: int(max(last.size, 0)), Err: ErrHole}
 		if !l.opts.Repair {
@@ -653,6 +654,7 @@ func (rc *recovery) dropAllFor(start uint64) error {
 		if err := rc.removeSegment(s.base); err != nil {
 			return err
 		}
+		rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, s.name())
 		l.segments = l.segments[:len(l.segments)-1]
 	}
 	s, err := createSegmentFiles(l.fs, l.dir, start)
@@ -723,7 +725,11 @@ func (rc *recovery) cut(i int, before bool, pos, fileSize int64, off uint64, bad
 	segs := l.segments
 	s := segs[i]
 	if !before && pos < fileSize {
-		c.Batches += countBatches(s.log, pos, fileSize)
+		n, err := countBatches(s.log, pos, fileSize)
+		if err != nil {
+			return err
+		}
+		c.Batches += n
 		c.Bytes += fileSize - pos
 		if err := s.log.Truncate(pos); err != nil {
 			return fmt.Errorf("log: open: cut %s: %w", s.name(), err)
@@ -739,13 +745,20 @@ func (rc *recovery) cut(i int, before bool, pos, fileSize int64, off uint64, bad
 	for k := len(segs) - 1; k >= keep; k-- {
 		d := segs[k]
 		f, err := l.fs.OpenFile(d.path(segmentSuffix), os.O_RDONLY, 0)
-		if err == nil {
-			if size, err := f.Size(); err == nil {
-				c.Batches += countBatches(f, 0, size)
-				c.Bytes += size
-			}
-			f.Close()
+		if err != nil {
+			return fmt.Errorf("log: open: %w", err)
 		}
+		size, err := f.Size()
+		var n int
+		if err == nil {
+			n, err = countBatches(f, 0, size)
+		}
+		f.Close()
+		if err != nil {
+			return err
+		}
+		c.Batches += n
+		c.Bytes += size
 		l.closeSegmentFilesLocked(d)
 		if err := rc.removeSegment(d.base); err != nil {
 			return err
