@@ -598,12 +598,16 @@ func (l *Log) openLocked(s *segment) error {
 		}
 		return nil
 	}
+	active := s == l.segments[len(l.segments)-1]
+	if !active {
+		l.evictTo(l.opts.MaxOpenSegments - 1) // make room first: the bound holds at every moment
+	}
 	f, err := l.fs.OpenFile(s.path(segmentSuffix), os.O_RDWR, 0)
 	if err != nil {
 		return l.fail(fmt.Errorf("log: open segment: %w", err))
 	}
 	s.log = f
-	if s != l.segments[len(l.segments)-1] {
+	if !active {
 		l.lruPush(s)
 	}
 	return nil
@@ -611,8 +615,13 @@ func (l *Log) openLocked(s *segment) error {
 
 // evictLocked closes unpinned LRU files beyond the bound, least recently
 // used first. The caller holds fileMu.
-func (l *Log) evictLocked() {
-	for s := l.lruTail; s != nil && l.lruLen > l.opts.MaxOpenSegments; {
+func (l *Log) evictLocked() { l.evictTo(l.opts.MaxOpenSegments) }
+
+// evictTo closes unpinned LRU files, least recently used first, until at
+// most n are open (pinned ones stay, so a moment with many readers can
+// exceed it). The caller holds fileMu.
+func (l *Log) evictTo(n int) {
+	for s := l.lruTail; s != nil && l.lruLen > n; {
 		prev := s.lruPrev
 		if s.pins == 0 {
 			l.lruRemove(s)

@@ -158,7 +158,11 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 		return info, fmt.Errorf("log: append of %d bytes exceeds %d: %w", len(batches), MaxSegmentBytes-BatchHeaderSize, ErrInvalidArgument)
 	}
 	prevEpoch := l.lastBatchEpoch()
+	// The cache's latest entry, which a batch either continues (same
+	// epoch, from a later offset) or replaces (Kafka's assign: an entry the
+	// leader added at the LEO for an epoch that never appended).
 	latest, haveLatest := l.epochs.LatestEpoch()
+	latestStart, _ := l.epochs.StartOffsetOf(latest)
 	l.assignments = l.assignments[:0]
 	next, maxTs := first, int64(noTimestamp)
 	var firstEpoch int32
@@ -183,13 +187,13 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 		if pos == 0 {
 			info.FirstOffset, firstEpoch = h.BaseOffset, e
 		}
-		if !haveLatest || e > latest {
-			start := h.BaseOffset
-			if pos == 0 {
-				start = next // the gap-covering batch, if any, starts the epoch
-			}
+		start := h.BaseOffset
+		if pos == 0 {
+			start = next // the gap-covering batch, if any, starts the epoch
+		}
+		if !haveLatest || e != latest || start < latestStart {
 			l.assignments = append(l.assignments, epochStart{e, start})
-			latest, haveLatest = e, true
+			latest, latestStart, haveLatest = e, start, true
 		}
 		prevEpoch = e
 		next = h.NextOffset()
