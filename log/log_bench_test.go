@@ -62,7 +62,11 @@ func stBenchAppendAsLeader(b *testing.B, n int, sync SyncPolicy) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		// The same bytes every time: AppendAsLeader restamps them in place.
+		// The same bytes every time: AppendAsLeader stamped the previous
+		// base offset in place, and a producer's batch has base offset 0.
+		if err := SetBaseOffset(batch, 0); err != nil {
+			b.Fatal(err)
+		}
 		if _, err := l.AppendAsLeader(batch, 1); err != nil {
 			b.Fatal(err)
 		}
@@ -114,6 +118,9 @@ func BenchmarkRead(b *testing.B) {
 			reads := (32 << 20) / (perRead * len(batch))
 			l := stOpen(b, b.TempDir(), Options{SegmentBytes: stBenchSegmentBytes})
 			for range perRead * reads {
+				if err := SetBaseOffset(batch, 0); err != nil {
+					b.Fatal(err)
+				}
 				if _, err := l.AppendAsLeader(batch, 1); err != nil {
 					b.Fatal(err)
 				}
