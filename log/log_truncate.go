@@ -84,17 +84,21 @@ func (l *Log) TruncateTo(offset uint64) error {
 	if removed {
 		l.dirDirty = true
 	}
-	if l.opts.Sync == SyncEveryAppend {
+	// The cut is made durable now, whatever the SyncPolicy: if a crash
+	// undid it after appends had rolled a new segment at the new LEO (and
+	// something synced the directory), the old segment would come back
+	// overlapping the new one.
+	if seg.unsynced {
 		if err := seg.log.Sync(); err != nil {
 			return l.fail(fmt.Errorf("log: truncate: fsync: %w", err))
 		}
 		seg.unsynced = false
-		if l.dirDirty {
-			if err := l.fs.SyncDir(l.dir); err != nil {
-				return l.fail(fmt.Errorf("log: truncate: %w", err))
-			}
-			l.dirDirty = false
+	}
+	if l.dirDirty {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return l.fail(fmt.Errorf("log: truncate: %w", err))
 		}
+		l.dirDirty = false
 	}
 	return l.truncateEpochs(newLEO)
 }
@@ -178,6 +182,7 @@ func (l *Log) makeActive(s *segment) error {
 	if s.writerPin {
 		s.writerPin = false
 		s.pins--
+		l.writerPinned--
 	}
 	if err := l.openLocked(s); err != nil {
 		return err
