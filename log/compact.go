@@ -269,7 +269,7 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 	l.fileMu.Unlock()
 	old.Close()
 	s.size, s.next, s.maxTimestamp, s.entries = ns.size, ns.next, ns.maxTimestamp, ns.entries
-	s.recent = recentRing{} // its positions were the old file's
+	s.recent = nil // its positions were the old file's
 	s.unsynced = false
 	if err := l.fs.Rename(indexCleanedPath, indexPath); err != nil {
 		// The data is compacted; the stale index file is rebuilt by Open.

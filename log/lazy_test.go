@@ -199,3 +199,29 @@ func TestReadClampsMaxBytes(t *testing.T) {
 		t.Errorf("Read with maxBytes 1 GiB returned %d bytes; MaxReadBytes is 1000", len(out))
 	}
 }
+
+// TestRollsKeepOpenFilesBounded: a SyncNever log that rolls many segments
+// between flushes keeps each unsynced one open until it is fsynced (its
+// writeback error must not be lost with a closed file), but never more
+// than MaxOpenSegments of them: the oldest are fsynced early.
+func TestRollsKeepOpenFilesBounded(t *testing.T) {
+	c := newCountingFS(vfs.NewMem())
+	l, err := Open(stDir, Options{FS: c, SegmentBytes: 100, MaxOpenSegments: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	stAppendLeader(t, l, 40, 1, 60, 1) // a segment per batch
+	if c.maxOpen > 4 {
+		t.Errorf("%d segment files open at once; MaxOpenSegments 3 and the active one allow 4", c.maxOpen)
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := stReadAll(t, l, IsolationLogEnd); len(stHeaders(t, got)) != 40 {
+		t.Errorf("read back %d batches", len(stHeaders(t, got)))
+	}
+	if c.maxOpen > 4 {
+		t.Errorf("%d segment files open at once after reading", c.maxOpen)
+	}
+}

@@ -72,6 +72,7 @@ type Log struct {
 	fileMu           sync.Mutex
 	lruHead, lruTail *segment
 	lruLen           int
+	writerPinned     int // segments with writerPin
 	verifyBuf        []byte
 
 	report RecoveryReport // what Open found; read-only after Open
@@ -410,14 +411,7 @@ func (l *Log) syncSegments() error {
 			return l.fail(fmt.Errorf("log: flush %s: %w", s.name(), err))
 		}
 		s.unsynced = false
-		l.fileMu.Lock()
-		if s.writerPin {
-			// Synced: its file may now be closed when unused.
-			s.writerPin = false
-			s.pins--
-			l.evictLocked()
-		}
-		l.fileMu.Unlock()
+		l.unpinWriter(s) // synced: its file may now be closed when unused
 	}
 	if l.dirDirty {
 		if err := l.fs.SyncDir(l.dir); err != nil {
@@ -525,6 +519,11 @@ func (l *Log) closeSegmentFilesLocked(s *segment) error {
 	if s.inLRU {
 		l.lruRemove(s)
 	}
+	if s.writerPin {
+		s.writerPin = false
+		s.pins--
+		l.writerPinned--
+	}
 	if s.log != nil {
 		errs = append(errs, s.log.Close())
 		s.log = nil
@@ -534,6 +533,19 @@ func (l *Log) closeSegmentFilesLocked(s *segment) error {
 		s.index = nil
 	}
 	return errors.Join(errs...)
+}
+
+// unpinWriter releases the pin a roll put on an unsynced segment, now
+// synced. The caller holds writeMu.
+func (l *Log) unpinWriter(s *segment) {
+	l.fileMu.Lock()
+	defer l.fileMu.Unlock()
+	if s.writerPin {
+		s.writerPin = false
+		s.pins--
+		l.writerPinned--
+		l.evictLocked()
+	}
 }
 
 // withFile runs fn with s's log file open and pinned, opening it if it was

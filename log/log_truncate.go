@@ -182,6 +182,7 @@ func (l *Log) makeActive(s *segment) error {
 	if s.writerPin {
 		s.writerPin = false
 		s.pins--
+		l.writerPinned--
 	}
 	if err := l.openLocked(s); err != nil {
 		return err

@@ -217,25 +217,16 @@ func isOwnedTemp(name string) bool {
 	return ok && slices.Contains(ownedTempFiles, stem)
 }
 
-// isDigits20 reports whether s is 20 decimal digits, a segment's stem.
-func isDigits20(s string) bool {
-	if len(s) != 20 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // recovery is Open's working state.
 type recovery struct {
-	l           *Log
-	r           *RecoveryReport
+	l *Log
+	r *RecoveryReport
+	// names holds the directory's regular files other than segment and
+	// index files (checkpoints, temporary files, ...): a few, whereas a
+	// log can have thousands of segments.
 	names       map[string]bool
-	bases       []uint64
+	bases       []uint64 // segment log files, sorted
+	indexBases  []uint64 // index files, sorted
 	hw          uint64
 	hwFound     bool
 	rp          uint64
@@ -288,12 +279,16 @@ func (rc *recovery) list() error {
 		if !e.Regular {
 			continue
 		}
-		rc.names[e.Name] = true
 		if base, ok := parseSegmentName(e.Name); ok {
 			rc.bases = append(rc.bases, base)
+		} else if base, ok := parseStem(e.Name, indexSuffix); ok {
+			rc.indexBases = append(rc.indexBases, base)
+		} else {
+			rc.names[e.Name] = true
 		}
 	}
 	slices.Sort(rc.bases)
+	slices.Sort(rc.indexBases)
 	return nil
 }
 
@@ -369,23 +364,28 @@ func (rc *recovery) readMarker() error {
 // deleteLeftovers deletes the files of interrupted operations: temporary
 // checkpoints, compaction's copies, index files without a segment.
 func (rc *recovery) deleteLeftovers() error {
-	haveLog := map[string]bool{}
-	for _, b := range rc.bases {
-		haveLog[segmentName(b, "")] = true
-	}
-	names := make([]string, 0, len(rc.names))
+	var leftovers []string
 	for name := range rc.names {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		stem, isIndex := strings.CutSuffix(name, indexSuffix)
-		if strings.HasSuffix(name, cleanedSuffix) || isOwnedTemp(name) || (isIndex && isDigits20(stem) && !haveLog[stem]) {
-			if err := rc.remove(name); err != nil {
-				return err
-			}
-			rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, name)
+		if strings.HasSuffix(name, cleanedSuffix) || isOwnedTemp(name) {
+			leftovers = append(leftovers, name)
 		}
+	}
+	// Index files without a segment: both lists are sorted.
+	i := 0
+	for _, b := range rc.indexBases {
+		for i < len(rc.bases) && rc.bases[i] < b {
+			i++
+		}
+		if i == len(rc.bases) || rc.bases[i] != b {
+			leftovers = append(leftovers, segmentName(b, indexSuffix))
+		}
+	}
+	slices.Sort(leftovers)
+	for _, name := range leftovers {
+		if err := rc.remove(name); err != nil {
+			return err
+		}
+		rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, name)
 	}
 	return nil
 }
@@ -447,8 +447,11 @@ func (rc *recovery) tryClean() (bool, error) {
 		return false, nil
 	}
 	l := rc.l
+	l.segments = make([]*segment, 0, len(m.segments))
+	older := make([]segment, len(m.segments)-1) // one allocation for thousands of segments
 	for i, rec := range m.segments[:len(m.segments)-1] {
-		s := newSegment(l.dir, rec.base)
+		s := &older[i]
+		s.base, s.dir, s.maxTimestamp = rec.base, l.dir, noTimestamp
 		s.size, s.next = rec.size, m.segments[i+1].base
 		l.segments = append(l.segments, s)
 	}
