@@ -19,8 +19,7 @@ type AppendInfo struct {
 	NextOffset uint64
 	// Records and Batches count the records and batches appended (an
 	// empty gap-covering batch is not counted).
-	Records int
-	Batches int
+	Records, Batches int
 	// Bytes is the number of bytes written, a gap-covering batch included.
 	Bytes int
 	// LastEpoch is the partitionLeaderEpoch of the last batch, -1 when
