@@ -8,27 +8,37 @@
 // This root package holds no code. The packages, from the bottom up:
 //
 //   - [github.com/kaenlog/kaenlog/log]: a durable, segmented log of Kafka
-//     RecordBatch v2 bytes (CRC-32C, varints), with a sparse index, torn-tail
-//     recovery, a high-watermark checkpoint, retention and compaction. Its
-//     eager-high-watermark switch is what a second replica turns off.
-//   - [github.com/kaenlog/kaenlog/isr]: the in-sync replica rules as pure
-//     functions of the values they are handed: [isr.AdvanceHW] (the
-//     high-watermark proposal), [isr.State.ShrinkISR] (the only rule that
-//     compares a clock with a cutoff) and the acks=all gate.
+//     RecordBatch v2 bytes (CRC-32C, varints) that never lies about its data:
+//     every file operation through a seam ([github.com/kaenlog/kaenlog/log/vfs]),
+//     a failed write or fsync never forgotten, recovery that proves the log
+//     contiguous and reports what it cut, the leader-epoch cache, the high
+//     watermark, retention and compaction.
 //   - [github.com/kaenlog/kaenlog/epoch]: the leader-epoch cache and
-//     [epoch.EndOffsetForEpoch], the "<=" lookup that makes truncation safe
-//     (KIP-101, KIP-279).
-//   - [github.com/kaenlog/kaenlog/wire]: length-prefixed frames and the
-//     fetch, produce and offsets-for-leader-epoch messages; the only place
-//     where an in-memory uint64 offset becomes a wire int64 and where
-//     "not found" becomes (-1, -1).
-//   - [github.com/kaenlog/kaenlog/replica]: brokers' copies of a partition
-//     that replicate by fetch over a byte link, and the two-broker
-//     [replica.Cluster] the chapter drives.
-//   - [github.com/kaenlog/kaenlog/examples]: one runnable Example per section
-//     of the chapter's demo, and the demo program itself in
-//     examples/replica-demo.
+//     [github.com/kaenlog/kaenlog/epoch.EndOffsetForEpoch], the "<=" lookup
+//     that makes truncation safe (KIP-101, KIP-279).
+//   - [github.com/kaenlog/kaenlog/isr]: the in-sync replica rules as pure
+//     functions of the values they are handed:
+//     [github.com/kaenlog/kaenlog/isr.AdvanceHW] (the high-watermark
+//     proposal), [github.com/kaenlog/kaenlog/isr.State.ShrinkISR] (the only
+//     rule that compares a clock with a cutoff), the acks=all gate, and the
+//     leader's half of AlterPartition.
+//   - [github.com/kaenlog/kaenlog/wire]: kaenlog's messages as Go values,
+//     their frames, and one table of error codes; the only place where an
+//     in-memory uint64 offset becomes a wire int64 and where "not found"
+//     becomes (-1, -1).
+//   - [github.com/kaenlog/kaenlog/replica]: the partition, the broker and
+//     the in-process cluster as state machines driven by the time they are
+//     handed, with [github.com/kaenlog/kaenlog/replica.Cluster] and the
+//     chapter's two-broker harness.
+//   - [github.com/kaenlog/kaenlog/replica/controller]: the controller that
+//     owns the ISR, Kafka's KRaft controller shrunk to what replication
+//     needs, a pure state machine over a metadata log.
+//   - [github.com/kaenlog/kaenlog/replica/clock]: the injected clock and
+//     the driver that runs every state machine's timed work.
+//   - [github.com/kaenlog/kaenlog/examples]: one runnable Example per
+//     section of the chapter's demo, and the demos themselves.
 //
-// The protocol core never reads a clock: time arrives as nowMs int64, so every
-// scenario is deterministic and can be replayed exactly.
+// No library package reads the wall clock: time arrives as nowMs int64 or an
+// injected clock, so every scenario is deterministic and can be replayed
+// exactly.
 package kaenlog

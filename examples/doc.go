@@ -1,4 +1,10 @@
-// Package examples runs the chapter's demo — `klog replica-demo --rounds 4
+// Package examples holds kaenlog's two demos, each section a method that
+// checks its claims before it prints and a runnable Example whose output
+// go test verifies.
+//
+// # The chapter's demo
+//
+// [Demo] runs the chapter's demo — `klog replica-demo --rounds 4
 // --min-isr 2 --now-ms 1700000000000` in the course, `go run
 // ./examples/replica-demo` here — one section at a time, and carries one
 // runnable Example per section whose output `go test` verifies.
@@ -19,4 +25,15 @@
 // for fetch_once, ShrinkISR(nowMs) for shrink_isr(now_ms), BecomeLeader for
 // become_leader, the comma-ok (epoch, endOffset, ok) result for Some(..) and
 // None, []int32 for Vec<i32>, uint64 for u64.
+//
+// # The cluster demo
+//
+// [ClusterDemo] runs three brokers and the controller in one process
+// (`go run ./examples/cluster-demo`), in English, and drives what the
+// chapter only draws: the controller's election, acks=all waiting for the
+// high watermark, the ISR shrinking and growing on the timer through the
+// controller, a leader crash and a clean election, and KIP-279's leadership
+// change 1 → 2 → 1. Like the chapter's demo it is deterministic (an
+// in-memory network on a clock that moves only when told), golden
+// (testdata/cluster-demo.golden) and self-checking ([ErrClaimNotShown]).
 package examples

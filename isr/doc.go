@@ -17,6 +17,19 @@
 // (the replica layer accepts only a larger proposal), as Kafka's
 // maybeIncrementLeaderHW leaves it to maybeIncrementHighWatermark.
 //
+// Proposed, then committed. A leader that answers to a controller never
+// changes its ISR itself (alterpartition.go, Kafka's AlterPartition): the
+// time rule (ProposeShrink) and the joining rule (ProposeExpansion) propose a
+// new ISR, one proposal in flight at a time, and Commit applies the ISR the
+// controller committed. A follower being added counts at once — it joins the
+// maximal ISR, which holds the high watermark back, the safe direction — and
+// one being removed counts only once committed. State.UnderMinISR, which
+// freezes the high watermark (KIP-966) and refuses acks=all, reads the
+// committed ISR; the acks=all gate reads the maximal one. min.insync.replicas
+// is capped at the replication factor (EffectiveMinISR), as in Kafka.
+// ShrinkISR, Readmit and RemoveLostSession apply their rule at once: the
+// chapter's single-process leader, which has no controller to ask.
+//
 // One-round lag. A follower's fetch offset is its LEO, and the leader learns
 // it from the fetch REQUEST (State.Observe); the HW computed from it travels
 // back in the RESPONSE that also carries newer records. So a follower always
@@ -41,9 +54,6 @@
 //
 // # Where Kafka 4.0 differs
 //
-//   - Kafka's maximal ISR is the committed ISR plus replicas whose addition
-//     is in flight to the controller (KIP-497). kaenlog applies ISR changes
-//     at once, so its maximal ISR is simply the ISR.
 //   - Kafka's maybeIncrementLeaderHW also waits for a follower outside the
 //     ISR that is caught up and ISR-eligible (shouldWaitForReplicaToJoinIsr).
 //     kaenlog follows the chapter: only ISR members hold the HW back.
@@ -53,7 +63,7 @@
 //     the leader even while the leader is idle. Observe marks a follower at
 //     the leader's LEO caught up at every fetch, so fetching followers are
 //     unaffected.
-//   - In Kafka the leader only proposes ISR changes (AlterPartition) and the
-//     controller commits them in the metadata log, replicated by KRaft.
-//     kaenlog's ISR is in-memory state owned by one process.
+//   - In Kafka the controller commits ISR changes in a metadata log
+//     replicated by KRaft; kaenlog's controller is a single node standing in
+//     for that quorum (package replica/controller).
 package isr

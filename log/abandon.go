@@ -21,3 +21,15 @@ func (l *Log) Abandon() error {
 	l.mu.Unlock()
 	return errors.Join(l.closeFiles(), l.lock.Close())
 }
+
+// Failed returns nil while the log is usable, and otherwise the error every
+// operation now returns: one wrapping ErrLogFailed and the first failure's
+// cause. Only a fresh Open clears it. A broker with a single log directory
+// stops when one of its logs fails, as Kafka's does when its last log
+// directory goes offline.
+func (l *Log) Failed() error {
+	if f := l.failed.Load(); f != nil {
+		return &failedError{cause: f.cause}
+	}
+	return nil
+}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kaenlog/kaenlog/epoch"
 )
 
 // Tests: appends at the edges (follower gaps, overlaps and lying
@@ -474,5 +476,139 @@ func TestAppendAsLeaderNearMaxOffset(t *testing.T) {
 	SetPartitionLeaderEpoch(last, 1) // the epoch of the log's last batch
 	if _, err := l.AppendAsFollower(last); !errors.Is(err, ErrBadOffset) {
 		t.Errorf("follower append to MaxInt64 = %v, want ErrBadOffset", err)
+	}
+}
+
+// TestFollowerCoversTheLeadersGap: Kafka's follower rule refuses only a
+// first batch below the LEO. A first batch above it (a leader whose log has
+// a gap, as an old compacted one's may) is preceded by an empty batch the
+// follower writes itself, with the epoch of the batch after it, so the
+// follower's log stays contiguous, also after a restart.
+func TestFollowerCoversTheLeadersGap(t *testing.T) {
+	dir := t.TempDir()
+	f := stOpen(t, dir, Options{})
+	f.StopEagerHighWatermark()
+	first := stBatch(t, 0, 2, 1, 1)
+	SetPartitionLeaderEpoch(first, 1)
+	if _, err := f.AppendAsFollower(first); err != nil {
+		t.Fatal(err)
+	}
+	after := stBatch(t, 5, 2, 1, 1)
+	SetPartitionLeaderEpoch(after, 3)
+	info, err := f.AppendAsFollower(after)
+	if err != nil {
+		t.Fatalf("a first batch above the LEO: %v", err)
+	}
+	if info.FirstOffset != 5 || info.NextOffset != 7 || info.Records != 2 || info.Batches != 1 || info.Bytes != BatchHeaderSize+len(after) || info.LastEpoch != 3 {
+		t.Errorf("AppendInfo = %+v", info)
+	}
+	out := stReadAll(t, f, IsolationLogEnd)
+	hs := stHeaders(t, out)
+	if got := fmt.Sprint(stOffsets(hs)); got != "[0-1 2-4 5-6]" {
+		t.Fatalf("follower log %s, want [0-1 2-4 5-6]", got)
+	}
+	if hs[1].RecordCount != 0 || hs[1].PartitionLeaderEpoch != 3 || hs[1].Size() != BatchHeaderSize {
+		t.Errorf("gap batch %+v: want an empty batch of epoch 3", hs[1])
+	}
+	if !bytes.Equal(out[len(out)-len(after):], after) {
+		t.Error("the leader's batch is not stored byte for byte")
+	}
+	if got, want := f.EpochEntries(), []epoch.Entry{{Epoch: 1, StartOffset: 0}, {Epoch: 3, StartOffset: 2}}; !slices.Equal(got, want) {
+		t.Errorf("epochs %v, want %v", got, want)
+	}
+	stClose(t, f)
+	stUnflush(t, dir)
+	f = stOpen(t, dir, Options{})
+	if r := f.Recovery(); len(r.Cuts) > 0 || f.EndOffset() != 7 {
+		t.Errorf("after reopen: LEO %d\n%s", f.EndOffset(), r)
+	}
+	// Still refused: below the LEO, and a later batch that skips.
+	if _, err := f.AppendAsFollower(stBatch(t, 6, 1, 1, 1)); !errors.Is(err, ErrNotAtLogEnd) {
+		t.Errorf("first batch below the LEO = %v", err)
+	}
+}
+
+// TestLeaderValidatesEveryRecord: what a leader refuses from a producer
+// (issue 7, points 6 and 7), with the log and the input unchanged.
+func TestLeaderValidatesEveryRecord(t *testing.T) {
+	l := stOpen(t, t.TempDir(), Options{MaxBatchBytes: 2000})
+	stAppendLeader(t, l, 1, 2, 10, 1)
+	garbage := stBatch(t, 0, 1, 10, 1)
+	for i := BatchHeaderSize; i < len(garbage); i++ {
+		garbage[i] = 0xff
+	}
+	garbage = stRecrc(garbage)
+	noBytes := stRecrc(bytes.Clone(stBatch(t, 0, 1, 1, 1)[:BatchHeaderSize]))
+	huge := bytes.Clone(noBytes)
+	binary.BigEndian.PutUint32(huge[57:61], 1<<31-1)
+	binary.BigEndian.PutUint32(huge[23:27], 1<<31-2)
+	huge = stRecrc(huge)
+	gzip := stBatch(t, 0, 2, 10, 1)
+	gzip[22] |= 1
+	gzip = stRecrc(gzip)
+	big := stBatch(t, 0, 30, 100, 1)
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want error
+	}{
+		{"a correct-CRC batch of garbage records", garbage, ErrCorrupt},
+		{"one record claimed, no record bytes", noBytes, ErrCorrupt},
+		{"2^31-1 records claimed in 61 bytes", huge, ErrCorrupt},
+		{"gzip-flagged", gzip, ErrUnsupportedCompression},
+		{"larger than MaxBatchBytes", big, ErrBatchTooLarge},
+	} {
+		in := bytes.Clone(tc.in)
+		before := rvSnapshot(t, l)
+		if _, err := l.AppendAsLeader(in, 7); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+		if !before.equal(rvSnapshot(t, l)) || !bytes.Equal(in, tc.in) {
+			t.Errorf("%s: the log or the input changed", tc.name)
+		}
+	}
+	// A follower keeps what its leader accepted, whatever its size.
+	f := stOpen(t, t.TempDir(), Options{MaxBatchBytes: 2000})
+	if _, err := f.AppendAsFollower(big); err != nil {
+		t.Errorf("follower append of a large batch: %v", err)
+	}
+}
+
+// TestLeaderRewritesAWrongMaxTimestamp: like Kafka's LogValidator, the
+// leader stamps the largest record timestamp over a wrong MaxTimestamp and
+// recomputes the CRC; a right one costs nothing.
+func TestLeaderRewritesAWrongMaxTimestamp(t *testing.T) {
+	l := stOpen(t, t.TempDir(), Options{})
+	b := stBatch(t, 0, 3, 5, 1000) // record timestamps 1000, 1001, 1002
+	binary.BigEndian.PutUint64(b[35:43], 5)
+	b = stRecrc(b)
+	info, err := l.AppendAsLeader(b, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := stHeaders(t, stReadAll(t, l, IsolationLogEnd))[0]
+	if h.MaxTimestamp != 1002 || info.MaxTimestamp != 1002 {
+		t.Errorf("MaxTimestamp stored %d, reported %d; want 1002", h.MaxTimestamp, info.MaxTimestamp)
+	}
+}
+
+// TestAppendInfo: what an append reports, counted in the verifying pass.
+func TestAppendInfo(t *testing.T) {
+	l := stOpen(t, t.TempDir(), Options{})
+	in := append(stBatch(t, 0, 3, 5, 10), stBatch(t, 0, 2, 5, 20)...)
+	info, err := l.AppendAsLeader(in, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := AppendInfo{FirstOffset: 0, NextOffset: 5, Records: 5, Batches: 2, Bytes: len(in), LastEpoch: 4, MaxTimestamp: 21}
+	if info != want {
+		t.Errorf("leader AppendInfo %+v, want %+v", info, want)
+	}
+	f := stOpen(t, t.TempDir(), Options{})
+	if info, err := f.AppendAsFollower(in); err != nil || info != want {
+		t.Errorf("follower AppendInfo %+v, %v; want %+v", info, err, want)
+	}
+	if info, err := f.AppendAsFollower(nil); err != nil || info != (AppendInfo{FirstOffset: 5, NextOffset: 5, LastEpoch: -1, MaxTimestamp: -1}) {
+		t.Errorf("empty append = %+v, %v", info, err)
 	}
 }

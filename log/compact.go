@@ -144,8 +144,11 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 		}
 		return nil
 	})
-	if err != nil || removed == 0 {
-		return 0, buf, err
+	if err != nil {
+		return 0, buf, l.fail(err)
+	}
+	if removed == 0 {
+		return 0, buf, nil
 	}
 
 	logPath, indexPath := s.path(segmentSuffix), s.path(indexSuffix)
@@ -266,7 +269,7 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 	l.fileMu.Unlock()
 	old.Close()
 	s.size, s.next, s.maxTimestamp, s.entries = ns.size, ns.next, ns.maxTimestamp, ns.entries
-	s.recent = recentRing{} // its positions were the old file's
+	s.recent = nil // its positions were the old file's
 	s.unsynced = false
 	if err := l.fs.Rename(indexCleanedPath, indexPath); err != nil {
 		// The data is compacted; the stale index file is rebuilt by Open.

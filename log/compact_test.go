@@ -684,17 +684,12 @@ func TestReadsRaceCompaction(t *testing.T) {
 	wg.Wait()
 }
 
-// TestFollowerReplicatesCompactedLeader is a KNOWN ISSUE left for the
-// lead to decide (it needs a change of documented behavior and of an
-// existing assertion, TestAppendAsFollower's "skip" case). When compaction
-// removes a whole batch, Read returns the next batch after the gap, and
-// AppendAsFollower rejects it with ErrNotAtLogEnd; truncating (what that
-// error tells a follower to do) does not help, so a follower catching up
-// on a compacted leader is stuck forever. Kafka's follower append only
-// rejects a first offset below its LEO (UnifiedLog's
-// UnexpectedAppendOffsetException) and accepts gaps, for this reason.
+// TestFollowerReplicatesCompactedLeader: a follower catches up on a
+// compacted leader. Compaction leaves an empty batch where a batch's
+// records all vanished, so the leader's log has no gap, and the follower
+// copies it byte for byte (issue 7, point 8; this test was skipped as a
+// known issue before).
 func TestFollowerReplicatesCompactedLeader(t *testing.T) {
-	t.Skip("known issue: AppendAsFollower rejects the gaps compaction leaves; see the comment")
 	leader := stOpen(t, t.TempDir(), Options{SegmentBytes: 1})
 	rvPut(t, leader, "a", "1")
 	rvPut(t, leader, "a", "2") // offset 0's batch vanishes
@@ -719,5 +714,56 @@ func TestFollowerReplicatesCompactedLeader(t *testing.T) {
 	}
 	if follower.EndOffset() != leader.EndOffset() {
 		t.Errorf("follower LEO %d, leader %d", follower.EndOffset(), leader.EndOffset())
+	}
+	if !bytes.Equal(stReadAll(t, follower, IsolationLogEnd), stReadAll(t, leader, IsolationLogEnd)) {
+		t.Error("the follower's log differs from the compacted leader's")
+	}
+}
+
+// TestCompactionWritesOneEmptyBatchPerRun: a run of consecutive batches
+// whose records all vanish becomes one empty batch: 61 bytes, no records,
+// the run's offsets, the epoch of its last batch, the run's timestamps,
+// producer fields -1, attributes 0, a valid CRC.
+func TestCompactionWritesOneEmptyBatchPerRun(t *testing.T) {
+	l := stOpen(t, t.TempDir(), Options{SegmentBytes: 400})
+	put := func(epoch int32, ts int64, kv ...string) {
+		var recs []Record
+		for i := 0; i < len(kv); i += 2 {
+			recs = append(recs, Record{OffsetDelta: int32(i / 2), Key: []byte(kv[i]), Value: []byte(kv[i+1])})
+		}
+		if err := l.AssignEpoch(epoch); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AppendAsLeader(stBatchOf(t, 0, ts, recs), epoch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(1, 100, "a", "1", "b", "1") // 0-1: both superseded
+	put(2, 200, "a", "2")           // 2: superseded
+	put(2, 50, "c", "1", "b", "2")  // 3-4: c superseded, b kept
+	put(3, 300, "a", "3", "c", "2") // 5-6: kept
+	if len(l.segments) != 1 {
+		t.Fatalf("%d segments, want the four batches in one", len(l.segments))
+	}
+	stAppendLeader(t, l, 1, 10, 40, 1) // rolls: the first segment is closed
+	if n, err := l.Compact(); err != nil || n != 4 {
+		t.Fatalf("Compact = %d, %v; want 4 records removed", n, err)
+	}
+	out, err := l.Read(nil, 0, 1<<20, IsolationLogEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := stHeaders(t, out)
+	if got := fmt.Sprint(stOffsets(hs)); got != "[0-2 3-4 5-6 7-16]" {
+		t.Fatalf("batches after compaction %s, want [0-2 3-4 5-6 7-16]", got)
+	}
+	e := hs[0]
+	want := BatchHeader{BaseOffset: 0, BatchLength: BatchHeaderSize - BatchLogOverhead, PartitionLeaderEpoch: 2, Magic: Magic,
+		CRC: e.CRC, LastOffsetDelta: 2, BaseTimestamp: 100, MaxTimestamp: 200, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}
+	if e != want {
+		t.Errorf("empty batch header\n got %+v\nwant %+v", e, want)
+	}
+	if _, err := VerifyBatch(out[:e.Size()]); err != nil {
+		t.Errorf("empty batch: %v", err)
 	}
 }

@@ -1,34 +1,60 @@
 // Package log is one Kafka partition replica on disk: RecordBatch v2 batches
 // (byte-compatible with Kafka's DefaultRecordBatch) kept in a directory of
-// segments, with the offsets replication is built on.
+// segments, with the offsets replication is built on, and a promise: the
+// log never lies about data. It never serves bytes that were not written,
+// never drops or invents data silently, and never forgets that a write
+// failed.
 //
 // The package has two halves. The codec (ReadBatchHeader, VerifyBatch,
 // AppendBatch, DecodeBatch, BatchScanner, ...) reads and writes batches. The
 // storage (Open and the methods of Log) keeps them: appends and reads never
 // re-encode a batch, so what a producer checksummed is what a follower or
-// consumer reads, byte for byte (only compaction rewrites batches).
+// consumer reads, byte for byte (only compaction rewrites batches). Every
+// file operation of the storage goes through a vfs.FS (Options.FS; package
+// log/vfs), so tests can cut the power at any call.
 //
 // # A partition is a directory
 //
 //	orders-0/
-//	    00000000000000000000.log      segment: batches with offsets >= 0
-//	    00000000000000000000.index    its sparse offset index
-//	    00000000000000004127.log      next segment, rolled at offset 4127
+//	    00000000000000000000.log              segment: batches from offset 0
+//	    00000000000000000000.index            its sparse offset index
+//	    00000000000000004127.log              next segment, rolled at offset 4127
 //	    00000000000000004127.index
-//	    high-watermark-checkpoint     the HW, written atomically
+//	    high-watermark-checkpoint             the HW
+//	    recovery-point-offset-checkpoint      offsets below it are on disk
+//	    log-start-offset-checkpoint           the log start offset
+//	    leader-epoch-checkpoint               the leader-epoch cache (Kafka's format)
+//	    .kafka_cleanshutdown                  written last by Close, deleted first by Open
+//	    .lock                                 the directory lock, holding the holder's pid
+//	    verify-from-offset-checkpoint         only after damage was found in a trusted segment
+//	    *.tmp, *.log.cleaned, *.index.cleaned only while a write is in progress
 //
 // A segment is named by its base offset, zero-padded to 20 digits as in
 // Kafka, so names sort in offset order. It holds whole batches exactly as
-// they arrived on the wire; the last segment is the active one and the only
-// one written to. An append that would take a non-empty active segment past
+// they arrived; the last segment is the active one and the only one
+// written to. An append that would take a non-empty active segment past
 // Options.SegmentBytes rolls a new segment whose base offset is the log end
 // offset. One append is never split across segments.
 //
 // A Log knows three offsets. StartOffset is the first offset it can still
-// serve (the oldest segment's base; retention raises it). EndOffset, the log
-// end offset or LEO, is the offset the next record gets: 0 for an empty log,
-// never -1. HighWatermark is an exclusive bound: offsets below it are
-// committed. StartOffset <= HighWatermark <= EndOffset always.
+// serve: the larger of the oldest segment's base and the checkpointed log
+// start. EndOffset, the log end offset or LEO, is the offset the next record
+// gets: 0 for an empty log, never -1. HighWatermark is an exclusive bound:
+// offsets below it are committed. StartOffset <= HighWatermark <= EndOffset
+// always.
+//
+// # The log has no holes
+//
+// A log covers every offset from its first segment's base to the LEO
+// exactly once, with batches: within a segment each batch starts where the
+// previous one ended (base offset == the previous NextOffset), the first
+// exactly at the segment's base; each segment ends exactly where the next
+// begins. Compaction keeps it so (an emptied run of batches becomes one
+// empty batch), and so does a follower whose leader's log has a gap (it
+// covers the gap with an empty batch of its own). Recovery checks it batch
+// by batch; anything that breaks it is a hole (ErrHole) or damage, and
+// trust ends there. Logs compacted before kaenlog wrote empty batches have
+// gaps: they are treated as holes.
 //
 // # On-disk formats
 //
@@ -50,6 +76,10 @@
 //	    57     4 recordCount
 //	    61     - records (varint-framed)
 //
+// An empty batch (compaction's, or a follower's over its leader's gap) is
+// exactly these 61 bytes: recordCount 0, attributes 0, producer fields -1,
+// a lastOffsetDelta spanning the offsets it covers, a valid CRC.
+//
 // An index entry (8 bytes, big-endian, as in Kafka's OffsetIndex):
 //
 //	offset width field
@@ -62,53 +92,171 @@
 // and reads batch headers forward from there: less than one interval plus
 // one batch, never the whole segment. Unlike Kafka, which keys an entry by
 // the batch's last offset, entries here are keyed by its base offset, so
-// every entry names a batch boundary that can be checked.
+// every entry names a batch boundary that can be checked. The index is
+// derived data: recovery rebuilds it and rewrites a file that differs.
 //
-// The high-watermark checkpoint is two text lines, a version and the HW:
+// The high-watermark, recovery-point, log-start and verify-from checkpoints
+// are each two text lines, a version and an offset:
 //
 //	0
 //	4127
 //
-// It is replaced atomically (write a temporary file, fsync it, rename it
-// over the old one, fsync the directory) by CheckpointHighWatermark, Close,
-// and TruncateTo when it lowers the HW.
+// The leader-epoch checkpoint is Kafka's leader-epoch-checkpoint: a
+// version line "0", a count, and one "epoch start_offset" line per entry
+// (epoch.AppendCheckpoint). Every checkpoint, and the clean-shutdown
+// marker, is replaced atomically: a temporary ".tmp" file is written and
+// fsynced, renamed over the old one, and the directory fsynced; a leftover
+// ".tmp" is an interrupted write, and Open deletes it.
 //
-// # Guarantees
+// The clean-shutdown marker (marker.go) is text: a header line, the log
+// start and end, one "base size" line per segment, and a CRC-32C line:
 //
-// Appends are all-or-nothing. AppendAsLeader and AppendAsFollower verify
-// every batch (framing and CRC-32C) before writing anything; a corrupt or
-// misplaced batch is an error and the log is unchanged. The leader stamps
-// baseOffset and partitionLeaderEpoch in place in the caller's slice; the
-// CRC does not cover them, so it is never recomputed. A follower keeps the
-// leader's bytes and offsets and must continue its log exactly
-// (ErrNotAtLogEnd otherwise).
+//	kaenlog clean shutdown 1
+//	start 0
+//	end 4127
+//	segments 2
+//	0 1073741590
+//	4127 51020
+//	crc 1a2b3c4d
 //
-// Readers never see a partial batch. A Log is safe for concurrent use:
-// mutations are serialized, and Read runs alongside them, copying with
-// pread only bytes that were completely written before it started.
+// The lock file holds the decimal pid of the process holding the lock.
+//
+// # Appends
+//
+// AppendAsLeader validates every batch of a producer's request in one
+// pass with its CRC, as Kafka's LogValidator does: at most
+// Options.MaxBatchBytes (ErrBatchTooLarge), uncompressed
+// (ErrUnsupportedCompression: kaenlog stores uncompressed batches only),
+// producer-legal (ErrInvalidRecord: base offset 0, at least one record,
+// recordCount == lastOffsetDelta+1, no control batch, ...), records that
+// decode (the codec's *CorruptError). Then it stamps the batches in the
+// caller's slice: baseOffset, partitionLeaderEpoch (both outside the CRC),
+// and maxTimestamp when the producer's is wrong (recomputing the CRC).
+// AppendAsFollower verifies each batch once and keeps the leader's bytes,
+// offsets and epochs; it refuses only a first batch below the LEO (Kafka's
+// rule), and covers a first batch above it with an empty batch. Both
+// return an AppendInfo computed in the same pass.
+//
+// An append is all-or-nothing for errors: a refused append changes
+// nothing. It is not all-or-nothing for crashes: a crash can keep a prefix
+// of its batches, and recovery keeps whole batches only.
+//
+// The leader-epoch cache lives in the log (Kafka's UnifiedLog owns it too).
+// An append assigns the epochs of its batches in the pass that verifies
+// them and writes the leader-epoch checkpoint before writing the batches,
+// so that after any crash every batch's epoch is in the checkpoint.
+// AssignEpoch is the leader's entry at its LEO; truncation takes entries
+// along; epochs never go backwards in the log (an older epoch is refused).
+//
+// # Durability
 //
 // Durability is the SyncPolicy. SyncNever (the default) survives a process
 // crash: the bytes are in the page cache when an append returns. With
 // SyncEveryAppend an append returns only after an fsync, so it survives
-// power loss. Flush forces everything out on demand. Index files are never
-// fsynced: they are derived from the segments.
+// power loss. Flush forces everything out on demand and writes the recovery
+// point: every offset below it is on disk, segments and the directory
+// entries naming them. Under SyncEveryAppend appends advance the recovery
+// point in memory; Flush, CheckpointRecoveryPoint and Close write it.
+// TruncateTo makes its cut durable before it returns, whatever the policy: a
+// truncation a power cut undid could otherwise leave an old segment
+// overlapping one rolled after it.
 //
-// Open recovers whatever a crash left. It reads every segment and verifies
-// every batch; at the first torn, corrupt or out-of-order batch it truncates
-// that segment there and deletes every later segment, because nothing after
-// a hole can be trusted to continue the log. Every batch before that point
-// survives. Index files that are missing, torn or wrong are rebuilt from
-// their segments, and leftover temporary files are deleted. A missing HW
-// checkpoint means HW 0; an empty or garbled one makes Open fail with
-// ErrBadCheckpoint rather than guess; one above the recovered LEO is clamped
-// to it (the records it covered were torn off, possible with SyncNever).
+// Close makes everything durable (segments, index files, every checkpoint)
+// and then writes the clean-shutdown marker. On a full disk Close cannot
+// write its checkpoints: the old ones stand (with no HW checkpoint the HW
+// is 0 after the restart, so retention frees nothing until the replica
+// layer learns the HW again), no marker is written, and Close still closes
+// every file and releases the lock.
 //
-// Offsets never move. Retention (DeleteRetainedSegments) forgets whole
-// oldest segments, never the active one and never one holding an offset at
-// or above the HW. Compaction (Compact) keeps the newest record of every key
-// in closed segments below the HW, rewriting batches in place of their
-// original offsets, and swaps each segment in by rename, so a crash leaves
-// either the old or the new file.
+// # A failed write is never forgotten
+//
+// Any failed write, fsync, truncation, rename, removal, open or read in the
+// directory puts the Log in a failed state: every later call (appends,
+// Flush, truncation, checkpoints, retention, compaction, SetHighWatermark
+// and Read) returns an error wrapping ErrLogFailed and the first cause, and
+// never succeeds again. After a failed fsync the kernel may hold bytes that
+// never reach the disk, so neither a retried fsync nor a read can be
+// trusted. Nothing is repaired in place: only a fresh Open, which verifies
+// the files again, clears the state. Close of a failed log releases the
+// files and the lock and returns the failure.
+//
+// # Recovery
+//
+// Open takes the directory lock (ErrLocked, naming the holder's pid, if
+// another Log in any process holds it), deletes leftovers of interrupted
+// operations, and then:
+//
+//   - after a clean shutdown (a marker that parses, passes its CRC, and
+//     matches the directory: the same segments, the active one of the
+//     recorded size with a plausible index, the checkpoints Close writes),
+//     it reads no segment at all;
+//   - otherwise it verifies, batch by batch, every segment holding offsets
+//     at or past the recovery point (all of them without a recovery-point
+//     checkpoint, or to rebuild a missing or empty leader-epoch
+//     checkpoint): framing and CRC, each batch starting where the previous
+//     ended, the first at the segment's base, the last ending exactly at
+//     the next segment's base, offsets the index can express, epochs that
+//     never decrease and agree with the leader-epoch checkpoint for each
+//     batch's last offset, and the index file equal to the one rebuilt.
+//
+// The marker is deleted, and the directory fsynced, before anything else
+// changes. At the first failure trust ends: that segment is cut at the
+// failing batch and every later one is deleted, newest first. A cut at or
+// past the recovery point is a torn write: cut, reported, and Open goes on.
+// A cut below it is damage to data that was flushed: Open refuses with an
+// error wrapping ErrDamageBelowRecoveryPoint and a *CorruptError naming
+// the file and byte position, unless Options.Repair is set, in which case
+// it cuts and reports LostFlushedData, so the replica layer can tell the
+// controller. Flushed offsets with no segment left (deleted files) are
+// damage too; a directory emptied of segments whose recovery point says
+// nothing was flushed opens empty at its log start.
+//
+// Segments Open did not verify (below the recovery point, or after a clean
+// shutdown) are opened and verified in full the first time anything needs
+// their batches: a read, truncation, compaction, retention by time. Damage
+// found then is a *CorruptError to the caller, puts the log in the failed
+// state, and is recorded in verify-from-offset-checkpoint, so that the next
+// Open verifies that segment too and refuses (or, with Repair, cuts). Older
+// segments' files are kept open only up to Options.MaxOpenSegments, least
+// recently used first.
+//
+// The leader-epoch cache is the checkpoint's, without entries at or past
+// the recovered LEO; a missing or empty checkpoint beside a non-empty log
+// is rebuilt from the epochs stamped in the batches, as Kafka's log loader
+// does. The HW is the checkpoint's, 0 without one, raised to the log start
+// and clamped to the LEO (the report says when the checkpoint was above
+// it: committed records were lost locally). A damaged checkpoint of any
+// kind makes Open refuse with ErrBadCheckpoint; with Repair it is ignored
+// (the epoch cache rebuilt, the recovery point and a damage hint taken as
+// absent, the log start as the first segment's base, the HW as 0). Segments wholly below the checkpointed log start are leftovers of
+// retention or of TruncateFullyAndStartAt and are deleted. Recovery
+// reports everything it found and did (RecoveryReport).
+//
+// # Reads
+//
+// Readers never see a partial batch. A Log is safe for concurrent use:
+// mutations are serialized, and Read runs alongside them, copying with
+// pread only bytes that were completely written before it started. Read's
+// maxBytes is clamped to Options.MaxReadBytes; the first batch is returned
+// whole even if larger (Kafka's KIP-74), and a leader never accepts a batch
+// larger than Options.MaxBatchBytes. A read at or near the log end finds
+// its first batch with one header read: the active segment remembers where
+// its recent appends began.
+//
+// # Offsets never move
+//
+// Retention (DeleteRetainedSegments) forgets whole oldest segments, never
+// the active one and never one holding an offset at or above the HW.
+// IncrementStartOffset moves the log start forward, never past the HW.
+// Both checkpoint the new log start before deleting any file, so a crash
+// cannot move it back. TruncateFullyAndStartAt empties the log and restarts
+// it at an offset (a follower whose leader no longer has its fetch
+// offset): the new start is checkpointed first. Compaction (Compact) keeps
+// the newest record of every key in closed segments below the HW,
+// rewriting batches in place of their original offsets, and swaps each
+// segment in by rename, so a crash leaves either the old or the new file.
+// Truncating into the range of an empty batch removes it whole, so the LEO
+// may go back well below the offset asked for; no record is lost by that.
 //
 // # Eager high watermark
 //
@@ -124,63 +272,43 @@
 //	follower.partition.log_guard().stop_eager_high_watermark();
 //
 // In Go that is StopEagerHighWatermark. Afterwards only SetHighWatermark
-// raises the HW (never backwards) and only TruncateTo lowers it, and the
+// raises the HW (never backwards) and only truncation lowers it, and the
 // LEO runs ahead of the HW: IsolationLogEnd reads (followers) see records
 // that IsolationHighWatermark reads (consumers) do not see yet.
+//
+// # Choices where Kafka and the design leave room
+//
+//   - A failed read or open of a segment fails the log like a failed write
+//     (Kafka takes the whole log directory offline on any I/O error).
+//   - AssignEpoch takes only the epoch: it starts at the LEO, the only
+//     offset where a new epoch can begin without contradicting the batches.
+//   - A leader append or AssignEpoch with an epoch older than the cache's
+//     latest is ErrInvalidArgument; a follower batch older than the log's
+//     last batch is ErrNotAtLogEnd (the logs diverged), one with a negative
+//     epoch ErrInvalidBatch. Otherwise recovery would find epochs going
+//     backwards and cut.
+//   - A follower gap of more than 2^31 offsets (more than one empty batch
+//     can cover) is ErrInvalidArgument.
+//   - TruncateTo fsyncs its cut whatever the SyncPolicy (see Durability).
+//   - A truncation whose batch begins below the log start empties the log
+//     at the log start.
+//   - After a clean shutdown the active segment's index is read from its
+//     file (plausibility checked) so that appends continue it; reads still
+//     verify the segment first. An implausible index file means an unclean
+//     recovery.
+//   - Open makes what it verified durable (fsync) and starts with the
+//     recovery point at the LEO.
 //
 // # Errors
 //
 // Conditions a caller can act on wrap exported sentinels, matched with
-// errors.Is: ErrOffsetOutOfRange, ErrNotAtLogEnd, ErrClosed,
-// ErrHighWatermarkBackwards, ErrHighWatermarkBeyondEnd, ErrBadCheckpoint,
-// ErrInvalidBatch and ErrInvalidArgument from the storage; corrupt input is
-// a *CorruptError that matches ErrCorrupt and one specific codec sentinel
-// (ErrBadCRC, ErrTruncated, ...). Nothing panics on bad input.
-//
-// # Performance
-//
-// Figures from the 2-core development VM (Go 1.26, SyncNever, page cache,
-// 100-byte record values, one batch per append, 1 MiB per read),
-// reproduced with
-//
-//	go test -run '^$' -bench . -benchtime 1s ./log/
-//
-// The figures, per benchmark:
-//
-//	benchmark                         MB/s   records/s  allocs/op
-//	AppendAsLeader      1 record/batch    75      441 k        0
-//	AppendAsLeader    100 records/batch 1195     10.8 M        0
-//	AppendAsLeader   1000 records/batch 3358     30.3 M        0
-//	AppendAsFollower    1 record/batch    72      424 k        0
-//	AppendAsFollower  100 records/batch 1095      9.9 M        0
-//	AppendAsFollower 1000 records/batch 3217     29.0 M        0
-//	Read                1 record/batch  5106     30.0 M        0
-//	Read              100 records/batch 6640     60.2 M        0
-//	Read             1000 records/batch 9118     82.2 M        0
-//	AppendAsLeader 1000, SyncEveryAppend 235      2.1 M        0
-//
-// The codec, in memory, 1000 records per batch (1, 100 per batch are in the
-// benchmark output):
-//
-//	benchmark                         MB/s   records/s  allocs/op
-//	AppendBatch (encode + CRC)         2523     22.7 M        0
-//	VerifyBatch (header + CRC)        24895      224 M        0
-//	BatchScanner (walk + CRC, 1 MiB)  22120      199 M        0
-//	DecodeBatch (new []Record)         1493     13.5 M        1
-//	Batch.Decode (reused Batch)        3181     28.7 M        0
-//
-// Verifying is what the append and fetch paths do: they check each batch's
-// header and CRC and never decode a record. Decoding into Go Records is for
-// callers that want them; Batch.Decode reuses one Batch's records and is
-// bound by varint decoding (about 35 ns a record, 3.5 GB/s at 100 records a
-// batch), DecodeBatch adds one []Record allocation per batch.
-//
-// An append costs one pwrite plus CRC verification at about memory speed,
-// so small batches are bound by the system call. A read costs one pread
-// per segment touched plus a walk over the batch headers after the last
-// index entry it copied; over 95% of its time is the kernel's copy out of
-// the page cache, which is faster for files written in large appends (the
-// same log written 1 MiB per append reads at 7 to 20 GB/s). The few bytes
-// per append reported are the segment files created at rolls, amortized;
-// the steady state allocates nothing per record.
+// errors.Is: ErrOffsetOutOfRange, ErrNotAtLogEnd, ErrClosed, ErrLogFailed,
+// ErrLocked, ErrDamageBelowRecoveryPoint, ErrHighWatermarkBackwards,
+// ErrHighWatermarkBeyondEnd, ErrBadCheckpoint, ErrInvalidBatch,
+// ErrInvalidArgument, ErrBatchTooLarge, ErrUnsupportedCompression and
+// ErrInvalidRecord; corrupt input is a *CorruptError that matches
+// ErrCorrupt and one specific sentinel (ErrBadCRC, ErrTruncated, ErrHole,
+// ErrEpochMismatch, ...), with File set when the storage found it in a
+// segment file. Nothing panics on bad input. Benchmark figures are in
+// BENCHMARKS.md.
 package log

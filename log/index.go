@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 
 	"github.com/kaenlog/kaenlog/log/vfs"
 )
@@ -88,9 +89,16 @@ func writeIndexFile(f vfs.File, entries []indexEntry) (rewritten bool, err error
 		return false, fmt.Errorf("log: stat index: %w", err)
 	}
 	if size == int64(len(want)) {
-		have := make([]byte, len(want))
-		if n, _ := f.ReadAt(have, 0); n == len(have) && bytes.Equal(have, want) {
+		if size == 0 {
 			return false, nil
+		}
+		have := make([]byte, len(want))
+		n, err := f.ReadAt(have, 0)
+		if n == len(have) && bytes.Equal(have, want) {
+			return false, nil
+		}
+		if n < len(have) && err != io.EOF {
+			return false, fmt.Errorf("log: read index: %w", err)
 		}
 	}
 	if err := f.Truncate(0); err != nil {

@@ -72,6 +72,7 @@ type Log struct {
 	fileMu           sync.Mutex
 	lruHead, lruTail *segment
 	lruLen           int
+	writerPinned     int // segments with writerPin
 	verifyBuf        []byte
 
 	report RecoveryReport // what Open found; read-only after Open
@@ -410,14 +411,7 @@ func (l *Log) syncSegments() error {
 			return l.fail(fmt.Errorf("log: flush %s: %w", s.name(), err))
 		}
 		s.unsynced = false
-		l.fileMu.Lock()
-		if s.writerPin {
-			// Synced: its file may now be closed when unused.
-			s.writerPin = false
-			s.pins--
-			l.evictLocked()
-		}
-		l.fileMu.Unlock()
+		l.unpinWriter(s) // synced: its file may now be closed when unused
 	}
 	if l.dirDirty {
 		if err := l.fs.SyncDir(l.dir); err != nil {
@@ -468,7 +462,10 @@ func (l *Log) checkpointAll() error {
 		return err
 	}
 	for _, s := range l.segments {
-		if !s.indexDirty {
+		l.fileMu.Lock() // a reader verifying s may set it
+		dirty := s.indexDirty
+		l.fileMu.Unlock()
+		if !dirty {
 			continue
 		}
 		err := l.withIndex(s, func(f vfs.File) error { return f.Sync() })
@@ -484,13 +481,16 @@ func (l *Log) checkpointAll() error {
 	}
 	l.fileMu.Unlock()
 	// The checkpoints that changed, then (separately, so that it is
-	// durable only after them) the marker.
+	// durable only after them) the marker. SetHighWatermark may run
+	// meanwhile (it takes mu, not writeMu); the checkpoint holds what was
+	// read here, as any checkpoint does.
+	hw := l.HighWatermark()
 	var files []checkpointFile
 	if !l.rpOnDisk.holds(l.recoveryPoint) {
 		files = append(files, checkpointFile{recoveryPointFileName, formatCheckpoint(l.recoveryPoint)})
 	}
-	if !l.hwOnDisk.holds(l.hw) {
-		files = append(files, checkpointFile{checkpointFileName, formatCheckpoint(l.hw)})
+	if !l.hwOnDisk.holds(hw) {
+		files = append(files, checkpointFile{checkpointFileName, formatCheckpoint(hw)})
 	}
 	if !l.startOnDisk.holds(l.start) {
 		files = append(files, checkpointFile{logStartFileName, formatCheckpoint(l.start)})
@@ -503,7 +503,7 @@ func (l *Log) checkpointAll() error {
 			return err
 		}
 	}
-	l.rpOnDisk, l.hwOnDisk, l.startOnDisk, l.epochsOnDisk = onDisk{l.recoveryPoint, true}, onDisk{l.hw, true}, onDisk{l.start, true}, l.epochs
+	l.rpOnDisk, l.hwOnDisk, l.startOnDisk, l.epochsOnDisk = onDisk{l.recoveryPoint, true}, onDisk{hw, true}, onDisk{l.start, true}, l.epochs
 	return l.writeCheckpoints(checkpointFile{cleanShutdownFileName, appendShutdownRecord(nil, rec)})
 }
 
@@ -525,6 +525,11 @@ func (l *Log) closeSegmentFilesLocked(s *segment) error {
 	if s.inLRU {
 		l.lruRemove(s)
 	}
+	if s.writerPin {
+		s.writerPin = false
+		s.pins--
+		l.writerPinned--
+	}
 	if s.log != nil {
 		errs = append(errs, s.log.Close())
 		s.log = nil
@@ -534,6 +539,19 @@ func (l *Log) closeSegmentFilesLocked(s *segment) error {
 		s.index = nil
 	}
 	return errors.Join(errs...)
+}
+
+// unpinWriter releases the pin a roll put on an unsynced segment, now
+// synced. The caller holds writeMu.
+func (l *Log) unpinWriter(s *segment) {
+	l.fileMu.Lock()
+	defer l.fileMu.Unlock()
+	if s.writerPin {
+		s.writerPin = false
+		s.pins--
+		l.writerPinned--
+		l.evictLocked()
+	}
 }
 
 // withFile runs fn with s's log file open and pinned, opening it if it was
@@ -598,12 +616,16 @@ func (l *Log) openLocked(s *segment) error {
 		}
 		return nil
 	}
+	active := s == l.segments[len(l.segments)-1]
+	if !active {
+		l.evictTo(l.opts.MaxOpenSegments - 1) // make room first: the bound holds at every moment
+	}
 	f, err := l.fs.OpenFile(s.path(segmentSuffix), os.O_RDWR, 0)
 	if err != nil {
 		return l.fail(fmt.Errorf("log: open segment: %w", err))
 	}
 	s.log = f
-	if s != l.segments[len(l.segments)-1] {
+	if !active {
 		l.lruPush(s)
 	}
 	return nil
@@ -611,8 +633,13 @@ func (l *Log) openLocked(s *segment) error {
 
 // evictLocked closes unpinned LRU files beyond the bound, least recently
 // used first. The caller holds fileMu.
-func (l *Log) evictLocked() {
-	for s := l.lruTail; s != nil && l.lruLen > l.opts.MaxOpenSegments; {
+func (l *Log) evictLocked() { l.evictTo(l.opts.MaxOpenSegments) }
+
+// evictTo closes unpinned LRU files, least recently used first, until at
+// most n are open (pinned ones stay, so a moment with many readers can
+// exceed it). The caller holds fileMu.
+func (l *Log) evictTo(n int) {
+	for s := l.lruTail; s != nil && l.lruLen > n; {
 		prev := s.lruPrev
 		if s.pins == 0 {
 			l.lruRemove(s)

@@ -19,8 +19,7 @@ type AppendInfo struct {
 	NextOffset uint64
 	// Records and Batches count the records and batches appended (an
 	// empty gap-covering batch is not counted).
-	Records int
-	Batches int
+	Records, Batches int
 	// Bytes is the number of bytes written, a gap-covering batch included.
 	Bytes int
 	// LastEpoch is the partitionLeaderEpoch of the last batch, -1 when
@@ -158,7 +157,11 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 		return info, fmt.Errorf("log: append of %d bytes exceeds %d: %w", len(batches), MaxSegmentBytes-BatchHeaderSize, ErrInvalidArgument)
 	}
 	prevEpoch := l.lastBatchEpoch()
+	// The cache's latest entry, which a batch either continues (same
+	// epoch, from a later offset) or replaces (Kafka's assign: an entry the
+	// leader added at the LEO for an epoch that never appended).
 	latest, haveLatest := l.epochs.LatestEpoch()
+	latestStart, _ := l.epochs.StartOffsetOf(latest)
 	l.assignments = l.assignments[:0]
 	next, maxTs := first, int64(noTimestamp)
 	var firstEpoch int32
@@ -183,13 +186,13 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 		if pos == 0 {
 			info.FirstOffset, firstEpoch = h.BaseOffset, e
 		}
-		if !haveLatest || e > latest {
-			start := h.BaseOffset
-			if pos == 0 {
-				start = next // the gap-covering batch, if any, starts the epoch
-			}
+		start := h.BaseOffset
+		if pos == 0 {
+			start = next // the gap-covering batch, if any, starts the epoch
+		}
+		if !haveLatest || e != latest || start < latestStart {
 			l.assignments = append(l.assignments, epochStart{e, start})
-			latest, haveLatest = e, true
+			latest, latestStart, haveLatest = e, start, true
 		}
 		prevEpoch = e
 		next = h.NextOffset()
@@ -316,6 +319,23 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	if seg.size == 0 || (seg.size+int64(n) <= l.opts.SegmentBytes && next-1-seg.base <= math.MaxUint32) {
 		return seg, nil
 	}
+	// The active segment's log file joins the LRU list; if it has writes
+	// to fsync it stays pinned until Flush (writerPin). Make room for it
+	// first, so that at most MaxOpenSegments older segment files are open
+	// besides the new active one.
+	l.fileMu.Lock()
+	if seg.unsynced {
+		seg.writerPin = true
+		seg.pins++
+		l.writerPinned++
+	}
+	l.fileMu.Unlock()
+	if err := l.syncOldestRolled(); err != nil {
+		return nil, err
+	}
+	l.fileMu.Lock()
+	l.evictTo(l.opts.MaxOpenSegments - 1)
+	l.fileMu.Unlock()
 	s, err := createSegmentFiles(l.fs, l.dir, first)
 	if err != nil {
 		return nil, l.fail(err)
@@ -333,19 +353,13 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	l.mu.Lock()
 	l.fileMu.Lock()
 	// The old active segment's index is complete; Close fsyncs it if it
-	// was written. Its log file joins the LRU list, pinned while it has
-	// writes to fsync.
+	// was written.
 	var err2 error
 	if seg.index != nil {
 		err2 = seg.index.Close()
 		seg.index = nil
 	}
-	if seg.unsynced {
-		seg.writerPin = true
-		seg.pins++
-	}
 	l.lruPush(seg)
-	l.evictLocked()
 	l.segments = append(l.segments, s)
 	l.fileMu.Unlock()
 	l.mu.Unlock()
@@ -353,6 +367,32 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 		return nil, l.fail(fmt.Errorf("log: roll: %w", err2))
 	}
 	return s, nil
+}
+
+// syncOldestRolled fsyncs rolled segments that still wait for a Flush, as
+// long as there are more of them than Options.MaxOpenSegments: each keeps
+// its file open (so that its fsync goes through the descriptor its writes
+// did, and a writeback error cannot be lost with a closed file), and the
+// number of open files stays bounded. The recovery point does not move:
+// only Flush moves it. The caller holds writeMu.
+func (l *Log) syncOldestRolled() error {
+	for _, s := range l.segments {
+		l.fileMu.Lock()
+		over := l.writerPinned > l.opts.MaxOpenSegments
+		l.fileMu.Unlock()
+		if !over {
+			return nil
+		}
+		if !s.writerPin {
+			continue
+		}
+		if err := s.log.Sync(); err != nil {
+			return l.fail(fmt.Errorf("log: roll: fsync %s: %w", s.name(), err))
+		}
+		s.unsynced = false
+		l.unpinWriter(s)
+	}
+	return nil
 }
 
 // write appends verified batches ending at offset next to seg (the active
@@ -404,6 +444,9 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int
 	}
 
 	l.mu.Lock()
+	if seg.recent == nil {
+		seg.recent = new(recentRing)
+	}
 	pos := seg.size
 	for _, part := range [2][]byte{filler, batches} {
 		for p := 0; p < len(part); {

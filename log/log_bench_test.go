@@ -2,14 +2,18 @@ package log
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
 )
 
 // The storage benchmarks append and read batches of 1, 100 and 1000 records
 // with 100-byte values, built once with AppendBatch outside the timer.
 // Appends go to 64 MiB segments; every few segments the timer is stopped
 // and retention keeps the directory small, so a long run does not fill the
-// disk. Reproduce the figures in doc.go with
+// disk. Reproduce the figures in BENCHMARKS.md with
 //
 //	go test -run '^$' -bench . -benchtime 1s ./log/
 var stBenchRecordCounts = []int{1, 100, 1000}
@@ -62,7 +66,11 @@ func stBenchAppendAsLeader(b *testing.B, n int, sync SyncPolicy) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		// The same bytes every time: AppendAsLeader restamps them in place.
+		// The same bytes every time: AppendAsLeader stamped the previous
+		// base offset in place, and a producer's batch has base offset 0.
+		if err := SetBaseOffset(batch, 0); err != nil {
+			b.Fatal(err)
+		}
 		if _, err := l.AppendAsLeader(batch, 1); err != nil {
 			b.Fatal(err)
 		}
@@ -114,6 +122,9 @@ func BenchmarkRead(b *testing.B) {
 			reads := (32 << 20) / (perRead * len(batch))
 			l := stOpen(b, b.TempDir(), Options{SegmentBytes: stBenchSegmentBytes})
 			for range perRead * reads {
+				if err := SetBaseOffset(batch, 0); err != nil {
+					b.Fatal(err)
+				}
 				if _, err := l.AppendAsLeader(batch, 1); err != nil {
 					b.Fatal(err)
 				}
@@ -132,5 +143,60 @@ func BenchmarkRead(b *testing.B) {
 			}
 			stBenchReport(b, perRead*n)
 		})
+	}
+}
+
+// BenchmarkReadAtLogEnd is a follower's fetch at the log end: the leader
+// appends one 1-record batch, and the read starts where the previous one
+// ended. The active segment remembers where its recent appends began, so
+// the read costs one header pread and one data pread, however many batch
+// headers lie between the last index entry and the log end.
+func BenchmarkReadAtLogEnd(b *testing.B) {
+	batch := stBenchBatch(b, 1)
+	l := stOpen(b, b.TempDir(), Options{SegmentBytes: stBenchSegmentBytes})
+	dst := make([]byte, 0, 64<<10)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		from := l.EndOffset()
+		if err := SetBaseOffset(batch, 0); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := l.AppendAsLeader(batch, 1); err != nil {
+			b.Fatal(err)
+		}
+		out, err := l.Read(dst[:0], from, 1<<20, IsolationLogEnd)
+		if err != nil || len(out) != len(batch) {
+			b.Fatalf("Read(%d) = %d bytes, %v", from, len(out), err)
+		}
+		stBenchTrim(b, l)
+	}
+}
+
+// BenchmarkPageCacheWrite is the reference for the append benchmarks: the
+// rate at which this machine's page cache takes 100 KiB pwrites to one
+// file, with nothing else done.
+func BenchmarkPageCacheWrite(b *testing.B) {
+	f, err := vfs.OS().OpenFile(filepath.Join(b.TempDir(), "f"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 100<<10)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	var pos int64
+	for b.Loop() {
+		if _, err := f.WriteAt(buf, pos); err != nil {
+			b.Fatal(err)
+		}
+		if pos += int64(len(buf)); pos >= stBenchSegmentBytes {
+			b.StopTimer()
+			if err := f.Truncate(0); err != nil {
+				b.Fatal(err)
+			}
+			pos = 0
+			b.StartTimer()
+		}
 	}
 }

@@ -66,10 +66,15 @@ func (l *Log) TruncateTo(offset uint64) error {
 	if err := l.lowerRecoveryPoint(newLEO); err != nil {
 		return err
 	}
-	if l.hw > newLEO {
-		l.mu.Lock()
+	// SetHighWatermark takes mu, not writeMu: read and lower the HW under
+	// mu.
+	l.mu.Lock()
+	lowered := l.hw > newLEO
+	if lowered {
 		l.hw = newLEO
-		l.mu.Unlock()
+	}
+	l.mu.Unlock()
+	if lowered {
 		l.ckMu.Lock()
 		err := l.checkpointHW(newLEO)
 		l.ckMu.Unlock()
@@ -84,17 +89,21 @@ func (l *Log) TruncateTo(offset uint64) error {
 	if removed {
 		l.dirDirty = true
 	}
-	if l.opts.Sync == SyncEveryAppend {
+	// The cut is made durable now, whatever the SyncPolicy: if a crash
+	// undid it after appends had rolled a new segment at the new LEO (and
+	// something synced the directory), the old segment would come back
+	// overlapping the new one.
+	if seg.unsynced {
 		if err := seg.log.Sync(); err != nil {
 			return l.fail(fmt.Errorf("log: truncate: fsync: %w", err))
 		}
 		seg.unsynced = false
-		if l.dirDirty {
-			if err := l.fs.SyncDir(l.dir); err != nil {
-				return l.fail(fmt.Errorf("log: truncate: %w", err))
-			}
-			l.dirDirty = false
+	}
+	if l.dirDirty {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return l.fail(fmt.Errorf("log: truncate: %w", err))
 		}
+		l.dirDirty = false
 	}
 	return l.truncateEpochs(newLEO)
 }
@@ -156,6 +165,9 @@ func (l *Log) truncateSegments(si int, pos int64, next uint64) error {
 		return l.fail(fmt.Errorf("log: truncate: index: %w", err))
 	}
 	s.size, s.next, s.entries = pos, next, s.entries[:keep]
+	// TruncateTo lowered the HW already; a SetHighWatermark since may
+	// have raised it up to the old LEO.
+	l.hw = min(l.hw, next)
 	s.unsynced, s.indexDirty = true, true
 	s.recent.cut(pos)
 	if pos == 0 {
@@ -178,6 +190,7 @@ func (l *Log) makeActive(s *segment) error {
 	if s.writerPin {
 		s.writerPin = false
 		s.pins--
+		l.writerPinned--
 	}
 	if err := l.openLocked(s); err != nil {
 		return err
@@ -333,8 +346,8 @@ func (l *Log) IncrementStartOffset(off uint64) error {
 	if off <= l.start {
 		return nil
 	}
-	if off > l.hw {
-		return fmt.Errorf("log: log start %d above the high watermark %d: %w", off, l.hw, ErrOffsetOutOfRange)
+	if hw := l.HighWatermark(); off > hw {
+		return fmt.Errorf("log: log start %d above the high watermark %d: %w", off, hw, ErrOffsetOutOfRange)
 	}
 	n := 0
 	for n < len(l.segments)-1 && l.segments[n].next <= off {

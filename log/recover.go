@@ -193,12 +193,12 @@ func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext 
 // countBatches walks the batch headers of f from pos (magic and length
 // only, no CRC) and returns how many whole batches it could walk: what a
 // report says was dropped.
-func countBatches(f vfs.File, pos, size int64) int {
+func countBatches(f vfs.File, pos, size int64) (int, error) {
 	var hdr [BatchHeaderSize]byte
 	n := 0
 	for pos+BatchHeaderSize <= size {
-		if k, _ := f.ReadAt(hdr[:], pos); k != len(hdr) {
-			break
+		if k, err := f.ReadAt(hdr[:], pos); k != len(hdr) {
+			return n, fmt.Errorf("log: open: read %d: %w", pos, err)
 		}
 		l := BatchLogOverhead + int64(int32(binary.BigEndian.Uint32(hdr[posBatchLength:])))
 		if hdr[posMagic] != Magic || l < BatchHeaderSize || pos+l > size {
@@ -207,7 +207,7 @@ func countBatches(f vfs.File, pos, size int64) int {
 		n++
 		pos += l
 	}
-	return n
+	return n, nil
 }
 
 // isOwnedTemp reports whether name is a temporary file of a checkpoint or
@@ -217,25 +217,16 @@ func isOwnedTemp(name string) bool {
 	return ok && slices.Contains(ownedTempFiles, stem)
 }
 
-// isDigits20 reports whether s is 20 decimal digits, a segment's stem.
-func isDigits20(s string) bool {
-	if len(s) != 20 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // recovery is Open's working state.
 type recovery struct {
-	l           *Log
-	r           *RecoveryReport
+	l *Log
+	r *RecoveryReport
+	// names holds the directory's regular files other than segment and
+	// index files (checkpoints, temporary files, ...): a few, whereas a
+	// log can have thousands of segments.
 	names       map[string]bool
-	bases       []uint64
+	bases       []uint64 // segment log files, sorted
+	indexBases  []uint64 // index files, sorted
 	hw          uint64
 	hwFound     bool
 	rp          uint64
@@ -288,12 +279,16 @@ func (rc *recovery) list() error {
 		if !e.Regular {
 			continue
 		}
-		rc.names[e.Name] = true
 		if base, ok := parseSegmentName(e.Name); ok {
 			rc.bases = append(rc.bases, base)
+		} else if base, ok := parseStem(e.Name, indexSuffix); ok {
+			rc.indexBases = append(rc.indexBases, base)
+		} else {
+			rc.names[e.Name] = true
 		}
 	}
 	slices.Sort(rc.bases)
+	slices.Sort(rc.indexBases)
 	return nil
 }
 
@@ -369,23 +364,28 @@ func (rc *recovery) readMarker() error {
 // deleteLeftovers deletes the files of interrupted operations: temporary
 // checkpoints, compaction's copies, index files without a segment.
 func (rc *recovery) deleteLeftovers() error {
-	haveLog := map[string]bool{}
-	for _, b := range rc.bases {
-		haveLog[segmentName(b, "")] = true
-	}
-	names := make([]string, 0, len(rc.names))
+	var leftovers []string
 	for name := range rc.names {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		stem, isIndex := strings.CutSuffix(name, indexSuffix)
-		if strings.HasSuffix(name, cleanedSuffix) || isOwnedTemp(name) || (isIndex && isDigits20(stem) && !haveLog[stem]) {
-			if err := rc.remove(name); err != nil {
-				return err
-			}
-			rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, name)
+		if strings.HasSuffix(name, cleanedSuffix) || isOwnedTemp(name) {
+			leftovers = append(leftovers, name)
 		}
+	}
+	// Index files without a segment: both lists are sorted.
+	i := 0
+	for _, b := range rc.indexBases {
+		for i < len(rc.bases) && rc.bases[i] < b {
+			i++
+		}
+		if i == len(rc.bases) || rc.bases[i] != b {
+			leftovers = append(leftovers, segmentName(b, indexSuffix))
+		}
+	}
+	slices.Sort(leftovers)
+	for _, name := range leftovers {
+		if err := rc.remove(name); err != nil {
+			return err
+		}
+		rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, name)
 	}
 	return nil
 }
@@ -447,8 +447,11 @@ func (rc *recovery) tryClean() (bool, error) {
 		return false, nil
 	}
 	l := rc.l
+	l.segments = make([]*segment, 0, len(m.segments))
+	older := make([]segment, len(m.segments)-1) // one allocation for thousands of segments
 	for i, rec := range m.segments[:len(m.segments)-1] {
-		s := newSegment(l.dir, rec.base)
+		s := &older[i]
+		s.base, s.dir, s.maxTimestamp = rec.base, l.dir, noTimestamp
 		s.size, s.next = rec.size, m.segments[i+1].base
 		l.segments = append(l.segments, s)
 	}
@@ -511,6 +514,7 @@ func (rc *recovery) unclean() error {
 		if err := rc.removeSegment(rc.bases[i]); err != nil {
 			return err
 		}
+		rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, segmentName(rc.bases[i], segmentSuffix))
 	}
 	bases := rc.bases[first:]
 
@@ -596,7 +600,7 @@ func (rc *recovery) unclean() error {
 	leo := segs[len(segs)-1].next
 	// Flushed offsets the files no longer hold (deleted last segments, an
 	// empty directory): damage too.
-	if rc.rpFound && leo < rp {
+	if rc.rpFound && leo < rp && !r.LostFlushedData {
 		last := segs[len(segs)-1]
 		bad := &CorruptError{File: last.name(), Pos: int(max(last.size, 0)), Err: ErrHole}
 		if !l.opts.Repair {
@@ -653,6 +657,7 @@ func (rc *recovery) dropAllFor(start uint64) error {
 		if err := rc.removeSegment(s.base); err != nil {
 			return err
 		}
+		rc.r.LeftoversDeleted = append(rc.r.LeftoversDeleted, s.name())
 		l.segments = l.segments[:len(l.segments)-1]
 	}
 	s, err := createSegmentFiles(l.fs, l.dir, start)
@@ -723,7 +728,11 @@ func (rc *recovery) cut(i int, before bool, pos, fileSize int64, off uint64, bad
 	segs := l.segments
 	s := segs[i]
 	if !before && pos < fileSize {
-		c.Batches += countBatches(s.log, pos, fileSize)
+		n, err := countBatches(s.log, pos, fileSize)
+		if err != nil {
+			return err
+		}
+		c.Batches += n
 		c.Bytes += fileSize - pos
 		if err := s.log.Truncate(pos); err != nil {
 			return fmt.Errorf("log: open: cut %s: %w", s.name(), err)
@@ -739,13 +748,20 @@ func (rc *recovery) cut(i int, before bool, pos, fileSize int64, off uint64, bad
 	for k := len(segs) - 1; k >= keep; k-- {
 		d := segs[k]
 		f, err := l.fs.OpenFile(d.path(segmentSuffix), os.O_RDONLY, 0)
-		if err == nil {
-			if size, err := f.Size(); err == nil {
-				c.Batches += countBatches(f, 0, size)
-				c.Bytes += size
-			}
-			f.Close()
+		if err != nil {
+			return fmt.Errorf("log: open: %w", err)
 		}
+		size, err := f.Size()
+		var n int
+		if err == nil {
+			n, err = countBatches(f, 0, size)
+		}
+		f.Close()
+		if err != nil {
+			return err
+		}
+		c.Batches += n
+		c.Bytes += size
 		l.closeSegmentFilesLocked(d)
 		if err := rc.removeSegment(d.base); err != nil {
 			return err
@@ -877,8 +893,7 @@ func (l *Log) verify(s *segment) error {
 	}
 	s.size, s.maxTimestamp, s.entries = size, res.maxTimestamp, res.entries
 	if rewritten {
-		// Only the writer reads indexDirty, and only once verified is set.
-		s.indexDirty = true
+		s.indexDirty = true // Close reads it under fileMu
 	}
 	s.verified.Store(true)
 	return nil

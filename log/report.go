@@ -21,12 +21,12 @@ type RecoveryReport struct {
 	// is false when there was no checkpoint (then every segment is
 	// verified, and every cut counts as a torn write).
 	RecoveryPoint     uint64
-	HaveRecoveryPoint bool
+	HaveRecoveryPoint bool // a recovery-point checkpoint was read
 	// SegmentsVerified, BatchesVerified and BytesVerified count what Open
 	// read and checked (batch framing, CRC, offsets, epochs, index).
 	SegmentsVerified int
-	BatchesVerified  int
-	BytesVerified    int64
+	BatchesVerified  int   // batches of the segments verified
+	BytesVerified    int64 // bytes of those batches
 	// Cuts lists every place Open stopped trusting the files and what it
 	// removed from there on.
 	Cuts []Cut
@@ -52,7 +52,7 @@ type RecoveryReport struct {
 	// (HighWatermarkCheckpoint) was above the recovered log end: records
 	// that were committed are no longer in this replica's log.
 	HighWatermarkClamped    bool
-	HighWatermarkCheckpoint uint64
+	HighWatermarkCheckpoint uint64 // the value the checkpoint held
 	// LostFlushedData is true when Open, with Options.Repair, cut data
 	// below the recovery point: records that had been flushed are gone, and
 	// the replica layer must tell the controller.
@@ -68,13 +68,13 @@ type Cut struct {
 	// File is the segment file where trust ended, Pos the byte position in
 	// it (the whole file when Pos is 0 and it was deleted).
 	File string
-	Pos  int64
+	Pos  int64 // byte position in File
 	// FirstOffset is the first offset no longer in the log.
 	FirstOffset uint64
 	// Batches and Bytes count what was removed: whole bytes, and the
 	// batches whose headers could still be walked.
 	Batches int
-	Bytes   int64
+	Bytes   int64 // bytes removed
 	// Reason is why: a *CorruptError matching ErrCorrupt and one cause
 	// (ErrTruncated, ErrBadCRC, ErrHole, ErrEpochMismatch, ...).
 	Reason error

@@ -63,7 +63,7 @@ type segment struct {
 	entries      []indexEntry // in-memory copy of the index
 	unsynced     bool         // log bytes written or cut since the last fsync (writer only)
 	indexDirty   bool         // index file written since its last fsync (writer only)
-	recent       recentRing   // the last batches appended, for reads at the log end
+	recent       *recentRing  // the last batches appended, for reads at the log end; nil until one is
 
 	verified atomic.Bool
 
@@ -87,8 +87,11 @@ func segmentName(base uint64, suffix string) string {
 // parseSegmentName returns the base offset of a file named like a segment
 // log file. Names that are not exactly 20 digits plus ".log", or whose offset
 // does not fit int64, are not segments.
-func parseSegmentName(name string) (uint64, bool) {
-	digits, ok := strings.CutSuffix(name, segmentSuffix)
+func parseSegmentName(name string) (uint64, bool) { return parseStem(name, segmentSuffix) }
+
+// parseStem is parseSegmentName for any suffix (".index" for index files).
+func parseStem(name, suffix string) (uint64, bool) {
+	digits, ok := strings.CutSuffix(name, suffix)
 	if !ok || len(digits) != 20 {
 		return 0, false
 	}
@@ -214,7 +217,7 @@ func (s *segment) locate(off uint64, scratch []byte, wantPrev bool) (pos int64, 
 	if i >= 0 {
 		pos = int64(s.entries[i].pos)
 	}
-	if !wantPrev {
+	if !wantPrev && s.recent != nil {
 		if rpos, ok := s.recent.floor(off); ok && rpos > pos {
 			pos = rpos
 		}
@@ -267,7 +270,7 @@ func (r *recentRing) floor(off uint64) (int64, bool) {
 
 // cut forgets batches at or past pos (a truncation).
 func (r *recentRing) cut(pos int64) {
-	for r.n > 0 {
+	for r != nil && r.n > 0 {
 		i := (r.hd - 1 + recentSize) % recentSize
 		if r.pos[i] < pos {
 			return

@@ -206,15 +206,17 @@ func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, 
 		if u&1 != 0 || end > len(b) {
 			break
 		}
-		// timestampDelta.
+		// timestampDelta: deltas of 8192 ms and more (event times, long
+		// lingers) take three bytes or more, out of line.
+		var ts int64
 		if x&0x80 == 0 {
-			u, x, k = x&0x7f, x>>8, k+1
+			ts, x, k = int64(x&0x7f>>1)^-int64(x&1), x>>8, k+1
 		} else if x&0x8000 == 0 {
-			u, x, k = x&0x7f|x>>1&0x3f80, x>>16, k+2
-		} else {
+			u = x&0x7f | x>>1&0x3f80
+			ts, x, k = int64(u>>1)^-int64(u&1), x>>16, k+2
+		} else if ts, x, k = longTimestampDelta(b, k, end); k < 0 {
 			break
 		}
-		ts := int64(u>>1) ^ -int64(u&1)
 		// offsetDelta: i.
 		if x&0x80 == 0 {
 			u, k = x&0x7f, k+1
@@ -261,6 +263,21 @@ func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, 
 		p = end
 	}
 	return p, i, lo, hi
+}
+
+// longTimestampDelta reads the varlong timestampDelta at b[k:end] of a
+// record in fastRecords, and returns it, the 8 bytes after it as a
+// little-endian word, and the position after it; next is -1 if the varlong
+// is cut by end or overflows, or fewer than 8 bytes of b follow it.
+func longTimestampDelta(b []byte, k, end int) (ts int64, x uint64, next int) {
+	if k >= end {
+		return 0, 0, -1
+	}
+	ts, n := readVarlong(b[k:end])
+	if n <= 0 || k+n > len(b)-8 {
+		return 0, 0, -1
+	}
+	return ts, binary.LittleEndian.Uint64(b[k+n:]), k + n
 }
 
 // fastHeaders reports whether b[k:end] (end <= len(b)) is a header count

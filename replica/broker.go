@@ -32,7 +32,14 @@ const (
 	// response, all partitions together (Kafka's fetch.max.bytes, 50 MiB);
 	// a request asking for more is clamped to it.
 	DefaultMaxFetchResponseBytes = 50 << 20
+	// DefaultReconnectBackoffMs is how soon a request whose connection
+	// broke may be sent again (Kafka's reconnect.backoff.ms).
+	DefaultReconnectBackoffMs = 50
 )
+
+// controlledShutdownRetryMs is how soon a broker in controlled shutdown
+// asks again after the controller's first "not yet" (Kafka's 50 ms).
+const controlledShutdownRetryMs = 50
 
 // BrokerConfig configures a Broker.
 type BrokerConfig struct {
@@ -147,8 +154,8 @@ const frameHeadroom = 1 << 20
 
 // TopicPartition names a partition.
 type TopicPartition struct {
-	Topic     string
-	Partition int32
+	Topic     string // the topic's name
+	Partition int32  // the partition's index in the topic, >= 0
 }
 
 // String returns "topic-partition", the partition's directory name.
@@ -178,6 +185,11 @@ type Broker struct {
 	cfg    BrokerConfig
 	fs     vfs.FS // the broker's files: its partitions' and its marker
 	closed bool
+	// halted is set when one of the broker's logs failed (a failed write
+	// or fsync): the broker stops, as Kafka's stops when its last log
+	// directory goes offline, and does nothing until it is restarted, which
+	// re-verifies its files.
+	halted error
 
 	// epoch is the broker epoch the controller gave this incarnation, -1
 	// until it is registered.
@@ -185,8 +197,11 @@ type Broker struct {
 	previousEpoch int64 // from the clean-shutdown marker, or -1
 	fenced        bool
 	wantShutdown  bool
-	shutdownAsked bool // a heartbeat asking to shut down went out
-	shutdownReady bool
+	// shutdownAsked is set once the heartbeat that starts the controlled
+	// shutdown went out, shutdownPending once the controller first said
+	// "not yet".
+	shutdownAsked, shutdownPending bool
+	shutdownReady                  bool
 
 	image *controller.Image
 	parts map[TopicPartition]*Replica
@@ -205,16 +220,25 @@ type Broker struct {
 
 	produceSeq uint64
 	produces   map[uint64]*producing // client produces waiting on parked partitions
+	// parkedFetches wait for data, a move of the high watermark or the
+	// end of their MaxWaitMs (Kafka's DelayedFetch), oldest first.
+	parkedFetches []parkedFetch
 
-	fetchBuf []byte
-	outbox   []Envelope
+	// fetchArena holds the records of the fetch responses answered in one
+	// event (fetchArenaUsed of them), reused from event to event.
+	fetchArena     [][]byte
+	fetchArenaUsed int
+	outbox         []Envelope
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
 type outstanding struct {
-	to       Addr
-	msg      wire.Message
-	sentAtMs int64
+	to  Addr
+	msg wire.Message
+	// deadlineMs is when the request is given up and may be sent again:
+	// the request timeout after it was sent, or sooner once the
+	// connection it went on broke (Disconnected).
+	deadlineMs int64
 }
 
 // producing is a client's produce request with partitions still parked.
@@ -303,16 +327,20 @@ func (b *Broker) Partitions() []TopicPartition {
 	})
 }
 
-// Outbox returns the envelopes to send and forgets them.
+// Outbox returns the envelopes to send and forgets them. The records of a
+// fetch response among them alias the broker's buffers: they are valid
+// until the broker's next event (Receive, Tick, ...), so a transport
+// encodes or copies them first.
 func (b *Broker) Outbox() []Envelope {
 	out := b.outbox
 	b.outbox = nil
+	b.fetchArenaUsed = 0
 	return out
 }
 
 // send queues a request and remembers it.
 func (b *Broker) send(to Addr, msg wire.Message, nowMs int64) {
-	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, sentAtMs: nowMs}
+	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, deadlineMs: saturatingAdd(nowMs, b.timeoutMs(to, msg))}
 	b.outbox = append(b.outbox, Envelope{From: BrokerAt(b.cfg.ID), To: to, Msg: msg})
 }
 
@@ -329,9 +357,10 @@ func (b *Broker) nextCorrelation() int32 {
 // Receive handles one envelope at nowMs: a request from a client or another
 // broker, or the answer to a request of its own.
 func (b *Broker) Receive(env Envelope, nowMs int64) {
-	if b.closed {
+	if b.closed || b.halted != nil {
 		return
 	}
+	defer b.checkLogs()
 	if env.Response {
 		b.receiveResponse(env, nowMs)
 	} else {
@@ -345,7 +374,7 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 	case *wire.ProduceRequest:
 		b.handleProduce(env.From, m, nowMs)
 	case *wire.FetchRequest:
-		b.reply(env.From, b.handleFetch(m, nowMs))
+		b.handleFetch(env.From, m, nowMs)
 	case *wire.OffsetsForLeaderEpochRequest:
 		b.reply(env.From, b.handleOffsetsForLeaderEpoch(m))
 	case *wire.ListOffsetsRequest:
@@ -384,13 +413,14 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 // (the ISR check, produce deadlines), and — with ContinuousFetch — fetches
 // whose backoff ended.
 func (b *Broker) Tick(nowMs int64) {
-	if b.closed {
+	if b.closed || b.halted != nil {
 		return
 	}
+	defer b.checkLogs()
 	for corr, out := range b.pending {
-		if nowMs-out.sentAtMs >= b.timeoutMs(out) {
+		if nowMs >= out.deadlineMs {
 			delete(b.pending, corr)
-			b.forget(out)
+			b.forget(out, nowMs)
 		}
 	}
 	if b.epoch < 0 && !b.registering && nowMs >= b.nextRegisterMs {
@@ -405,13 +435,14 @@ func (b *Broker) Tick(nowMs int64) {
 	b.collect(nowMs)
 }
 
-// timeoutMs is how long out is waited for before it is sent again.
-func (b *Broker) timeoutMs(out outstanding) int64 {
-	switch out.msg.(type) {
+// timeoutMs is how long a request msg to to is waited for before it is
+// sent again.
+func (b *Broker) timeoutMs(to Addr, msg wire.Message) int64 {
+	switch msg.(type) {
 	case *wire.BrokerRegistrationRequest, *wire.BrokerHeartbeatRequest:
 		return b.cfg.lifecycleTimeoutMs()
 	case *wire.FetchRequest:
-		if out.to.Kind == ControllerAddr {
+		if to.Kind == ControllerAddr {
 			// A long poll: its wait, then as long as a heartbeat.
 			return min(b.cfg.requestTimeoutMs(), int64(b.cfg.metadataMaxWaitMs())+b.cfg.lifecycleTimeoutMs())
 		}
@@ -419,14 +450,15 @@ func (b *Broker) timeoutMs(out outstanding) int64 {
 	return b.cfg.requestTimeoutMs()
 }
 
-// forget clears the in-flight marks of a request that timed out, so that it
-// is sent again.
-func (b *Broker) forget(out outstanding) {
+// forget clears the in-flight marks of a request given up at nowMs, so
+// that it is sent again.
+func (b *Broker) forget(out outstanding, nowMs int64) {
 	switch m := out.msg.(type) {
 	case *wire.BrokerRegistrationRequest:
 		b.registering = false
 	case *wire.BrokerHeartbeatRequest:
 		b.heartbeatInFlight = false
+		b.nextHeartbeatMs = min(b.nextHeartbeatMs, nowMs) // the session needs one: again now
 	case *wire.FetchRequest:
 		if out.to.Kind == ControllerAddr {
 			b.metadataInFlight = false
@@ -440,10 +472,29 @@ func (b *Broker) forget(out outstanding) {
 	}
 }
 
+// checkLogs halts the broker if one of its logs failed: it drops whatever
+// it was about to send (answers computed with a failed log prove nothing)
+// and goes silent.
+func (b *Broker) checkLogs() {
+	for _, tp := range b.Partitions() {
+		if err := b.parts[tp].Log().Failed(); err != nil {
+			b.halted = fmt.Errorf("replica: broker %d halted: the log of %s failed: %w", b.cfg.ID, tp, storageError(err))
+			b.outbox = nil
+			return
+		}
+	}
+}
+
+// Halted returns nil while the broker runs, or why it stopped: one of its
+// logs failed. A halted broker does nothing until it is restarted (its logs
+// then re-verify their files); its controller session expires meanwhile,
+// so the controller moves its leaderships away.
+func (b *Broker) Halted() error { return b.halted }
+
 // NextTickMs returns when Tick next has work.
 func (b *Broker) NextTickMs() int64 {
 	next := clock.Never
-	if b.closed {
+	if b.closed || b.halted != nil {
 		return next
 	}
 	if b.epoch >= 0 && !b.heartbeatInFlight {
@@ -456,7 +507,10 @@ func (b *Broker) NextTickMs() int64 {
 		next = min(next, b.nextMetadataMs)
 	}
 	for _, out := range b.pending {
-		next = min(next, out.sentAtMs+b.timeoutMs(out))
+		next = min(next, out.deadlineMs)
+	}
+	for i := range b.parkedFetches {
+		next = min(next, b.parkedFetches[i].deadlineMs)
 	}
 	for _, r := range b.parts {
 		next = min(next, r.NextTickMs())
@@ -483,13 +537,14 @@ func (b *Broker) collect(nowMs int64) {
 	if b.epoch >= 0 && !b.metadataInFlight && nowMs >= b.nextMetadataMs {
 		b.fetchMetadata(nowMs)
 	}
+	b.completeParkedFetches(nowMs)
 	if b.cfg.ContinuousFetch {
 		b.FetchRound(nowMs)
 	}
-	// The first heartbeat asking to shut down goes at once; the next ones
-	// on the heartbeat schedule, as Kafka's BrokerLifecycleManager sends
-	// them, not one per "not yet".
+	// A controlled shutdown starts with a heartbeat at once, as Kafka's
+	// BrokerLifecycleManager sends one; later ones keep the schedule.
 	if b.wantShutdown && !b.shutdownAsked && !b.heartbeatInFlight && b.epoch >= 0 && !b.shutdownReady {
+		b.shutdownAsked = true
 		b.heartbeat(nowMs)
 	}
 }
@@ -558,6 +613,12 @@ func (b *Broker) onHeartbeat(m *wire.BrokerHeartbeatResponse, nowMs int64) {
 	case wire.CodeNone:
 		b.fenced = m.IsFenced
 		b.shutdownReady = m.ShouldShutDown
+		if b.wantShutdown && !m.ShouldShutDown && !b.shutdownPending {
+			// The first "not yet": ask again a little sooner than usual,
+			// as Kafka does, since a shutdown often completes quickly.
+			b.shutdownPending = true
+			b.nextHeartbeatMs = min(b.nextHeartbeatMs, nowMs+controlledShutdownRetryMs)
+		}
 	case wire.CodeStaleBrokerEpoch, wire.CodeBrokerIDNotRegistered:
 		// The controller does not know this incarnation (it lost the
 		// registration, or a newer one exists): register again.

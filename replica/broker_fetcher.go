@@ -18,9 +18,10 @@ import (
 // every event; without, it is a step the caller drives (a fetch round of
 // the in-process cluster or the simulator).
 func (b *Broker) FetchRound(nowMs int64) {
-	if b.closed || b.epoch < 0 {
+	if b.closed || b.halted != nil || b.epoch < 0 {
 		return
 	}
+	defer b.checkLogs()
 	byLeader := map[int32][]TopicPartition{}
 	for _, tp := range b.Partitions() {
 		r := b.parts[tp]

@@ -197,7 +197,7 @@ type RestartReport struct {
 	// Asked is the epoch the follower asked about, and Answer the
 	// leader's answer, under TruncateByLeaderEpoch (Found false otherwise).
 	Asked  int32
-	Answer wire.OffsetsForLeaderEpochPartitionResponse
+	Answer wire.OffsetsForLeaderEpochPartitionResponse // the leader's answer
 }
 
 // RestartFollower restarts the follower's replica of orders-0 from its

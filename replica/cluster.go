@@ -69,6 +69,7 @@ type Cluster struct {
 	// mems holds each node's in-memory file system (InMemory), by broker
 	// id; the controller's is ctlMem.
 	mems    map[int32]*vfs.Mem
+	faults  map[int32]*vfs.FaultyFS
 	ctlMem  *vfs.Mem
 	ctlDrv  *clock.Driver
 	brokers map[int32]*clusterBroker
@@ -77,8 +78,9 @@ type Cluster struct {
 	clientCorr int32
 	responses  map[int32]wire.Message
 	// watch, when set, sees every envelope delivered (the chapter harness
-	// reads its reports from it).
-	watch func(Envelope)
+	// reads its reports from it); so do watchers.
+	watch    func(Envelope)
+	watchers []func(Envelope)
 }
 
 // clusterBroker is a broker slot: its running Broker (nil while down) and
@@ -104,12 +106,13 @@ func OpenClusterWith(cfg ClusterConfig) (*Cluster, error) {
 	}
 	c := &Cluster{
 		cfg: cfg, clock: clock.NewManual(cfg.StartMs), brokers: map[int32]*clusterBroker{}, ids: ids,
-		responses: map[int32]wire.Message{}, mems: map[int32]*vfs.Mem{},
+		responses: map[int32]wire.Message{}, mems: map[int32]*vfs.Mem{}, faults: map[int32]*vfs.FaultyFS{},
 	}
 	if cfg.InMemory {
 		c.ctlMem = vfs.NewMem()
 		for _, id := range ids {
 			c.mems[id] = vfs.NewMem()
+			c.faults[id] = vfs.Faulty(c.mems[id])
 		}
 	}
 	c.net = NewNetwork(c.clock, cfg.Seed)
@@ -223,7 +226,36 @@ func (c *Cluster) observe(env Envelope) {
 	if c.watch != nil {
 		c.watch(env)
 	}
+	for _, f := range c.watchers {
+		f(env)
+	}
 }
+
+// Disconnect breaks the connection between a and b, as a socket that
+// closes: both ends are told at once (their Disconnected), and messages
+// already on their way still arrive. The link stays up; Network.Cut is
+// the partition that silently loses messages.
+func (c *Cluster) Disconnect(a, b Addr) {
+	for _, end := range [2][2]Addr{{a, b}, {b, a}} {
+		switch self, peer := end[0], end[1]; self.Kind {
+		case ControllerAddr:
+			c.ctl.Disconnected(peer, c.clock.NowMs())
+			c.flush(c.ctl)
+			c.ctlDrv.Kick()
+		case BrokerAddr:
+			if s, ok := c.brokers[self.ID]; ok && s.b != nil {
+				s.b.Disconnected(peer, c.clock.NowMs())
+				c.flush(s.b)
+				s.drv.Kick()
+			}
+		}
+	}
+}
+
+// Watch makes f see every envelope the network delivers, as it is
+// delivered: tests count messages with it, a simulator records them. f must
+// not call back into the cluster.
+func (c *Cluster) Watch(f func(Envelope)) { c.watchers = append(c.watchers, f) }
 
 // flush sends what node has to send.
 func (c *Cluster) flush(node Node) {
@@ -248,8 +280,8 @@ func (c *Cluster) StartBroker(id int32) error {
 	if cfg.SessionTimeoutMs == 0 {
 		cfg.SessionTimeoutMs = c.cfg.Controller.SessionTimeoutMs
 	}
-	if m := c.mems[id]; m != nil {
-		cfg.Replica.Log.FS = m
+	if f := c.faults[id]; f != nil {
+		cfg.Replica.Log.FS = f
 	}
 	binary.BigEndian.PutUint64(cfg.IncarnationID[:8], c.cfg.Seed^uint64(id)<<32)
 	binary.BigEndian.PutUint64(cfg.IncarnationID[8:], s.incarnation)
@@ -264,6 +296,11 @@ func (c *Cluster) StartBroker(id int32) error {
 	c.Run()
 	return nil
 }
+
+// DiskFaults returns the fault injector in front of broker id's files
+// (InMemory clusters only): make its next write or fsync fail and watch the
+// broker halt rather than lie.
+func (c *Cluster) DiskFaults(id int32) *vfs.FaultyFS { return c.faults[id] }
 
 // CrashBroker kills broker id: no clean shutdown, every message on its way
 // to it lost. mode says what its files keep: vfs.KeepUnsynced is a killed
@@ -491,9 +528,12 @@ func (c *Cluster) Produce(tp TopicPartition, acks int16, maxMs int64, values ...
 	}
 	deadline := c.clock.NowMs() + maxMs
 	for !call.Done() {
+		// Fetch rounds at this instant while they move anything; only then
+		// let time pass.
+		delivered := c.net.Delivered
 		c.FetchRound()
-		if call.Done() {
-			break
+		if call.Done() || c.net.Delivered != delivered {
+			continue
 		}
 		next, ok := c.clock.NextMs()
 		if !ok || next > deadline {
@@ -543,6 +583,6 @@ func (c *Cluster) Consume(tp TopicPartition, from uint64, maxBytes int32) ([]Con
 
 // ConsumedRecord is one record a consumer read, with its absolute offset.
 type ConsumedRecord struct {
-	Offset uint64
-	Value  []byte
+	Offset uint64 // the record's offset in the partition
+	Value  []byte // its value (nil for a null value)
 }

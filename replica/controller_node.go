@@ -82,6 +82,20 @@ func (n *ControllerNode) Tick(nowMs int64) {
 	n.answerParked(nowMs)
 }
 
+// Disconnected tells the node that the connection from peer broke (a
+// transport calls it): peer's parked fetches are dropped, since their
+// answers have nowhere to go.
+func (n *ControllerNode) Disconnected(peer Addr, nowMs int64) {
+	kept := n.parked[:0]
+	for _, p := range n.parked {
+		if p.from != peer {
+			kept = append(kept, p)
+		}
+	}
+	clear(n.parked[len(kept):])
+	n.parked = kept
+}
+
 // NextTickMs is the earlier of the controller's next session expiry and the
 // end of a parked fetch's wait.
 func (n *ControllerNode) NextTickMs() int64 {

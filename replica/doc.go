@@ -1,49 +1,101 @@
-// Package replica is the chapter itself in Go: brokers' copies of one
-// partition that replicate by fetch, a high watermark that arrives one round
-// late, an ISR that shrinks on the clock it is handed, acks=all against
-// min.insync.replicas, and truncation by leader epoch.
+// Package replica is Kafka's partition replication as state machines: a
+// partition's replica, a broker hosting many of them, the controller on the
+// network, and an in-process cluster that drives them all, deterministically,
+// on one clock.
 //
-// A [Replica] is one broker's copy of a partition: a [log.Log] directory, a
-// leader-epoch cache beside it, a role, and — while it leads — the ISR state.
-// Replicas are addressed by broker id; nothing here assumes there are two.
-// [Cluster] is the chapter's harness: broker 1 leads and broker 2 follows,
-// joined by a [MemLink] of two byte buffers, driven one round at a time.
+// # The pieces
+//
+//   - [Replica] is one broker's copy of one partition: its log (which owns
+//     the leader-epoch cache), its role and epochs, and while it leads the ISR
+//     bookkeeping, the ISR change in flight to the controller and the
+//     acks=all produces parked until committed. Requests and responses go in
+//     as Go values with the time; answers, produce outcomes and ISR
+//     proposals come out. It never reads a clock, starts a goroutine or
+//     touches a network.
+//   - [Broker] hosts replicas. It registers with the controller and
+//     heartbeats, follows the controller's metadata log by fetching it (as
+//     KRaft brokers do), takes every partition's role from it, serves
+//     produce, fetch, offsets-for-leader-epoch and list-offsets requests, and
+//     as a follower fetches from each leader one request at a time, batching
+//     its partitions.
+//   - [ControllerNode] puts the controller (package
+//     [github.com/kaenlog/kaenlog/replica/controller]) on the network, and
+//     parks brokers' fetches of the metadata log until there is news.
+//   - [Network] moves envelopes ([Envelope]) between nodes as wire bytes, on a
+//     [clock.Manual], with seeded loss, duplication, delay and cuts.
+//     [Cluster] is 1 to 7 brokers and the controller on one Network,
+//     driven by the caller: fetch rounds, produces, clock advances, crashes
+//     (with or without losing what was not fsynced), restarts.
+//     [ChapterCluster] is the chapter's harness on top: brokers 1 and 2,
+//     partition orders-0, one round at a time ([OpenCluster]).
+//
+// Brokers and the controller are each a [Node]: envelopes in ([Node.Receive]),
+// envelopes out ([Node.Outbox]), timed work when [Node.NextTickMs] arrives,
+// run by a [clock.Driver]. The same nodes run in the Cluster, in the
+// simulator and behind a network runtime; only the transport and the clock
+// differ.
 //
 // # The rules, where they live
 //
-//   - The two lines the chapter exists to teach are in [OpenClusterWith]:
-//     both logs leave eager-high-watermark mode. With one replica the high
-//     watermark follows the log end; with two it must come from the smallest
-//     LEO in the ISR.
-//   - A follower is a consumer that carries its replica id
-//     ([Replica.FetchRequest]); the id only changes how far it may read
-//     ([wire.IsolationOf]).
-//   - The high-watermark rule, both halves, is in one file: the leader takes
-//     [isr.AdvanceHW]'s proposal only when it is larger; the follower takes
-//     max(own, min(response HW, own LEO)).
-//   - The leader learns a follower's LEO from the fetch request and sends
-//     its high watermark in the response, so the follower learns a record is
-//     committed one round after it received it ([Cluster.FetchOnce]).
-//   - acks=all is refused before the append when the ISR is under
-//     min.insync.replicas ([Replica.Produce]); whether an accepted write is
-//     committed is decided afterwards ([Replica.AckVerdict]).
-//   - Elections are clean: [Cluster.FailOver] elects the follower only while
-//     it is in the leader's ISR, the only replicas known to hold every
-//     committed record ([ErrUncleanElection] otherwise), as Kafka's
-//     controller does unless unclean.leader.election.enable is set.
-//   - A restarted follower truncates by asking the leader where its latest
-//     epoch ends ([Replica.TruncateByLeaderEpoch]), not to its own high
-//     watermark. It falls back to its high watermark only when the leader
-//     knows no epoch that old, as Kafka does; [TruncateToHighWatermark]
-//     shows the old rule and the record it loses.
+// Roles come from the controller ([Replica.BecomeLeader],
+// [Replica.BecomeFollower]). A new leader's ISR is the controller's, never
+// "every follower"; the epoch cache gains (epoch, LEO) before the first
+// write; a state older than one applied, or a change of leader that does
+// not raise the leader epoch, is refused ([ErrStaleEpoch]). The chapter's
+// two lines (stop_eager_high_watermark) are unconditional: a replica's log
+// never moves its own high watermark.
 //
-// Nothing here reads a clock or starts a goroutine: time arrives as nowMs,
-// and a transport is anything that moves bytes ([Link]).
+// The high watermark, both halves, is in highwatermark.go: the leader takes
+// the smallest LEO of the maximal ISR, only forward, and nothing while the
+// committed ISR is under min.insync.replicas (KIP-966's strict min ISR); the
+// follower takes max(own, min(response's, own LEO)). The leader learns a
+// follower's LEO from the fetch request and recomputes before it reads, so
+// the response carries the high watermark that very fetch moved — the
+// chapter's order; Kafka sends the one from before the fetch.
+//
+// A fetch is fenced by epoch before role ([Replica.HandleFetch]): an older
+// CurrentLeaderEpoch is FENCED_LEADER_EPOCH, a newer one
+// UNKNOWN_LEADER_EPOCH, whatever the replica's role. A follower's last
+// fetched epoch is checked before its offset: a follower whose epoch ended
+// earlier on the leader gets a DivergingEpoch and truncates
+// ([TruncateOnFetch], Kafka's rule since 2.8); [TruncateByLeaderEpoch] asks
+// OffsetsForLeaderEpoch first, as the chapter tells it;
+// [TruncateToHighWatermark] is the pre-KIP-101 rule, kept to show the loss.
+// Answers that arrive after the replica moved on are dropped, not errors.
+//
+// The ISR changes only through the controller (alterpartition.go): the
+// leader's time rule ([Replica.CheckISR], every replica.lag.time.max.ms/2
+// from [Replica.Tick]) and the expansion rule (a follower whose LEO reached
+// the high watermark and the start of the leader's epoch) propose a new ISR
+// with AlterPartition, one at a time; the controller commits it, and the
+// leader applies the committed ISR. A follower joining counts at once
+// (maximal ISR), a follower leaving only once committed.
+//
+// acks ([Replica.Produce]): acks=all under min.insync.replicas is refused
+// before the append (NOT_ENOUGH_REPLICAS); an accepted acks=all write is
+// parked and ends with NONE once the high watermark passes it,
+// NOT_ENOUGH_REPLICAS_AFTER_APPEND if the committed ISR falls under
+// min.insync.replicas first (Kafka 4.0 waits for the timeout instead),
+// REQUEST_TIMED_OUT at its deadline, or NOT_LEADER_OR_FOLLOWER if the
+// replica stops leading. acks=0 gets no response at all.
+//
+// A follower that falls behind the leader's log start truncates fully and
+// starts there; its log start follows the leader's. A broker whose logs lost
+// committed or flushed data, or that stopped without its clean-shutdown
+// marker, registers as unclean, and the controller keeps it out of every
+// ISR until it has caught up (KIP-966).
+//
+// # Errors
+//
+// A refusal is a Go error that matches both this package's sentinel (if it
+// has one: [ErrNotLeader], [ErrStaleEpoch], ...) and the wire error it is
+// answered with, so errors.Is finds either and wire.CodeOf gives the code.
+// Nothing returns a success-shaped value beside an error code.
 //
 // # What this package does not claim
 //
-// Two brokers in one process share one kernel, one page cache and one power
-// supply: the Cluster shows the protocol of replication, not tolerance of
-// failures. Its ISR is a slice held by one leader, not a field of a
-// PartitionRecord written by a KRaft controller.
+// Everything here runs in one process: the Cluster shows the protocol and
+// finds the bugs a deterministic simulation can find, not tolerance of real
+// machine failures. The controller is a single node standing in for a KRaft
+// quorum.
 package replica

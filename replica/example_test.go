@@ -204,7 +204,10 @@ func Example_staleLeader() {
 	_, done, err := call.Result()
 	fmt.Printf("broker 1 still a %v; acks=all there answered: %v (%v)\n", stale.Role(), done, wire.CodeOf(err))
 	c.Network().Heal()
-	c.Await(func() bool { c.FetchRound(); return stale.Role() == replica.RoleFollower && slices.Equal(held(c, 1), held(c, 2)) }, 60_000)
+	c.Await(func() bool {
+		c.FetchRound()
+		return stale.Role() == replica.RoleFollower && slices.Equal(held(c, 1), held(c, 2))
+	}, 60_000)
 	fmt.Println("healed: broker 1 is a", stale.Role(), "holding", held(c, 1))
 	// Output:
 	// controller: leader 2 at epoch 1, ISR [2 3]

@@ -141,8 +141,8 @@ func (r *Replica) AckVerdict(requiredOffset uint64) (isr.Verdict, error) {
 // FetchFrom names who sent a fetch: a follower's broker id and broker
 // epoch, or wire.ConsumerReplicaID (and -1) for a consumer.
 type FetchFrom struct {
-	ReplicaID    int32
-	ReplicaEpoch int64
+	ReplicaID    int32 // the follower's broker id, or wire.ConsumerReplicaID
+	ReplicaEpoch int64 // the follower's broker epoch, or -1
 }
 
 // HandleFetch serves one partition of a fetch at time nowMs, reading at most
@@ -178,6 +178,18 @@ type FetchFrom struct {
 //  8. the read: followers to the log end, consumers to the high watermark
 //     (IsolationOf), at most maxBytes (the first batch whole, as KIP-74).
 func (r *Replica) HandleFetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64) (wire.FetchPartitionResponse, []byte, error) {
+	return r.fetch(from, p, maxBytes, dst, nowMs, true)
+}
+
+// refetch answers a fetch that HandleFetch already saw and a broker parked:
+// the same checks and read, without step 7 — the follower's position was
+// recorded when its fetch arrived, and recording it again later would make
+// it look caught up at a time it did not fetch.
+func (r *Replica) refetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64) (wire.FetchPartitionResponse, []byte, error) {
+	return r.fetch(from, p, maxBytes, dst, nowMs, false)
+}
+
+func (r *Replica) fetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64, observe bool) (wire.FetchPartitionResponse, []byte, error) {
 	resp := wire.FetchPartitionResponse{Topic: p.Topic, Partition: p.Partition}
 	fail := func(err error) (wire.FetchPartitionResponse, []byte, error) {
 		resp.ErrorCode = wire.CodeOf(err)
@@ -232,7 +244,7 @@ func (r *Replica) HandleFetch(from FetchFrom, p *wire.FetchPartition, maxBytes i
 	if p.FetchOffset > leo {
 		return fail(fmt.Errorf("replica: fetch offset %d past log end %d: %w", p.FetchOffset, leo, wire.ErrOffsetOutOfRange))
 	}
-	if isFollower {
+	if isFollower && observe {
 		if err := r.lead.isr.Observe(from.ReplicaID, p.FetchOffset, leo, nowMs); err != nil {
 			return fail(fmt.Errorf("replica: %w: %w", wire.ErrNotLeaderOrFollower, err))
 		}
@@ -364,17 +376,16 @@ func (r *Replica) leaderStateChanged(nowMs int64) error {
 // Tick does the leader's timed work due at nowMs: the ISR time rule every
 // replica.lag.time.max.ms/2 (proposed to the controller, see
 // AlterPartition), the resend of an unanswered proposal, and the deadlines
-// of parked produces. A follower's only timed event is the end of its fetch
-// backoff: Tick forgets a backoff that has ended, so NextTickMs moves on
-// (the broker fetches on its own schedule, NextFetch reads the backoff).
+// of parked produces. A follower's only timed work is the end of its fetch
+// backoff, after which its broker fetches again.
 func (r *Replica) Tick(nowMs int64) {
 	if r.closed {
 		return
 	}
-	if r.role == RoleFollower && r.follow.backoffUntilMs > 0 && nowMs >= r.follow.backoffUntilMs {
-		r.follow.backoffUntilMs = 0
-	}
 	if r.role != RoleLeader {
+		if nowMs >= r.follow.backoffUntilMs {
+			r.follow.backoffUntilMs = 0 // served: nothing timed is left
+		}
 		return
 	}
 	if nowMs >= r.lead.nextShrinkMs {

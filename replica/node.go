@@ -22,8 +22,8 @@ const (
 
 // Addr names a party a message is from or to.
 type Addr struct {
-	Kind AddrKind
-	ID   int32
+	Kind AddrKind // a broker, the controller or a client
+	ID   int32    // the broker id, or the client's number; 0 for the controller
 }
 
 // BrokerAt returns the address of broker id.
@@ -51,11 +51,11 @@ func (a Addr) String() string {
 // Envelope is one message on its way: a request, or a response to one (its
 // correlation id is the request's).
 type Envelope struct {
-	From, To Addr
+	From, To Addr // sender and receiver
 	// Response tells a response from a request: wire's header does not say,
 	// the direction of a connection does.
 	Response bool
-	Msg      wire.Message
+	Msg      wire.Message // the request or response, a Go value
 }
 
 // Node is a state machine that talks: a Broker or a ControllerNode. A

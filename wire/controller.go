@@ -2,8 +2,9 @@ package wire
 
 import "fmt"
 
-// The controller's messages: what a broker says to the controller that owns
-// the ISR (package replica/controller) and what it answers. The API key
+// The API keys of the controller's messages: what a broker says to the
+// controller that owns the ISR (package replica/controller) and what it
+// answers. The API key
 // numbers are Kafka's; the bodies are kaenlog's own, fixed-layout and
 // big-endian like the data plane's. Their layouts are in the package
 // documentation (doc.go), with every other message's.
@@ -14,7 +15,6 @@ import "fmt"
 // int64 identifiers, as in Kafka, with NoBrokerEpoch (-1) for "none"; broker
 // ids and leaders are int32 identifiers with NoLeader (-1) for "none", like
 // ReplicaID. Metadata offsets are offsets: uint64 in memory.
-
 const (
 	// APIMetadata marks MetadataRequest and MetadataResponse.
 	APIMetadata APIKey = 3

@@ -22,6 +22,7 @@ var ErrInvalidValue error = &valueError{}
 // ErrMalformed family.
 type valueError struct{}
 
+// Error returns the sentinel's text.
 func (*valueError) Error() string { return "wire: invalid field value" }
 
 // Unwrap puts ErrInvalidValue in the ErrMalformed family.

@@ -47,6 +47,9 @@ type FaultyFS struct {
 
 	mu     sync.Mutex
 	calls  [numOps]int
+	total  int // calls of every kind
+	cutAt  int // from this call on (of any kind) every call fails; 0: never
+	cutErr error
 	faults []fault
 }
 
@@ -77,11 +80,28 @@ func (f *FaultyFS) FailFrom(op Op, n int, err error) {
 	f.faults = append(f.faults, fault{op: op, n: n, sticky: true, err: err})
 }
 
-// Heal removes every injected fault.
+// CutAt makes the n-th call overall (of any kind, counting from 1 since
+// Faulty) and every later call fail with err, as if the machine lost
+// power at that call: nothing after it reaches the disk. Follow it with
+// Mem.Crash to drop what was not synced.
+func (f *FaultyFS) CutAt(n int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cutAt, f.cutErr = n, err
+}
+
+// TotalCalls returns how many calls of every kind were made so far.
+func (f *FaultyFS) TotalCalls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.total
+}
+
+// Heal removes every injected fault, CutAt's included.
 func (f *FaultyFS) Heal() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.faults = nil
+	f.faults, f.cutAt = nil, 0
 }
 
 // Calls returns how many calls of op were made so far, failed ones
@@ -97,6 +117,10 @@ func (f *FaultyFS) call(op Op, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls[op]++
+	f.total++
+	if f.cutAt > 0 && f.total >= f.cutAt {
+		return &fs.PathError{Op: op.String(), Path: name, Err: f.cutErr}
+	}
 	n := f.calls[op]
 	for _, ft := range f.faults {
 		if ft.op == op && (n == ft.n || (ft.sticky && n > ft.n)) {

@@ -146,3 +146,29 @@ func TestOSLockInProcess(t *testing.T) {
 	var _ io.Closer = l2
 	l2.Close()
 }
+
+// TestFaultyCutAt: from the n-th call overall, every call of every kind
+// fails; the ones before succeed.
+func TestFaultyCutAt(t *testing.T) {
+	m := NewMem()
+	m.MkdirAll("/d", 0o755)
+	fsys := Faulty(m)
+	f := memWrite(t, fsys, "/d/f", []byte("a"), false) // open, write: calls 1, 2
+	fsys.CutAt(4, syscall.EIO)
+	if err := f.Sync(); err != nil { // call 3
+		t.Fatalf("call 3 = %v", err)
+	}
+	if err := fsys.SyncDir("/d"); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("call 4 = %v, want EIO", err)
+	}
+	if _, err := f.ReadAt(make([]byte, 1), 0); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("call 5 = %v, want EIO", err)
+	}
+	if n := fsys.TotalCalls(); n != 5 {
+		t.Fatalf("TotalCalls = %d, want 5", n)
+	}
+	fsys.Heal()
+	if err := f.Sync(); err != nil {
+		t.Fatalf("after Heal: %v", err)
+	}
+}

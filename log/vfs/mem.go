@@ -165,7 +165,7 @@ func (m *Mem) Rename(oldpath, newpath string) error {
 	return nil
 }
 
-// ReadDir implements FS.
+// ReadDir implements FS, sorted by name (so that tests are deterministic).
 func (m *Mem) ReadDir(dir string) ([]DirEntry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

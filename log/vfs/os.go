@@ -35,17 +35,7 @@ func (osFS) Remove(name string) error                    { return os.Remove(name
 func (osFS) Rename(oldpath, newpath string) error        { return os.Rename(oldpath, newpath) }
 func (osFS) MkdirAll(dir string, perm fs.FileMode) error { return os.MkdirAll(dir, perm) }
 
-func (osFS) ReadDir(dir string) ([]DirEntry, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]DirEntry, len(entries))
-	for i, e := range entries {
-		out[i] = DirEntry{Name: e.Name(), Regular: e.Type().IsRegular()}
-	}
-	return out, nil
-}
+func (osFS) ReadDir(dir string) ([]DirEntry, error) { return readDir(dir) }
 
 func (osFS) SyncDir(dir string) error {
 	d, err := os.Open(dir)

@@ -39,7 +39,7 @@ type FS interface {
 	// Rename replaces newpath with oldpath atomically. The rename is
 	// durable once the directory is synced (SyncDir).
 	Rename(oldpath, newpath string) error
-	// ReadDir lists a directory, sorted by name.
+	// ReadDir lists a directory, in no particular order.
 	ReadDir(dir string) ([]DirEntry, error)
 	// MkdirAll creates a directory and any missing parents.
 	MkdirAll(dir string, perm fs.FileMode) error

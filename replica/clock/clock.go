@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"fmt"
 	"math"
 	"sync"
 )
@@ -98,7 +99,12 @@ func (m *Manual) Advance(ms int64) {
 // AdvanceTo moves the clock to atMs, running every timer due at or before it
 // in order. Time never goes backwards: an atMs in the past only runs the
 // timers already due.
+//
+// A state machine that keeps asking to be ticked at the instant it was just
+// ticked would make this loop forever; after MaxTimersPerInstant timers at
+// one instant AdvanceTo panics instead, naming the livelock.
 func (m *Manual) AdvanceTo(atMs int64) {
+	sameInstant, instant := 0, int64(-1)
 	for {
 		m.mu.Lock()
 		target := max(atMs, m.now)
@@ -111,10 +117,21 @@ func (m *Manual) AdvanceTo(atMs int64) {
 		t := m.timers[i]
 		m.timers = append(m.timers[:i], m.timers[i+1:]...)
 		m.now = max(m.now, t.at)
+		if m.now != instant {
+			sameInstant, instant = 0, m.now
+		}
+		sameInstant++
 		m.mu.Unlock()
+		if sameInstant > MaxTimersPerInstant {
+			panic(fmt.Sprintf("clock: more than %d timers ran at %d ms: something keeps asking to run now (a Ticker whose NextTickMs stays in the past?)", MaxTimersPerInstant, instant))
+		}
 		t.f()
 	}
 }
+
+// MaxTimersPerInstant bounds how many timers a Manual clock runs at one
+// instant before it declares a livelock.
+const MaxTimersPerInstant = 1_000_000
 
 // NextMs returns the due time of the earliest pending timer.
 func (m *Manual) NextMs() (int64, bool) {

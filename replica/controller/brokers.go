@@ -108,35 +108,49 @@ func (c *Controller) Heartbeat(req wire.BrokerHeartbeatRequest, nowMs int64) wir
 	s := c.touch(req.BrokerID, nowMs)
 	s.metadataOffset = req.MetadataOffset
 
-	o := c.begin()
-	shutDown, beginsShutdown := false, false
+	// Decide first: most heartbeats change nothing and need no operation.
+	const (
+		none = iota
+		unfence
+		beginShutdown
+		shutDownNow // fence, and let it stop
+	)
+	action, shutDown := none, false
 	switch {
 	case b.Fenced:
 		if req.WantShutDown {
 			shutDown = true
 		} else if req.MetadataOffset > uint64(b.Epoch) {
-			c.unfence(o, req.BrokerID)
+			action = unfence
 		}
 	case b.InControlledShutdown:
 		if !c.leadsAny(req.BrokerID) && c.lowestActiveOffset() >= s.shutdownOffset {
-			c.fence(o, req.BrokerID)
-			shutDown = true
+			action = shutDownNow
 		}
 	case req.WantShutDown:
+		action = shutDownNow
 		if c.leadsAny(req.BrokerID) {
+			action = beginShutdown
+		}
+	}
+	if action != none {
+		o := c.begin()
+		switch action {
+		case unfence:
+			c.unfence(o, req.BrokerID)
+		case beginShutdown:
 			o.add(BrokerRegistrationChangeRecord{BrokerID: b.ID, BrokerEpoch: b.Epoch, InControlledShutdown: SetTrue})
 			c.removeFromISRs(o, req.BrokerID)
-			beginsShutdown = true
-		} else {
+		case shutDownNow:
 			c.fence(o, req.BrokerID)
 			shutDown = true
 		}
+		if err := c.commit(o, nowMs); err != nil {
+			resp.ErrorCode = codeOf(err)
+			return resp
+		}
 	}
-	if err := c.commit(o, nowMs); err != nil {
-		resp.ErrorCode = codeOf(err)
-		return resp
-	}
-	if beginsShutdown {
+	if action == beginShutdown {
 		s.shutdownOffset = c.image.end
 	}
 	resp.IsFenced = c.image.brokers[req.BrokerID].Fenced

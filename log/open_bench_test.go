@@ -1,0 +1,105 @@
+package log
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
+)
+
+// Recovery costs what it must. Reproduce the figures in BENCHMARKS.md with
+//
+//	go test -run '^$' -bench 'BenchmarkOpen' -benchtime 20x ./log/
+
+// stBenchFill appends size bytes in batches of about batchBytes to l, as a
+// follower (the batches are built once and restamped).
+func stBenchFill(b *testing.B, l *Log, size int64, batchBytes int) {
+	batch := stBatch(b, 0, 1, batchBytes-BatchHeaderSize-16, 1)
+	for written := int64(0); written < size; written += int64(len(batch)) {
+		if err := SetBaseOffset(batch, l.EndOffset()); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := l.AppendAsFollower(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// stBenchCrash lets go of l's files and lock without checkpointing, as a
+// killed process does.
+func stBenchCrash(l *Log) {
+	l.closeFiles()
+	l.lock.Close()
+}
+
+// BenchmarkOpenAfterCleanShutdown opens a 1 GiB log of 5,000 segments
+// that Close left with its clean-shutdown marker: no segment is read.
+func BenchmarkOpenAfterCleanShutdown(b *testing.B) {
+	const size, segments = 1 << 30, 5000
+	dir := filepath.Join(b.TempDir(), "p")
+	opts := Options{SegmentBytes: size / segments}
+	l := stOpen(b, dir, opts)
+	stBenchFill(b, l, size, 52<<10)
+	if n := len(l.segments); n < segments {
+		b.Fatalf("%d segments, want %d", n, segments)
+	}
+	stClose(b, l)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		l, err := Open(dir, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if !l.Recovery().Clean {
+			b.Fatalf("not clean:\n%s", l.Recovery())
+		}
+		stClose(b, l)
+		b.StartTimer()
+	}
+}
+
+// BenchmarkOpenAfterCrash opens a 256 MiB log after a kill -9, with 16 or
+// 64 MiB appended past the recovery point: Open verifies only those.
+// MB/s is the rate over the bytes past the recovery point.
+func BenchmarkOpenAfterCrash(b *testing.B) {
+	for _, past := range []int64{16 << 20, 64 << 20} {
+		b.Run(fmt.Sprintf("past=%dMiB", past>>20), func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "p")
+			opts := Options{SegmentBytes: 8 << 20}
+			l, err := Open(dir, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			stBenchFill(b, l, 256<<20-past, 64<<10)
+			if err := l.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			rp := l.EndOffset()
+			stBenchFill(b, l, past, 64<<10)
+			stBenchCrash(l)
+			b.SetBytes(past)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				l, err := Open(dir, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if r := l.Recovery(); r.Clean || r.RecoveryPoint != rp || r.BytesVerified < past {
+					b.Fatalf("recovery point %d verified %d bytes:\n%s", r.RecoveryPoint, r.BytesVerified, r)
+				}
+				stBenchCrash(l)
+				// Back to the crashed state: Open wrote the recovery point
+				// it reached.
+				if err := writeFilesAtomic(vfs.OS(), dir, checkpointFile{recoveryPointFileName, formatCheckpoint(rp)}); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}

@@ -1,0 +1,134 @@
+package replica_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// The replicated path, in one process and on real files (page cache): a
+// produce to the leader, then one fetch round — the follower's fetch, the
+// leader serving it, the follower appending — through the state machines
+// (no network). Compare BenchmarkPageCacheWrite, run in the same go test
+// invocation: a replicated byte is written twice, so the ceiling is half
+// the page-cache write rate. Both keep their files to a few 64 MiB
+// segments (retention runs outside the timer), so neither measures the
+// disk's writeback instead of the page cache.
+
+// benchSegmentBytes is the segment size of the benchmark's logs.
+const benchSegmentBytes = 64 << 20
+
+var benchOptions = replica.Options{Log: log.Options{SegmentBytes: benchSegmentBytes}}
+
+// benchTrim drops old segments of both logs every 256 rounds, outside the
+// timer.
+func benchTrim(b *testing.B, round int, rs ...*replica.Replica) {
+	if round%256 != 255 {
+		return
+	}
+	b.StopTimer()
+	for _, r := range rs {
+		if _, err := r.Log().DeleteRetainedSegments(log.RetentionPolicy{RetentionBytes: 2 * benchSegmentBytes}, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StartTimer()
+}
+
+// benchPair is a leader and a follower of one partition.
+func benchPair(b *testing.B) (l, f *replica.Replica) {
+	b.Helper()
+	dir := b.TempDir()
+	var err error
+	if l, err = replica.Open(1, filepath.Join(dir, "1"), benchOptions); err != nil {
+		b.Fatal(err)
+	}
+	if f, err = replica.Open(2, filepath.Join(dir, "2"), benchOptions); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close(); f.Close() })
+	st := replica.PartitionState{Leader: 1, LeaderEpoch: 0, PartitionEpoch: 0, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, MinISR: 2}
+	if err := l.BecomeLeader(st, t0); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.BecomeFollower(st, t0); err != nil {
+		b.Fatal(err)
+	}
+	return l, f
+}
+
+// benchBatch is one producer batch of n records of size bytes each.
+func benchBatch(b *testing.B, n, size int) []byte {
+	b.Helper()
+	recs := make([]log.Record, n)
+	value := bytes.Repeat([]byte("v"), size)
+	for i := range recs {
+		recs[i] = log.Record{OffsetDelta: int32(i), Value: value}
+	}
+	batch, err := log.AppendBatch(nil, &log.Batch{BaseTimestamp: t0, MaxTimestamp: t0, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Records: recs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return batch
+}
+
+func benchReplicate(b *testing.B, records, size int) {
+	l, f := benchPair(b)
+	batch := benchBatch(b, records, size)
+	var buf []byte
+	b.SetBytes(int64(len(batch)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		log.SetBaseOffset(batch, 0) // a producer's batch starts at 0; the leader stamps it in place
+		if _, _, err := l.Produce(0, batch, wire.AcksLeader, 0, t0); err != nil {
+			b.Fatal(err)
+		}
+		p, _ := f.NextFetch(t0)
+		var resp wire.FetchPartitionResponse
+		resp, buf, _ = l.HandleFetch(replica.FetchFrom{ReplicaID: 2, ReplicaEpoch: -1}, &p, 8<<20, buf[:0], t0)
+		if n, err := f.ApplyFetch(&p, &resp, t0); err != nil || n != records {
+			b.Fatalf("shipped %d records, err %v", n, err)
+		}
+		benchTrim(b, i, l, f)
+	}
+}
+
+// BenchmarkReplicate100KiB: 100 KiB batches (1000 records of about 100
+// bytes), the throughput case.
+func BenchmarkReplicate100KiB(b *testing.B) { benchReplicate(b, 1000, 90) }
+
+// BenchmarkReplicate1Record: one record per round, the latency case.
+func BenchmarkReplicate1Record(b *testing.B) { benchReplicate(b, 1, 100) }
+
+// BenchmarkPageCacheWrite is the ceiling: appending the same 100 KiB
+// batches to one file with pwrite, as fast as the page cache takes them.
+func BenchmarkPageCacheWrite(b *testing.B) {
+	batch := benchBatch(b, 1000, 90)
+	file, err := os.Create(filepath.Join(b.TempDir(), "pagecache"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer file.Close()
+	b.SetBytes(int64(len(batch)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var off int64
+	for i := 0; i < b.N; i++ {
+		if off >= benchSegmentBytes { // stay in one segment, as the logs above do
+			b.StopTimer()
+			file.Truncate(0)
+			off = 0
+			b.StartTimer()
+		}
+		if _, err := file.WriteAt(batch, off); err != nil {
+			b.Fatal(err)
+		}
+		off += int64(len(batch))
+	}
+}

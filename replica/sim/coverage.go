@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Coverage counts what a simulation exercised, so that a run that never
+// crashed a leader cannot pass for a proof.
+type Coverage struct {
+	// Steps counts the steps of each kind.
+	Steps [kinds]int
+	// Checks counts how often each invariant was checked with something to
+	// check (a leader, a pair of replicas, a record).
+	Checks [invariants]int
+	// LeaderCrashes counts crashes of the broker the controller named
+	// leader; PowerCuts crashes that lost unsynced data; Halts brokers that
+	// stopped because a log failed; DiskFaults injected file failures.
+	LeaderCrashes, PowerCuts, Halts, DiskFaults int
+	// Elections counts leader epochs the controller moved to;
+	// UncleanElections those that said data may be lost.
+	Elections, UncleanElections int
+	// Acked counts acks=all produces answered NONE, AckedLeader acks=1
+	// ones; Consumed counts records a consumer read.
+	Acked, AckedLeader, Consumed int
+	// Excused counts acknowledged records every holder lost in a power cut
+	// (SyncNever does not promise to survive that).
+	Excused int
+	// Foretold counts violations of the weaker invariants a LossOnly run
+	// let pass.
+	Foretold int
+	// LongPollRuns counts runs whose followers fetched continuously with
+	// parked fetches (LongPolls), RoundRuns those that fetched on
+	// FetchRound steps only.
+	LongPollRuns, RoundRuns int
+}
+
+// Add adds o's counts to c.
+func (c *Coverage) Add(o Coverage) {
+	for i := range c.Steps {
+		c.Steps[i] += o.Steps[i]
+	}
+	for i := range c.Checks {
+		c.Checks[i] += o.Checks[i]
+	}
+	c.LeaderCrashes += o.LeaderCrashes
+	c.PowerCuts += o.PowerCuts
+	c.Halts += o.Halts
+	c.DiskFaults += o.DiskFaults
+	c.Elections += o.Elections
+	c.UncleanElections += o.UncleanElections
+	c.Acked += o.Acked
+	c.AckedLeader += o.AckedLeader
+	c.Consumed += o.Consumed
+	c.Excused += o.Excused
+	c.Foretold += o.Foretold
+	c.LongPollRuns += o.LongPollRuns
+	c.RoundRuns += o.RoundRuns
+}
+
+// Missing names what a run that claims to prove something should have
+// exercised but did not: a kind of step never taken, an invariant never
+// checked, no leader crash, no power cut, no election, no acknowledged
+// record.
+func (c Coverage) Missing() []string {
+	var out []string
+	for k := Kind(0); k < kinds; k++ {
+		if c.Steps[k] == 0 {
+			out = append(out, "step "+k.String())
+		}
+	}
+	for i := Invariant(0); i < invariants; i++ {
+		if c.Checks[i] == 0 {
+			out = append(out, "invariant "+i.String())
+		}
+	}
+	for name, n := range map[string]int{"a leader crash": c.LeaderCrashes, "a power cut": c.PowerCuts,
+		"an election": c.Elections, "an acknowledged record": c.Acked, "a consumed record": c.Consumed,
+		"a long-polling run": c.LongPollRuns, "a run of fetch rounds": c.RoundRuns} {
+		if n == 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// String prints the counts, a few lines.
+func (c Coverage) String() string {
+	var b strings.Builder
+	b.WriteString("steps:")
+	for k := Kind(0); k < kinds; k++ {
+		fmt.Fprintf(&b, " %v %d", k, c.Steps[k])
+	}
+	b.WriteString("\nchecks:")
+	for i := Invariant(0); i < invariants; i++ {
+		fmt.Fprintf(&b, " %v %d", i, c.Checks[i])
+	}
+	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
+		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
+	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d", c.LongPollRuns, c.RoundRuns)
+	return b.String()
+}

@@ -1,0 +1,75 @@
+// Package sim is a deterministic simulator that hunts lost commits: a
+// seeded stream of steps over an in-memory replica.Cluster of 2 to 5
+// brokers and the controller, with Kafka's invariants checked after every
+// step. FoundationDB's simulation and TigerBeetle's VOPR are the bar.
+//
+// # What it drives
+//
+// Every step is one of: a produce (acks 0, 1 or all, to the leader the
+// controller names or, as a client with stale metadata would, to any
+// broker); a fetch round; a consumer's read; link faults (loss,
+// duplication, delays that reorder) and cut links between any two nodes,
+// the controller included; a broker crash that keeps what it wrote, loses
+// what it did not fsync (a power cut) or tears its last write; a restart; a
+// controller restart; a clock jump, short or past the lag and session
+// bounds; a failed write or fsync on a broker's disk; an explicit election.
+// Everything random is drawn from the seed, so a seed names a run. Half
+// the seeds (LongPolls) run the followers as the network runtime does:
+// fetching continuously, each fetch parked by its leader until data or a
+// new high watermark arrives, or 500 ms pass; the others fetch only on
+// fetch-round steps, which lets the steps alone decide when replication
+// happens.
+//
+// # What it checks, after every step
+//
+//   - From Kafka's TLA+ model (kafka-rules.md §9): TypeOk (every replica's
+//     offsets ordered, start <= HW <= LEO), WeakIsr (the members of a
+//     leader's own ISR agree with it below its high watermark), StrongIsr
+//     (so do the members of the controller's ISR), LeaderInIsr (a leader
+//     the controller names is in the ISR), ValidHighWatermark (every member
+//     of the controller's ISR holds at least the leader's high watermark).
+//   - Acknowledged means kept: every record whose acks=all produce was
+//     answered NONE is, at its offset, in the log of every later leader.
+//   - Agreement below the high watermark: any two replicas agree on every
+//     record below both their high watermarks.
+//   - Monotone: a leader's high watermark never decreases within its epoch;
+//     leader epochs never decrease.
+//   - Sorted caches: every epoch cache is strictly increasing and agrees
+//     with the epochs stamped in its log.
+//   - Visibility: no consumer ever reads a record at or above the high
+//     watermark of the leader that served it, and no record a consumer read
+//     is ever missing from a later leader.
+//
+// Only a broker that is running, not halted, and registered with the
+// controller under its current incarnation is held to the replica
+// invariants: a crashed broker's files are whatever the crash left, and it
+// answers for them only once it has registered again (an unclean
+// registration takes it out of every ISR first).
+//
+// The brokers run with kaenlog's default durability (log.SyncNever): an
+// append survives a process crash, not a power cut. A record is excused
+// from "acknowledged means kept" only when every replica that held it when
+// it was acknowledged has since lost it in a power cut: the promise was
+// never that. Every excuse is counted in the coverage report.
+//
+// # How it behaves
+//
+// A failure names its seed and its steps; Replay runs the same steps again
+// and fails the same way, byte for byte. Shrink cuts the steps to a short
+// list that still fails, and Script prints it as Go a test can keep. Coverage
+// counts which steps ran and which invariants were checked and exercised, so
+// a run that never crashed a leader cannot pass for a proof.
+//
+// The simulator can be told to run the protocol with a rule switched back to
+// its unsafe form — the pre-KIP-101 truncation to the follower's own high
+// watermark, automatic unclean leader election, no unclean-shutdown rule
+// (KIP-966) — and its own tests assert that it then finds a lost commit.
+//
+// # What is not simulated
+//
+// The real network and disks. The network here is a model: messages are
+// encoded and decoded, lost, duplicated and delayed, but there are no
+// sockets, no partial writes to a socket, no kernel. The disks are a model
+// too (log/vfs.Mem): what an fsync makes durable, what a power cut keeps.
+// The process fault test of the network runtime covers the real ones.
+package sim

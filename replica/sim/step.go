@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
+	"github.com/kaenlog/kaenlog/replica"
+)
+
+// Kind is what a step does.
+type Kind uint8
+
+// The kinds of step.
+const (
+	// Produce sends Value with Acks to the leader the controller names, or
+	// to broker Broker when it is >= 0 (a client with stale metadata).
+	Produce Kind = iota
+	// FetchRound has every broker fetch once from each leader it follows.
+	FetchRound
+	// Consume reads committed records from the leader, from where the
+	// simulated consumer left off.
+	Consume
+	// Advance moves the clock by Ms.
+	Advance
+	// Crash kills broker Broker; Mode says what its files keep.
+	Crash
+	// Restart starts broker Broker again, if it is down.
+	Restart
+	// RestartController reopens the controller from its metadata log.
+	RestartController
+	// Cut stops messages between two nodes (Node and Other).
+	Cut
+	// Heal restores every cut link.
+	Heal
+	// Faults sets every link's faults to Faults.
+	Faults
+	// DiskFault makes broker Broker's next file operation of kind Op fail.
+	DiskFault
+	// Elect asks the controller for an election of the partition, unclean
+	// if Unclean.
+	Elect
+	kinds // the number of kinds
+)
+
+var kindNames = [...]string{"Produce", "FetchRound", "Consume", "Advance", "Crash", "Restart",
+	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect"}
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	if k < kinds {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Step is one action of a simulation, with every parameter concrete, so
+// that replaying the same steps does the same thing.
+type Step struct {
+	Kind    Kind               // what the step does; the other fields are its parameters
+	Broker  int32              // Produce (-1: the leader), Crash, Restart, DiskFault
+	Acks    int16              // Produce
+	Value   string             // Produce
+	Ms      int64              // Advance
+	Mode    vfs.CrashMode      // Crash
+	Node    replica.Addr       // Cut
+	Other   replica.Addr       // Cut
+	Faults  replica.LinkFaults // Faults
+	Op      vfs.Op             // DiskFault
+	Unclean bool               // Elect
+}
+
+// String describes the step on one line, e.g. "Crash broker 2 (LoseUnsynced)".
+func (s Step) String() string {
+	switch s.Kind {
+	case Produce:
+		to := "the leader"
+		if s.Broker >= 0 {
+			to = fmt.Sprintf("broker %d", s.Broker)
+		}
+		return fmt.Sprintf("Produce %q acks=%d to %s", s.Value, s.Acks, to)
+	case Advance:
+		return fmt.Sprintf("Advance %d ms", s.Ms)
+	case Crash:
+		return fmt.Sprintf("Crash broker %d (%v)", s.Broker, s.Mode)
+	case Restart:
+		return fmt.Sprintf("Restart broker %d", s.Broker)
+	case Cut:
+		return fmt.Sprintf("Cut %v – %v", s.Node, s.Other)
+	case Faults:
+		f := s.Faults
+		return fmt.Sprintf("Faults drop %.2f dup %.2f delay %d–%d ms", f.DropRate, f.DuplicateRate, f.MinDelayMs, f.MaxDelayMs)
+	case DiskFault:
+		return fmt.Sprintf("DiskFault broker %d next %v", s.Broker, s.Op)
+	case Elect:
+		return fmt.Sprintf("Elect unclean=%v", s.Unclean)
+	}
+	return s.Kind.String()
+}
+
+// goString is the step as a Go composite literal, for Script.
+func (s Step) goString() string {
+	addr := func(a replica.Addr) string {
+		switch a.Kind {
+		case replica.BrokerAddr:
+			return fmt.Sprintf("replica.BrokerAt(%d)", a.ID)
+		case replica.ControllerAddr:
+			return "replica.ControllerAt()"
+		}
+		return fmt.Sprintf("replica.ClientAt(%d)", a.ID)
+	}
+	switch s.Kind {
+	case Produce:
+		return fmt.Sprintf("{Kind: sim.Produce, Broker: %d, Acks: %d, Value: %q}", s.Broker, s.Acks, s.Value)
+	case Advance:
+		return fmt.Sprintf("{Kind: sim.Advance, Ms: %d}", s.Ms)
+	case Crash:
+		return fmt.Sprintf("{Kind: sim.Crash, Broker: %d, Mode: vfs.%v}", s.Broker, s.Mode)
+	case Restart:
+		return fmt.Sprintf("{Kind: sim.Restart, Broker: %d}", s.Broker)
+	case Cut:
+		return fmt.Sprintf("{Kind: sim.Cut, Node: %s, Other: %s}", addr(s.Node), addr(s.Other))
+	case Faults:
+		f := s.Faults
+		return fmt.Sprintf("{Kind: sim.Faults, Faults: replica.LinkFaults{DropRate: %g, DuplicateRate: %g, MinDelayMs: %d, MaxDelayMs: %d}}",
+			f.DropRate, f.DuplicateRate, f.MinDelayMs, f.MaxDelayMs)
+	case DiskFault:
+		return fmt.Sprintf("{Kind: sim.DiskFault, Broker: %d, Op: vfs.%s}", s.Broker, opConst[s.Op])
+	case Elect:
+		return fmt.Sprintf("{Kind: sim.Elect, Unclean: %v}", s.Unclean)
+	}
+	return fmt.Sprintf("{Kind: sim.%v}", s.Kind)
+}
+
+// opConst names the vfs.Op constants the simulator injects faults with.
+var opConst = map[vfs.Op]string{vfs.OpWrite: "OpWrite", vfs.OpSync: "OpSync", vfs.OpSyncDir: "OpSyncDir", vfs.OpRename: "OpRename", vfs.OpTruncate: "OpTruncate"}
