@@ -25,6 +25,9 @@ const (
 	// DefaultRequestTimeoutMs is how long a broker waits for an answer
 	// before it may send the request again (Kafka's request.timeout.ms).
 	DefaultRequestTimeoutMs = 30000
+	// DefaultReplicaFetchWaitMs is Kafka's replica.fetch.wait.max.ms: how
+	// long a leader may park a continuous follower's fetch.
+	DefaultReplicaFetchWaitMs = 500
 	// DefaultMetadataMaxWaitMs is how long the controller may hold a
 	// broker's fetch of the metadata log before answering with nothing new.
 	DefaultMetadataMaxWaitMs = 500
@@ -83,9 +86,18 @@ type BrokerConfig struct {
 	// it they fetch only on FetchRound: the in-process Cluster and the
 	// simulator drive fetch rounds as steps of their own.
 	ContinuousFetch bool
-	// ReplicaFetchWaitMs is the MaxWaitMs of followers' fetches: how long a
-	// leader may park one waiting for new data (replica.fetch.wait.max.ms).
+	// ReplicaFetchWaitMs is the MaxWaitMs of followers' fetches under
+	// ContinuousFetch: how long a leader may park one waiting for new data
+	// (replica.fetch.wait.max.ms); 0 means DefaultReplicaFetchWaitMs.
 	ReplicaFetchWaitMs int32
+}
+
+// replicaFetchWaitMs is the MaxWaitMs of a continuous follower's fetches.
+func (c BrokerConfig) replicaFetchWaitMs() int32 {
+	if c.ReplicaFetchWaitMs <= 0 {
+		return DefaultReplicaFetchWaitMs
+	}
+	return c.ReplicaFetchWaitMs
 }
 
 func (c BrokerConfig) heartbeatMs() int64 {

@@ -62,6 +62,23 @@ func TestIdleFollowersLongPoll(t *testing.T) {
 	}
 }
 
+// ContinuousFetch long-polls with the default wait too: a zero
+// ReplicaFetchWaitMs is Kafka's replica.fetch.wait.max.ms (500 ms), like
+// every other zero in BrokerConfig, not "answer at once" — with
+// ContinuousFetch that is a follower asking in a loop, and on the
+// Cluster's manual clock time never passes (OpenClusterWith never
+// returned).
+func TestContinuousFetchWaitsByDefault(t *testing.T) {
+	cfg := replica.ClusterConfig{Brokers: []int32{1, 2, 3}}
+	cfg.Broker.ContinuousFetch = true
+	c := openTestCluster(t, cfg, 2, 1, 2, 3)
+	fetches := countFetches(c, 1)
+	c.Advance(10_000)
+	if *fetches < 36 || *fetches > 44 {
+		t.Fatalf("%d follower fetches in 10 s of idle, want about 40 (two followers, 500 ms waits)", *fetches)
+	}
+}
+
 func TestAcksAllCommitsWithoutWaitingForATimer(t *testing.T) {
 	c := longPollCluster(t)
 	c.Advance(1_000) // followers parked on the leader
