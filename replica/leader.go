@@ -317,7 +317,10 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(p *wire.OffsetsForLeaderEpochParti
 // HandleListOffsets answers where a partition starts or ends: its log start
 // for wire.EarliestTimestamp; for wire.LatestTimestamp its log end to a
 // follower and its high watermark to a consumer, who may only read below
-// it.
+// it — except while that high watermark lags the start of this leader's
+// epoch: the previous leader may have given out a larger one, so a
+// consumer gets wire.ErrOffsetNotAvailable (retriable) until it catches up
+// (KIP-207, Kafka's Partition.fetchOffsetForTimestamp).
 func (r *Replica) HandleListOffsets(replicaID int32, p *wire.ListOffsetsPartition) (wire.ListOffsetsPartitionResponse, error) {
 	resp := wire.ListOffsetsPartitionResponse{Topic: p.Topic, Partition: p.Partition, LeaderEpoch: r.leaderEpoch}
 	err := r.checkLeaderEpoch(p.CurrentLeaderEpoch)
@@ -332,6 +335,10 @@ func (r *Replica) HandleListOffsets(replicaID int32, p *wire.ListOffsetsPartitio
 			resp.Offset = r.log.HighWatermark()
 			if replicaID >= 0 {
 				resp.Offset = r.log.EndOffset()
+			} else if hw := resp.Offset; r.lead.epochStart > hw {
+				resp.Offset = 0
+				err = fmt.Errorf("replica: broker %d: high watermark %d below the start %d of leader epoch %d: %w",
+					r.id, hw, r.lead.epochStart, r.leaderEpoch, wire.ErrOffsetNotAvailable)
 			}
 		default:
 			err = fmt.Errorf("replica: list offsets by timestamp %d is not supported: %w", p.Timestamp, wire.ErrInvalidRequest)

@@ -258,6 +258,7 @@
 //	  33  INVALID_TOPIC_EXCEPTION              17             invalid topic name
 //	  34  UNSUPPORTED_VERSION                  35             message version not supported
 //	  35  NETWORK_EXCEPTION                    13  yes        connection closed before the response
+//	  36  OFFSET_NOT_AVAILABLE                 78  yes        new leader's high watermark not caught up yet
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a
