@@ -2,7 +2,7 @@ package server_test
 
 import (
 	"github.com/kaenlog/kaenlog/replica"
-		"net"
+	"net"
 	"sync"
 	"testing"
 )
