@@ -19,7 +19,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		with("-id", "-1"),
 		with("-id", "x"),
 		with("-id", "2147483648"),
-		{"-id", "1", "-listen", "127.0.0.1:0", "-dir", dir},                   // no -controller
+		{"-id", "1", "-listen", "127.0.0.1:0", "-dir", dir},                  // no -controller
 		{"-id", "1", "-listen", "127.0.0.1:0", "-controller", "127.0.0.1:1"}, // no -dir
 		with("-controller", "localhost"),
 		with("-controller", "127.0.0.1:0"),

@@ -17,8 +17,8 @@ import (
 	"github.com/kaenlog/kaenlog/replica/server"
 )
 
-// BrokerFlags are the broker's flags, after parsing.
-type BrokerFlags struct {
+// brokerFlags are the broker's flags, after parsing.
+type brokerFlags struct {
 	ID                int
 	Listen, Advertise string
 	Controller        string
@@ -33,7 +33,7 @@ type BrokerFlags struct {
 }
 
 // brokerFlagSet declares the broker's flags into f.
-func brokerFlagSet(f *BrokerFlags) *flag.FlagSet {
+func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
 	fs.IntVar(&f.ID, "id", -1, "the broker id, 0 to 2147483647 (required)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0: any free port)")
@@ -51,7 +51,7 @@ func brokerFlagSet(f *BrokerFlags) *flag.FlagSet {
 }
 
 // validate refuses what the broker cannot run with.
-func (f *BrokerFlags) validate() error {
+func (f *brokerFlags) validate() error {
 	if f.ID < 0 || f.ID > 1<<31-1 {
 		return usageError("-id %d: give a broker id, 0 to 2147483647", f.ID)
 	}
@@ -83,7 +83,7 @@ func (f *BrokerFlags) validate() error {
 
 // advertised returns the endpoint to register: -advertise, or the
 // listener's address with 127.0.0.1 for an unspecified host.
-func (f *BrokerFlags) advertised(ln net.Listener) string {
+func (f *brokerFlags) advertised(ln net.Listener) string {
 	if f.Advertise != "" {
 		return f.Advertise
 	}
@@ -101,7 +101,7 @@ func (f *BrokerFlags) advertised(ln net.Listener) string {
 // shutdown returns 1 at once, leaving no marker. A broker whose log fails
 // halts, and RunBroker returns 1.
 func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
-	var f BrokerFlags
+	var f brokerFlags
 	fs := brokerFlagSet(&f)
 	if status, ok := parse(fs, args, stderr); !ok {
 		return status

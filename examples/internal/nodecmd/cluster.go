@@ -28,8 +28,8 @@ const clusterBrokers = 3
 // startLimit bounds the wait for each node to start.
 const startLimit = 60 * time.Second
 
-// ClusterFlags are the cluster command's flags, after parsing.
-type ClusterFlags struct {
+// clusterFlags are the cluster command's flags, after parsing.
+type clusterFlags struct {
 	Dir             string
 	Topic           string
 	Partitions      int
@@ -38,7 +38,7 @@ type ClusterFlags struct {
 	SyncEveryAppend bool
 }
 
-func clusterFlagSet(f *ClusterFlags) *flag.FlagSet {
+func clusterFlagSet(f *clusterFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
 	fs.StringVar(&f.Dir, "dir", "", "where the nodes keep their data: DIR/controller, DIR/broker-1 ... (default: a new temporary directory, printed and kept)")
 	fs.StringVar(&f.Topic, "topic", "", "create this topic once the brokers are up (default: none)")
@@ -49,7 +49,7 @@ func clusterFlagSet(f *ClusterFlags) *flag.FlagSet {
 	return fs
 }
 
-func (f *ClusterFlags) validate(set map[string]bool) error {
+func (f *clusterFlags) validate(set map[string]bool) error {
 	for _, err := range []error{
 		checkRange("partitions", f.Partitions, 1, 10_000),
 		checkRange("rf", f.RF, 1, clusterBrokers),
@@ -82,7 +82,7 @@ func (f *ClusterFlags) validate(set map[string]bool) error {
 // them stopped cleanly. A second signal kills every node still running
 // (SIGKILL) and returns 1.
 func RunCluster(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
-	var f ClusterFlags
+	var f clusterFlags
 	fs := clusterFlagSet(&f)
 	if status, ok := parse(fs, args, stderr); !ok {
 		return status
@@ -142,7 +142,7 @@ type child struct {
 
 // start starts the controller, then the brokers, and waits until every
 // broker is registered and unfenced.
-func (c *cluster) start(f *ClusterFlags) error {
+func (c *cluster) start(f *clusterFlags) error {
 	var err error
 	c.ctl, err = c.spawn("controller", "controller", "-listen", "127.0.0.1:0", "-dir", filepath.Join(f.Dir, "controller"))
 	if err != nil {
@@ -238,7 +238,7 @@ func (c *cluster) brokerList() string {
 
 // createTopic creates the topic through the controller and prints each
 // partition's leader and ISR.
-func (c *cluster) createTopic(f *ClusterFlags) error {
+func (c *cluster) createTopic(f *clusterFlags) error {
 	resp, err := call(c.ctl.addr, &wire.CreateTopicsRequest{
 		CorrelationID: 1, Name: f.Topic, Partitions: int32(f.Partitions),
 		ReplicationFactor: int16(f.RF), MinISR: int32(f.MinISR),

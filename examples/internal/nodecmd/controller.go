@@ -16,8 +16,8 @@ import (
 	"github.com/kaenlog/kaenlog/replica/server"
 )
 
-// ControllerFlags are the controller's flags, after parsing.
-type ControllerFlags struct {
+// controllerFlags are the controller's flags, after parsing.
+type controllerFlags struct {
 	Listen           string
 	Dir              string
 	SessionTimeoutMs int64
@@ -25,7 +25,7 @@ type ControllerFlags struct {
 }
 
 // controllerFlagSet declares the controller's flags into f.
-func controllerFlagSet(f *ControllerFlags) *flag.FlagSet {
+func controllerFlagSet(f *controllerFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("controller", flag.ContinueOnError)
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9093", "host:port to listen on (port 0: any free port)")
 	fs.StringVar(&f.Dir, "dir", "", "the directory of the metadata log (required)")
@@ -34,7 +34,7 @@ func controllerFlagSet(f *ControllerFlags) *flag.FlagSet {
 	return fs
 }
 
-func (f *ControllerFlags) validate() error {
+func (f *controllerFlags) validate() error {
 	for _, err := range []error{
 		checkHostPort("listen", f.Listen, true),
 		checkDir("dir", f.Dir),
@@ -53,7 +53,7 @@ func (f *ControllerFlags) validate() error {
 // a signal on stop; then it stops serving, closes the log and returns 0.
 // Its log is fsynced at every append: it answers only what is durable.
 func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
-	var f ControllerFlags
+	var f controllerFlags
 	fs := controllerFlagSet(&f)
 	if status, ok := parse(fs, args, stderr); !ok {
 		return status
