@@ -5,11 +5,16 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"sync"
 
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/wire"
 )
+
+// fastPath turns the writes from the node's goroutine on (tests and
+// benchmarks turn it off to compare).
+var fastPath = true
 
 // readBufferSize is each connection's bufio.Reader: small frames are read
 // in one system call, large ones straight into their payload buffer.
@@ -37,8 +42,12 @@ type inConn struct {
 	br *bufio.Reader
 
 	// queue holds the requests awaiting their response, in arrival order.
-	// It is guarded by the node lock (h.mu).
-	queue []*slot
+	// It and the fast path's buffers are guarded by the node lock (h.mu).
+	queue   []*slot
+	raw     *rawWriter  // the fast path, nil where there is none
+	pieces  net.Buffers // a frame's pieces, for the fast path
+	scratch []byte      // their encoded bytes
+	wbufs   net.Buffers // the writer's vectored write
 
 	// mu guards the fields below; it is taken after h.mu, never before.
 	mu       sync.Mutex
@@ -47,6 +56,7 @@ type inConn struct {
 	inFlight int       // requests read and not yet answered on the wire
 	free     []*slot   // slots to reuse
 	out      []*slot   // answered, in order, waiting for the writer
+	writing  bool      // the writer, or the fast path, is writing
 	dead     bool
 }
 
@@ -65,7 +75,7 @@ type slot struct {
 }
 
 func newInConn(h *Host, id int32, nc net.Conn) *inConn {
-	c := &inConn{h: h, id: id, nc: nc, br: bufio.NewReaderSize(nc, readBufferSize)}
+	c := &inConn{h: h, id: id, nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), raw: newRawWriter(nc)}
 	c.credit.L = &c.mu
 	c.work.L = &c.mu
 	return c
@@ -163,46 +173,103 @@ func (c *inConn) enqueue(s *slot, key wire.APIKey, corr int32) {
 	c.queue = append(c.queue, s)
 }
 
-// respond frames the node's response m into the slot of its request and
+// respond frames the node's response m for the slot of its request and
 // hands every answered slot at the head of the order to the writer. The
-// node lock is held: m's records may alias the node's buffers, and are
-// copied here.
+// node lock is held: m's records may alias the node's buffers until its
+// next event, so they leave before the lock does — written at once when
+// the slot is first in line and the writer idle (the fast path: header
+// and records in one writev, the records never copied), or copied into
+// the slot's frame.
 func (c *inConn) respond(m wire.Message) {
 	key, corr := m.APIKey(), m.Correlation()
-	var s *slot
-	for _, q := range c.queue {
-		if !q.ready && q.key == key && q.corr == corr {
-			s = q
-			break
-		}
-	}
-	if s == nil {
+	i := slices.IndexFunc(c.queue, func(q *slot) bool { return !q.ready && q.key == key && q.corr == corr })
+	if i < 0 {
 		c.h.logf("client %d: dropped a %v response %d that answers no request of the connection", c.id, key, corr)
 		return
 	}
-	frame, err := c.h.codec.appendResponse(s.frame[:0], m)
+	s := c.queue[i]
+	claimed := i == 0 && c.claim()
+	var err error
+	if claimed {
+		err = c.writeNow(s, m)
+	} else {
+		s.frame, err = c.h.codec.appendResponse(s.frame[:0], m)
+	}
 	if err != nil {
-		// The node answered with a value its own codec refuses: a bug,
-		// and the connection can no longer keep its order.
-		c.h.logf("client %d: cannot frame a %v response: %v", c.id, key, err)
+		// A response its own codec refuses (a bug) or a broken socket:
+		// either way the connection can no longer keep its order.
+		c.h.logf("client %d: %v response %d: %v", c.id, key, corr, err)
 		c.shut()
 		return
 	}
-	s.frame, s.ready = frame, true
+	s.ready = true
 	n := 0
 	for n < len(c.queue) && c.queue[n].ready {
 		n++
 	}
-	if n == 0 {
-		return
-	}
+	written := 0 // slots at the head whose frame the fast path wrote whole
 	c.mu.Lock()
-	c.out = append(c.out, c.queue[:n]...)
-	c.work.Signal()
+	for _, q := range c.queue[:n] {
+		if len(q.frame) == 0 {
+			written++
+			continue
+		}
+		c.out = append(c.out, q)
+	}
+	if claimed {
+		c.writing = false
+	}
+	if len(c.out) > 0 {
+		c.work.Signal()
+	}
 	c.mu.Unlock()
+	for _, q := range c.queue[:n] {
+		if len(q.frame) == 0 {
+			c.release(q)
+		}
+	}
 	m2 := copy(c.queue, c.queue[n:])
 	clear(c.queue[m2:])
 	c.queue = c.queue[:m2]
+}
+
+// claim takes the socket for a write from the node's goroutine: it
+// succeeds when the writer is idle with nothing waiting, and then the
+// writer waits until the claim ends.
+func (c *inConn) claim() bool {
+	if c.raw == nil || !fastPath {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead || c.writing || len(c.out) > 0 {
+		return false
+	}
+	c.writing = true
+	return true
+}
+
+// writeNow frames m as pieces (wire.AppendFrameBuffers: the records by
+// reference), writes what the socket takes at once, and copies what it
+// did not take into s.frame: empty if the frame went whole.
+func (c *inConn) writeNow(s *slot, m wire.Message) error {
+	var err error
+	c.pieces, c.scratch, err = wire.AppendFrameBuffers(c.pieces[:0], c.scratch[:0], m)
+	if err != nil {
+		return err
+	}
+	n, err := c.raw.try(c.pieces)
+	s.frame = s.frame[:0]
+	for _, b := range c.pieces {
+		if n >= len(b) {
+			n -= len(b)
+			continue
+		}
+		s.frame = append(s.frame, b[n:]...)
+		n = 0
+	}
+	clear(c.pieces) // keep no reference to the node's buffers
+	return err
 }
 
 // writeLoop writes answered responses, every one waiting at once in one
@@ -212,13 +279,12 @@ func (c *inConn) writeLoop() {
 	var (
 		batch []*slot
 		bufs  net.Buffers
-		w     net.Buffers
 		err   error
 	)
 	defer func() { c.close(err) }()
 	for {
 		c.mu.Lock()
-		for len(c.out) == 0 && !c.dead {
+		for (len(c.out) == 0 || c.writing) && !c.dead {
 			c.work.Wait()
 		}
 		if c.dead {
@@ -228,13 +294,18 @@ func (c *inConn) writeLoop() {
 		batch = append(batch[:0], c.out...)
 		clear(c.out)
 		c.out = c.out[:0]
+		c.writing = true
 		c.mu.Unlock()
 		bufs = bufs[:0]
 		for _, s := range batch {
 			bufs = append(bufs, s.frame)
 		}
-		w = bufs
-		if _, err = w.WriteTo(c.nc); err != nil {
+		c.wbufs = bufs // WriteTo consumes the slice it is given
+		_, err = c.wbufs.WriteTo(c.nc)
+		c.mu.Lock()
+		c.writing = false
+		c.mu.Unlock()
+		if err != nil {
 			return
 		}
 		for i, s := range batch {

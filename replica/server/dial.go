@@ -72,9 +72,11 @@ type outConn struct {
 	// mu guards the fields below; it is taken after h.mu, never before.
 	mu    sync.Mutex
 	work  sync.Cond
-	buf   []byte    // framed requests not yet written
-	spare []byte    // the writer's previous buffer, for reuse
-	sent  []pending // requests framed, oldest first, awaiting their response
+	buf     []byte    // framed requests not yet written
+	spare   []byte    // the writer's previous buffer, for reuse
+	sent    []pending // requests framed, oldest first, awaiting their response
+	writing bool      // the writer, or send's fast path, is writing
+	one     [1][]byte // the fast path's one piece
 }
 
 // pending is a request awaiting its response: responses carry no trusted
@@ -89,6 +91,7 @@ type pending struct {
 type link struct {
 	nc    net.Conn
 	br    *bufio.Reader
+	raw   *rawWriter // the fast path, nil where there is none
 	dead  bool // guarded by outConn.mu
 	buf   []byte
 	fetch wire.FetchResponse
@@ -128,23 +131,44 @@ func (h *Host) resolve(peer replica.Addr) (string, bool) {
 	return "", false
 }
 
-// send frames request m (its records copied) and queues it; the writer
-// sends it once connected. The node lock is held.
+// send frames request m (its records copied) and queues it. Connected,
+// with the writer idle and nothing else waiting, it writes the frame at
+// once (what the socket takes without waiting); otherwise the writer
+// sends it, once connected. The node lock is held.
 func (o *outConn) send(m wire.Message) {
 	o.mu.Lock()
 	buf, err := appendFrame(o.buf, m)
-	if err == nil {
-		o.buf = buf
-		o.sent = append(o.sent, pending{m.Correlation(), m.APIKey()})
+	if err != nil {
+		o.mu.Unlock()
+		o.h.logf("%v: dropped a %v request that does not encode: %v", o.key.peer, m.APIKey(), err)
+		return
+	}
+	first := len(o.buf) == 0
+	o.buf = buf
+	o.sent = append(o.sent, pending{m.Correlation(), m.APIKey()})
+	l := o.link
+	if o.state != outUp || l.raw == nil || !fastPath || o.writing || !first {
+		o.work.Signal()
+		o.mu.Unlock()
+		if o.state == outIdle {
+			o.dial()
+		}
+		return
+	}
+	o.writing = true
+	o.mu.Unlock()
+	o.one[0] = o.buf
+	n, err := l.raw.try(o.one[:])
+	o.one[0] = nil
+	o.mu.Lock()
+	o.writing = false
+	o.buf = o.buf[:copy(o.buf, o.buf[n:])]
+	if len(o.buf) > 0 {
 		o.work.Signal()
 	}
 	o.mu.Unlock()
 	if err != nil {
-		o.h.logf("%v: dropped a %v request that does not encode: %v", o.key.peer, m.APIKey(), err)
-		return
-	}
-	if o.state == outIdle {
-		o.dial()
+		o.brokenLocked(l, err)
 	}
 }
 
@@ -210,7 +234,7 @@ func (o *outConn) dialing(ctx context.Context, addr string) {
 		return
 	}
 	o.backoffMs, o.notBeforeMs = h.cfg.backoffMs(), 0
-	l := &link{nc: nc, br: bufio.NewReaderSize(nc, readBufferSize)}
+	l := &link{nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), raw: newRawWriter(nc)}
 	o.state, o.link = outUp, l
 	h.wg.Add(2)
 	go o.readLoop(l)
@@ -239,8 +263,17 @@ func (o *outConn) broken(l *link, err error) {
 	h := o.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if o.brokenLocked(l, err) {
+		h.event()
+	}
+}
+
+// brokenLocked is broken with the node lock held; it reports whether l was
+// alive (and the node told).
+func (o *outConn) brokenLocked(l *link, err error) bool {
+	h := o.h
 	if !o.kill(l) || h.closed {
-		return
+		return false
 	}
 	o.state, o.link = outIdle, nil
 	if !errors.Is(err, io.EOF) {
@@ -249,7 +282,7 @@ func (o *outConn) broken(l *link, err error) {
 		h.logf("%v: connection closed by the peer", o.key.peer)
 	}
 	h.disconnected(o.key.peer)
-	h.event()
+	return true
 }
 
 // kill marks l dead, drops what was queued or in flight on it and closes
@@ -288,7 +321,7 @@ func (o *outConn) writeLoop(l *link) {
 	defer o.h.wg.Done()
 	for {
 		o.mu.Lock()
-		for len(o.buf) == 0 && !l.dead {
+		for (len(o.buf) == 0 || o.writing) && !l.dead {
 			o.work.Wait()
 		}
 		if l.dead {
@@ -297,10 +330,12 @@ func (o *outConn) writeLoop(l *link) {
 		}
 		out := o.buf
 		o.buf, o.spare = o.spare[:0], nil
+		o.writing = true
 		o.mu.Unlock()
 		_, err := l.nc.Write(out)
 		o.mu.Lock()
 		o.spare = out[:0]
+		o.writing = false
 		o.mu.Unlock()
 		if err != nil {
 			o.broken(l, err)

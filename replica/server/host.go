@@ -269,7 +269,20 @@ func (h *Host) settle() {
 // its peer. Fetch-response records alias the node's buffers until its next
 // event, so each response is framed (copied) here, under the lock.
 func (h *Host) route() {
-	for _, env := range h.node.Outbox() {
+	for {
+		out := h.node.Outbox()
+		if len(out) == 0 {
+			return
+		}
+		h.routeEach(out)
+	}
+}
+
+// routeEach sends the envelopes of one Outbox. Telling the node of a
+// connection that broke on the way may fill its outbox again, which route
+// then sends too.
+func (h *Host) routeEach(out []replica.Envelope) {
+	for _, env := range out {
 		if h.closed {
 			continue
 		}
