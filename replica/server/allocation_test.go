@@ -133,4 +133,3 @@ func TestNoAllocationPerRecord(t *testing.T) {
 		t.Errorf("fetch: %.1f allocations for ~10000 records, %.1f for 1", thousand, one)
 	}
 }
-

@@ -70,8 +70,8 @@ type outConn struct {
 	cancelDial  context.CancelFunc
 
 	// mu guards the fields below; it is taken after h.mu, never before.
-	mu    sync.Mutex
-	work  sync.Cond
+	mu      sync.Mutex
+	work    sync.Cond
 	buf     []byte    // framed requests not yet written
 	spare   []byte    // the writer's previous buffer, for reuse
 	sent    []pending // requests framed, oldest first, awaiting their response
@@ -92,7 +92,7 @@ type link struct {
 	nc    net.Conn
 	br    *bufio.Reader
 	raw   *rawWriter // the fast path, nil where there is none
-	dead  bool // guarded by outConn.mu
+	dead  bool       // guarded by outConn.mu
 	buf   []byte
 	fetch wire.FetchResponse
 	prod  wire.ProduceResponse
