@@ -32,7 +32,14 @@ const (
 	// response, all partitions together (Kafka's fetch.max.bytes, 50 MiB);
 	// a request asking for more is clamped to it.
 	DefaultMaxFetchResponseBytes = 50 << 20
+	// DefaultReconnectBackoffMs is how soon a request whose connection
+	// broke may be sent again (Kafka's reconnect.backoff.ms).
+	DefaultReconnectBackoffMs = 50
 )
+
+// controlledShutdownRetryMs is how soon a broker in controlled shutdown
+// asks again after the controller's first "not yet" (Kafka's 50 ms).
+const controlledShutdownRetryMs = 50
 
 // BrokerConfig configures a Broker.
 type BrokerConfig struct {
@@ -56,8 +63,15 @@ type BrokerConfig struct {
 	HeartbeatIntervalMs int64
 	// RequestTimeoutMs is how long an unanswered request to the controller
 	// or a leader is waited for before it may be sent again; 0 means
-	// DefaultRequestTimeoutMs.
+	// DefaultRequestTimeoutMs. Registrations and heartbeats wait at most
+	// half of SessionTimeoutMs (KAFKA-14392), so that a lost heartbeat is
+	// sent again before the session it keeps alive expires; a fetch of the
+	// metadata log at most its MetadataMaxWaitMs more.
 	RequestTimeoutMs int64
+	// SessionTimeoutMs is the controller's broker session timeout
+	// (Kafka's broker.session.timeout.ms, which brokers and controllers
+	// share); 0 means controller.DefaultSessionTimeoutMs.
+	SessionTimeoutMs int64
 	// MetadataMaxWaitMs is the MaxWaitMs of the broker's fetches of the
 	// controller's metadata log; 0 means DefaultMetadataMaxWaitMs.
 	MetadataMaxWaitMs int32
@@ -86,6 +100,17 @@ func (c BrokerConfig) requestTimeoutMs() int64 {
 		return DefaultRequestTimeoutMs
 	}
 	return c.RequestTimeoutMs
+}
+
+// lifecycleTimeoutMs is how long a registration or heartbeat is waited
+// for: the request timeout, at most half the session timeout, as Kafka's
+// lifecycle channel (KAFKA-14392).
+func (c BrokerConfig) lifecycleTimeoutMs() int64 {
+	session := c.SessionTimeoutMs
+	if session <= 0 {
+		session = controller.DefaultSessionTimeoutMs
+	}
+	return max(1, min(c.requestTimeoutMs(), session/2))
 }
 
 func (c BrokerConfig) metadataMaxWaitMs() int32 {
@@ -172,7 +197,11 @@ type Broker struct {
 	previousEpoch int64 // from the clean-shutdown marker, or -1
 	fenced        bool
 	wantShutdown  bool
-	shutdownReady bool
+	// shutdownAsked is set once the heartbeat that starts the controlled
+	// shutdown went out, shutdownPending once the controller first said
+	// "not yet".
+	shutdownAsked, shutdownPending bool
+	shutdownReady                  bool
 
 	image *controller.Image
 	parts map[TopicPartition]*Replica
@@ -190,16 +219,25 @@ type Broker struct {
 
 	produceSeq uint64
 	produces   map[uint64]*producing // client produces waiting on parked partitions
+	// parkedFetches wait for data, a move of the high watermark or the
+	// end of their MaxWaitMs (Kafka's DelayedFetch), oldest first.
+	parkedFetches []parkedFetch
 
-	fetchBuf []byte
-	outbox   []Envelope
+	// fetchArena holds the records of the fetch responses answered in one
+	// event (fetchArenaUsed of them), reused from event to event.
+	fetchArena     [][]byte
+	fetchArenaUsed int
+	outbox         []Envelope
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
 type outstanding struct {
-	to       Addr
-	msg      wire.Message
-	sentAtMs int64
+	to  Addr
+	msg wire.Message
+	// deadlineMs is when the request is given up and may be sent again:
+	// the request timeout after it was sent, or sooner once the
+	// connection it went on broke (Disconnected).
+	deadlineMs int64
 }
 
 // producing is a client's produce request with partitions still parked.
@@ -288,16 +326,20 @@ func (b *Broker) Partitions() []TopicPartition {
 	})
 }
 
-// Outbox returns the envelopes to send and forgets them.
+// Outbox returns the envelopes to send and forgets them. The records of a
+// fetch response among them alias the broker's buffers: they are valid
+// until the broker's next event (Receive, Tick, ...), so a transport
+// encodes or copies them first.
 func (b *Broker) Outbox() []Envelope {
 	out := b.outbox
 	b.outbox = nil
+	b.fetchArenaUsed = 0
 	return out
 }
 
 // send queues a request and remembers it.
 func (b *Broker) send(to Addr, msg wire.Message, nowMs int64) {
-	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, sentAtMs: nowMs}
+	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, deadlineMs: saturatingAdd(nowMs, b.timeoutMs(to, msg))}
 	b.outbox = append(b.outbox, Envelope{From: BrokerAt(b.cfg.ID), To: to, Msg: msg})
 }
 
@@ -331,7 +373,7 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 	case *wire.ProduceRequest:
 		b.handleProduce(env.From, m, nowMs)
 	case *wire.FetchRequest:
-		b.reply(env.From, b.handleFetch(m, nowMs))
+		b.handleFetch(env.From, m, nowMs)
 	case *wire.OffsetsForLeaderEpochRequest:
 		b.reply(env.From, b.handleOffsetsForLeaderEpoch(m))
 	case *wire.ListOffsetsRequest:
@@ -374,11 +416,10 @@ func (b *Broker) Tick(nowMs int64) {
 		return
 	}
 	defer b.checkLogs()
-	timeout := b.cfg.requestTimeoutMs()
 	for corr, out := range b.pending {
-		if nowMs-out.sentAtMs >= timeout {
+		if nowMs >= out.deadlineMs {
 			delete(b.pending, corr)
-			b.forget(out)
+			b.forget(out, nowMs)
 		}
 	}
 	if b.epoch < 0 && !b.registering && nowMs >= b.nextRegisterMs {
@@ -393,14 +434,30 @@ func (b *Broker) Tick(nowMs int64) {
 	b.collect(nowMs)
 }
 
-// forget clears the in-flight marks of a request that timed out, so that it
-// is sent again.
-func (b *Broker) forget(out outstanding) {
+// timeoutMs is how long a request msg to to is waited for before it is
+// sent again.
+func (b *Broker) timeoutMs(to Addr, msg wire.Message) int64 {
+	switch msg.(type) {
+	case *wire.BrokerRegistrationRequest, *wire.BrokerHeartbeatRequest:
+		return b.cfg.lifecycleTimeoutMs()
+	case *wire.FetchRequest:
+		if to.Kind == ControllerAddr {
+			// A long poll: its wait, then as long as a heartbeat.
+			return min(b.cfg.requestTimeoutMs(), int64(b.cfg.metadataMaxWaitMs())+b.cfg.lifecycleTimeoutMs())
+		}
+	}
+	return b.cfg.requestTimeoutMs()
+}
+
+// forget clears the in-flight marks of a request given up at nowMs, so
+// that it is sent again.
+func (b *Broker) forget(out outstanding, nowMs int64) {
 	switch m := out.msg.(type) {
 	case *wire.BrokerRegistrationRequest:
 		b.registering = false
 	case *wire.BrokerHeartbeatRequest:
 		b.heartbeatInFlight = false
+		b.nextHeartbeatMs = min(b.nextHeartbeatMs, nowMs) // the session needs one: again now
 	case *wire.FetchRequest:
 		if out.to.Kind == ControllerAddr {
 			b.metadataInFlight = false
@@ -445,9 +502,11 @@ func (b *Broker) NextTickMs() int64 {
 	if b.epoch < 0 && !b.registering {
 		next = min(next, b.nextRegisterMs)
 	}
-	timeout := b.cfg.requestTimeoutMs()
 	for _, out := range b.pending {
-		next = min(next, out.sentAtMs+timeout)
+		next = min(next, out.deadlineMs)
+	}
+	for i := range b.parkedFetches {
+		next = min(next, b.parkedFetches[i].deadlineMs)
 	}
 	for _, r := range b.parts {
 		next = min(next, r.NextTickMs())
@@ -474,10 +533,14 @@ func (b *Broker) collect(nowMs int64) {
 	if b.epoch >= 0 && !b.metadataInFlight {
 		b.fetchMetadata(nowMs)
 	}
+	b.completeParkedFetches(nowMs)
 	if b.cfg.ContinuousFetch {
 		b.FetchRound(nowMs)
 	}
-	if b.wantShutdown && !b.heartbeatInFlight && b.epoch >= 0 && !b.shutdownReady {
+	// A controlled shutdown starts with a heartbeat at once, as Kafka's
+	// BrokerLifecycleManager sends one; later ones keep the schedule.
+	if b.wantShutdown && !b.shutdownAsked && !b.heartbeatInFlight && b.epoch >= 0 && !b.shutdownReady {
+		b.shutdownAsked = true
 		b.heartbeat(nowMs)
 	}
 }
@@ -529,6 +592,7 @@ func (b *Broker) onRegistered(m *wire.BrokerRegistrationResponse, nowMs int64) {
 
 func (b *Broker) heartbeat(nowMs int64) {
 	b.heartbeatInFlight = true
+	b.shutdownAsked = b.shutdownAsked || b.wantShutdown
 	b.nextHeartbeatMs = nowMs + b.cfg.heartbeatMs()
 	b.send(ControllerAt(), &wire.BrokerHeartbeatRequest{
 		CorrelationID:  b.nextCorrelation(),
@@ -545,6 +609,12 @@ func (b *Broker) onHeartbeat(m *wire.BrokerHeartbeatResponse, nowMs int64) {
 	case wire.CodeNone:
 		b.fenced = m.IsFenced
 		b.shutdownReady = m.ShouldShutDown
+		if b.wantShutdown && !m.ShouldShutDown && !b.shutdownPending {
+			// The first "not yet": ask again a little sooner than usual,
+			// as Kafka does, since a shutdown often completes quickly.
+			b.shutdownPending = true
+			b.nextHeartbeatMs = min(b.nextHeartbeatMs, nowMs+controlledShutdownRetryMs)
+		}
 	case wire.CodeStaleBrokerEpoch, wire.CodeBrokerIDNotRegistered:
 		// The controller does not know this incarnation (it lost the
 		// registration, or a newer one exists): register again.

@@ -10,31 +10,198 @@ import (
 // has returned records, the next one gets what is left of the budget (its
 // first batch whole, as KIP-74, so the response exceeds the budget by less
 // than one batch); once nothing is left, partitions answer their state with
-// no records. The records alias the broker's fetch buffer: the transport
-// encodes the response before the next request is handled.
-func (b *Broker) handleFetch(req *wire.FetchRequest, nowMs int64) *wire.FetchResponse {
-	resp := &wire.FetchResponse{CorrelationID: req.CorrelationID, Partitions: make([]wire.FetchPartitionResponse, len(req.Partitions))}
+// no records.
+//
+// A fetch that finds less than MinBytes parks for up to MaxWaitMs (Kafka's
+// DelayedFetch, the course's parked fetch), so followers and consumers
+// long-poll instead of asking in a loop. It is answered as soon as
+//   - its partitions hold MinBytes past its fetch offsets (for a follower
+//     the log end, for a consumer the high watermark);
+//   - for a follower, the high watermark of one of its partitions moves —
+//     Kafka waits for bytes only, so a follower there learns a new high
+//     watermark one fetch later; kaenlog tells it at once, which also
+//     answers a follower's fetch that itself moved the high watermark (a
+//     consumer reads to the high watermark: its move is bytes);
+//   - a partition's leadership or leader epoch changes, or its fetch offset
+//     falls past the end (a truncated leader);
+//   - MaxWaitMs ends.
+//
+// A fetch with an error, a diverging epoch, MaxWaitMs or MinBytes <= 0, or
+// no partitions is answered at once. The position of a follower is
+// recorded when its fetch arrives, not when it is answered.
+func (b *Broker) handleFetch(from Addr, req *wire.FetchRequest, nowMs int64) {
+	resp, bytes, immediate := b.answerFetch(req, true, nowMs)
+	if immediate || bytes >= int(req.MinBytes) || req.MaxWaitMs <= 0 || req.MinBytes <= 0 || len(req.Partitions) == 0 {
+		b.reply(from, resp)
+		return
+	}
+	pf := parkedFetch{from: from, req: req, deadlineMs: saturatingAdd(nowMs, int64(req.MaxWaitMs)), marks: make([]fetchMark, len(req.Partitions))}
+	for i := range req.Partitions {
+		r := b.parts[TopicPartition{req.Partitions[i].Topic, req.Partitions[i].Partition}]
+		pf.marks[i] = markOf(r, req.ReplicaID)
+	}
+	b.parkedFetches = append(b.parkedFetches, pf)
+}
+
+// parkedFetch is a fetch waiting for news.
+type parkedFetch struct {
+	from       Addr
+	req        *wire.FetchRequest
+	deadlineMs int64
+	marks      []fetchMark // per partition of req, what it saw when parked
+}
+
+// fetchMark is what a parked fetch saw of one partition: a change in any
+// of it is news.
+type fetchMark struct {
+	epoch int32  // the replica's leader epoch
+	hw    uint64 // its high watermark
+	end   uint64 // where the fetcher may read to: the log end or the high watermark
+}
+
+// markOf is what a fetch by replicaID sees of r now.
+func markOf(r *Replica, replicaID int32) fetchMark {
+	m := fetchMark{epoch: r.LeaderEpoch(), hw: r.HighWatermark(), end: r.HighWatermark()}
+	if replicaID >= 0 {
+		m.end = r.Log().EndOffset()
+	}
+	return m
+}
+
+// answerFetch computes the response to req. immediate reports what must be
+// answered now whatever its size: an error, a diverging epoch, or (when
+// observe records a follower's position) a high watermark this very fetch
+// moved. The records alias a buffer of the broker's fetch arena, valid
+// until the next Receive or Tick.
+func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) (resp *wire.FetchResponse, bytes int, immediate bool) {
+	resp = &wire.FetchResponse{CorrelationID: req.CorrelationID, Partitions: make([]wire.FetchPartitionResponse, len(req.Partitions))}
 	budget := b.cfg.maxFetchResponseBytes()
 	if req.MaxBytes >= 0 {
 		budget = min(budget, int(req.MaxBytes))
 	}
 	from := FetchFrom{ReplicaID: req.ReplicaID, ReplicaEpoch: req.ReplicaEpoch}
-	buf := b.fetchBuf[:0]
-	used := 0
+	buf := b.takeFetchBuf()
 	for i := range req.Partitions {
 		p := &req.Partitions[i]
 		part := &resp.Partitions[i]
 		r, err := b.leaderFor(TopicPartition{p.Topic, p.Partition})
 		if err != nil {
 			*part = wire.FetchPartitionResponse{Topic: p.Topic, Partition: p.Partition, ErrorCode: wire.CodeOf(err)}
+			immediate = true
 			continue
 		}
-		limit := min(int(max(p.MaxBytes, 0)), budget-used)
-		*part, buf, _ = r.HandleFetch(from, p, limit, buf, nowMs)
-		used += len(part.Records)
+		limit := min(int(max(p.MaxBytes, 0)), budget-bytes)
+		if observe {
+			hw := r.HighWatermark()
+			*part, buf, _ = r.HandleFetch(from, p, limit, buf, nowMs)
+			immediate = immediate || (req.ReplicaID >= 0 && part.HighWatermark != hw)
+		} else {
+			*part, buf, _ = r.refetch(from, p, limit, buf, nowMs)
+		}
+		immediate = immediate || part.ErrorCode != wire.CodeNone || part.HasDivergingEpoch
+		bytes += len(part.Records)
 	}
-	b.fetchBuf = buf
-	return resp
+	b.returnFetchBuf(buf)
+	return resp, bytes, immediate
+}
+
+// takeFetchBuf returns the next buffer of the fetch arena. Every response
+// answered within one event gets its own, because the transport encodes
+// them only after the event; the arena is reused from the next event on.
+func (b *Broker) takeFetchBuf() []byte {
+	if b.fetchArenaUsed == len(b.fetchArena) {
+		b.fetchArena = append(b.fetchArena, nil)
+	}
+	return b.fetchArena[b.fetchArenaUsed][:0]
+}
+
+// returnFetchBuf keeps buf's storage (it may have grown) as the buffer
+// takeFetchBuf handed out, now in use until the event ends.
+func (b *Broker) returnFetchBuf(buf []byte) {
+	b.fetchArena[b.fetchArenaUsed] = buf
+	b.fetchArenaUsed++
+}
+
+// completeParkedFetches answers the parked fetches that have news, and at
+// their deadline those that have none. A fetch asking for more than one
+// byte reads its partitions again when their end moves, and parks on
+// while they hold less than MinBytes.
+func (b *Broker) completeParkedFetches(nowMs int64) {
+	kept := b.parkedFetches[:0]
+	for _, pf := range b.parkedFetches {
+		if b.parkedFetchDone(&pf, nowMs) {
+			continue
+		}
+		kept = append(kept, pf)
+	}
+	clear(b.parkedFetches[len(kept):])
+	b.parkedFetches = kept
+}
+
+// parkedFetchDone answers pf if it has news or its wait is over, and
+// reports whether it did.
+func (b *Broker) parkedFetchDone(pf *parkedFetch, nowMs int64) bool {
+	news, grew := nowMs >= pf.deadlineMs, false
+	for i := range pf.req.Partitions {
+		p := &pf.req.Partitions[i]
+		r, ok := b.parts[TopicPartition{p.Topic, p.Partition}]
+		if !ok || r.Role() != RoleLeader {
+			news = true
+			break
+		}
+		now, was := markOf(r, pf.req.ReplicaID), pf.marks[i]
+		switch {
+		case now.epoch != was.epoch, p.FetchOffset > now.end:
+			news = true
+		case now.hw != was.hw && pf.req.ReplicaID >= 0:
+			news = true // a follower learns the new high watermark at once
+		case now.end > was.end:
+			grew = true
+			pf.marks[i].end = now.end
+		}
+	}
+	if !news && !grew {
+		return false
+	}
+	resp, bytes, immediate := b.answerFetch(pf.req, false, nowMs)
+	if !news && !immediate && bytes < int(pf.req.MinBytes) {
+		b.fetchArenaUsed-- // not sent: its buffer is free again
+		return false
+	}
+	b.reply(pf.from, resp)
+	return true
+}
+
+// Disconnected tells the broker that the connection to or from peer broke:
+// a transport calls it. Requests this broker sent to peer are given up
+// after a short backoff (DefaultReconnectBackoffMs) instead of the request
+// timeout, so they are sent again as soon as the transport may have
+// reconnected; requests from peer waiting in the broker (parked fetches
+// and produces) are dropped, since their answers have nowhere to go.
+func (b *Broker) Disconnected(peer Addr, nowMs int64) {
+	if b.closed || b.halted != nil {
+		return
+	}
+	retryAt := saturatingAdd(nowMs, DefaultReconnectBackoffMs)
+	for corr, out := range b.pending {
+		if out.to == peer && out.deadlineMs > retryAt {
+			out.deadlineMs = retryAt
+			b.pending[corr] = out
+		}
+	}
+	kept := b.parkedFetches[:0]
+	for _, pf := range b.parkedFetches {
+		if pf.from != peer {
+			kept = append(kept, pf)
+		}
+	}
+	clear(b.parkedFetches[len(kept):])
+	b.parkedFetches = kept
+	for seq, w := range b.produces {
+		if w.from == peer {
+			delete(b.produces, seq)
+		}
+	}
 }
 
 // handleOffsetsForLeaderEpoch answers a follower's epoch questions, one per

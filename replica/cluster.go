@@ -78,8 +78,9 @@ type Cluster struct {
 	clientCorr int32
 	responses  map[int32]wire.Message
 	// watch, when set, sees every envelope delivered (the chapter harness
-	// reads its reports from it).
-	watch func(Envelope)
+	// reads its reports from it); so do watchers.
+	watch    func(Envelope)
+	watchers []func(Envelope)
 }
 
 // clusterBroker is a broker slot: its running Broker (nil while down) and
@@ -225,7 +226,36 @@ func (c *Cluster) observe(env Envelope) {
 	if c.watch != nil {
 		c.watch(env)
 	}
+	for _, f := range c.watchers {
+		f(env)
+	}
 }
+
+// Disconnect breaks the connection between a and b, as a socket that
+// closes: both ends are told at once (their Disconnected), and messages
+// already on their way still arrive. The link stays up; Network.Cut is
+// the partition that silently loses messages.
+func (c *Cluster) Disconnect(a, b Addr) {
+	for _, end := range [2][2]Addr{{a, b}, {b, a}} {
+		switch self, peer := end[0], end[1]; self.Kind {
+		case ControllerAddr:
+			c.ctl.Disconnected(peer, c.clock.NowMs())
+			c.flush(c.ctl)
+			c.ctlDrv.Kick()
+		case BrokerAddr:
+			if s, ok := c.brokers[self.ID]; ok && s.b != nil {
+				s.b.Disconnected(peer, c.clock.NowMs())
+				c.flush(s.b)
+				s.drv.Kick()
+			}
+		}
+	}
+}
+
+// Watch makes f see every envelope the network delivers, as it is
+// delivered: tests count messages with it, a simulator records them. f must
+// not call back into the cluster.
+func (c *Cluster) Watch(f func(Envelope)) { c.watchers = append(c.watchers, f) }
 
 // flush sends what node has to send.
 func (c *Cluster) flush(node Node) {
@@ -247,6 +277,9 @@ func (c *Cluster) StartBroker(id int32) error {
 	cfg.ID = id
 	cfg.Dir = filepath.Join(c.cfg.Dir, fmt.Sprintf("broker-%d", id))
 	cfg.Endpoint = fmt.Sprintf("broker-%d", id)
+	if cfg.SessionTimeoutMs == 0 {
+		cfg.SessionTimeoutMs = c.cfg.Controller.SessionTimeoutMs
+	}
 	if f := c.faults[id]; f != nil {
 		cfg.Replica.Log.FS = f
 	}

@@ -178,6 +178,18 @@ type FetchFrom struct {
 //  8. the read: followers to the log end, consumers to the high watermark
 //     (IsolationOf), at most maxBytes (the first batch whole, as KIP-74).
 func (r *Replica) HandleFetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64) (wire.FetchPartitionResponse, []byte, error) {
+	return r.fetch(from, p, maxBytes, dst, nowMs, true)
+}
+
+// refetch answers a fetch that HandleFetch already saw and a broker parked:
+// the same checks and read, without step 7 — the follower's position was
+// recorded when its fetch arrived, and recording it again later would make
+// it look caught up at a time it did not fetch.
+func (r *Replica) refetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64) (wire.FetchPartitionResponse, []byte, error) {
+	return r.fetch(from, p, maxBytes, dst, nowMs, false)
+}
+
+func (r *Replica) fetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64, observe bool) (wire.FetchPartitionResponse, []byte, error) {
 	resp := wire.FetchPartitionResponse{Topic: p.Topic, Partition: p.Partition}
 	fail := func(err error) (wire.FetchPartitionResponse, []byte, error) {
 		resp.ErrorCode = wire.CodeOf(err)
@@ -232,7 +244,7 @@ func (r *Replica) HandleFetch(from FetchFrom, p *wire.FetchPartition, maxBytes i
 	if p.FetchOffset > leo {
 		return fail(fmt.Errorf("replica: fetch offset %d past log end %d: %w", p.FetchOffset, leo, wire.ErrOffsetOutOfRange))
 	}
-	if isFollower {
+	if isFollower && observe {
 		if err := r.lead.isr.Observe(from.ReplicaID, p.FetchOffset, leo, nowMs); err != nil {
 			return fail(fmt.Errorf("replica: %w: %w", wire.ErrNotLeaderOrFollower, err))
 		}
@@ -354,7 +366,7 @@ func (r *Replica) ShrinkISR(nowMs int64) (bool, error) {
 // ISR may have changed: the high watermark rule (advanceLeaderHW), then the
 // parked produces that can now be answered.
 func (r *Replica) leaderStateChanged(nowMs int64) error {
-	if err := r.advanceLeaderHW(); err != nil {
+	if err := r.advanceLeaderHW(nowMs); err != nil {
 		return err
 	}
 	r.completeParked(nowMs)
@@ -379,6 +391,9 @@ func (r *Replica) Tick(nowMs int64) {
 	if nowMs >= r.lead.nextShrinkMs {
 		r.CheckISR(nowMs)
 	}
+	// A caught-up follower outside the ISR holds the high watermark only
+	// for replica.lag.time.max.ms: time alone can let it move.
+	_ = r.advanceLeaderHW(nowMs)
 	r.completeParked(nowMs)
 }
 

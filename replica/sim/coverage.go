@@ -29,6 +29,10 @@ type Coverage struct {
 	// Foretold counts violations of the weaker invariants a LossOnly run
 	// let pass.
 	Foretold int
+	// LongPollRuns counts runs whose followers fetched continuously with
+	// parked fetches (LongPolls), RoundRuns those that fetched on
+	// FetchRound steps only.
+	LongPollRuns, RoundRuns int
 }
 
 // Add adds o's counts to c.
@@ -50,6 +54,8 @@ func (c *Coverage) Add(o Coverage) {
 	c.Consumed += o.Consumed
 	c.Excused += o.Excused
 	c.Foretold += o.Foretold
+	c.LongPollRuns += o.LongPollRuns
+	c.RoundRuns += o.RoundRuns
 }
 
 // Missing names what a run that claims to prove something should have
@@ -69,7 +75,8 @@ func (c Coverage) Missing() []string {
 		}
 	}
 	for name, n := range map[string]int{"a leader crash": c.LeaderCrashes, "a power cut": c.PowerCuts,
-		"an election": c.Elections, "an acknowledged record": c.Acked, "a consumed record": c.Consumed} {
+		"an election": c.Elections, "an acknowledged record": c.Acked, "a consumed record": c.Consumed,
+		"a long-polling run": c.LongPollRuns, "a run of fetch rounds": c.RoundRuns} {
 		if n == 0 {
 			out = append(out, name)
 		}
@@ -90,5 +97,6 @@ func (c Coverage) String() string {
 	}
 	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
 		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
+	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d", c.LongPollRuns, c.RoundRuns)
 	return b.String()
 }

@@ -13,7 +13,12 @@
 // what it did not fsync (a power cut) or tears its last write; a restart; a
 // controller restart; a clock jump, short or past the lag and session
 // bounds; a failed write or fsync on a broker's disk; an explicit election.
-// Everything random is drawn from the seed, so a seed names a run.
+// Everything random is drawn from the seed, so a seed names a run. Half
+// the seeds (LongPolls) run the followers as the network runtime does:
+// fetching continuously, each fetch parked by its leader until data or a
+// new high watermark arrives, or 500 ms pass; the others fetch only on
+// fetch-round steps, which lets the steps alone decide when replication
+// happens.
 //
 // # What it checks, after every step
 //

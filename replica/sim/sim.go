@@ -43,6 +43,18 @@ type Config struct {
 	LossOnly bool
 }
 
+// LongPolls reports whether the run of seed has its followers fetch as the
+// network runtime does — continuously, each fetch parked by the leader for
+// up to 500 ms — rather than only on FetchRound steps. Half the seeds do;
+// it is a function of the seed alone, so it draws nothing from the seed's
+// stream of steps.
+func LongPolls(seed uint64) bool {
+	z := seed + 0x9e3779b97f4a7c15 // splitmix64's finalizer: neighbouring seeds differ
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return (z^z>>31)&1 == 1
+}
+
 // Result is what a simulation did.
 type Result struct {
 	// Seed and Brokers are the run's.
@@ -160,10 +172,15 @@ func newSim(cfg Config) (*sim, error) {
 	} else if r.IntN(2) == 0 {
 		opts.Truncation = replica.TruncateByLeaderEpoch
 	}
+	bcfg := replica.BrokerConfig{Replica: opts, RequestTimeoutMs: 3_000}
+	longPoll := LongPolls(cfg.Seed)
+	if longPoll {
+		bcfg.ContinuousFetch, bcfg.ReplicaFetchWaitMs = true, 500
+	}
 	c, err := replica.OpenClusterWith(replica.ClusterConfig{
 		Dir: "/sim", Brokers: brokers, StartMs: startMs, Seed: cfg.Seed, InMemory: true,
 		Controller: controller.Config{SessionTimeoutMs: 6_000, DisableUncleanShutdownRule: cfg.DisableUncleanShutdownRule},
-		Broker:     replica.BrokerConfig{Replica: opts, RequestTimeoutMs: 3_000},
+		Broker:     bcfg,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
@@ -183,8 +200,14 @@ func newSim(cfg Config) (*sim, error) {
 		c.Close()
 		return nil, fmt.Errorf("sim: %w", err)
 	}
+	var cov Coverage
+	if longPoll {
+		cov.LongPollRuns++
+	} else {
+		cov.RoundRuns++
+	}
 	return &sim{
-		cfg: cfg, rand: r, c: c, brokers: brokers, minISR: minISR,
+		cfg: cfg, rand: r, c: c, brokers: brokers, minISR: minISR, cov: cov,
 		acked: map[uint64]*ackedRecord{}, consumed: map[uint64]string{}, lostPower: map[int32]bool{},
 		hw: map[leaderEpoch]uint64{}, epochs: map[int32]int32{}, ctlEpoch: -1,
 	}, nil

@@ -1,0 +1,196 @@
+package replica_test
+
+import (
+	"testing"
+
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// A fetch that finds nothing new parks in the broker (Kafka's DelayedFetch,
+// the course's parked fetch) until data arrives, the high watermark moves,
+// the partition's leadership changes or its wait ends. Followers therefore
+// long-poll, and an acks=all produce commits without any timer firing.
+
+// longPollCluster is three brokers whose followers fetch continuously with
+// a 500 ms wait, as the network runtime runs them.
+func longPollCluster(t *testing.T) *replica.Cluster {
+	t.Helper()
+	cfg := replica.ClusterConfig{Brokers: []int32{1, 2, 3}}
+	cfg.Broker.ContinuousFetch = true
+	cfg.Broker.ReplicaFetchWaitMs = 500
+	return openTestCluster(t, cfg, 2, 1, 2, 3)
+}
+
+// countFetches counts the fetch requests of followers to broker to.
+func countFetches(c *replica.Cluster, to int32) *int {
+	n := new(int)
+	c.Watch(func(env replica.Envelope) {
+		if m, ok := env.Msg.(*wire.FetchRequest); ok && !env.Response && env.To == replica.BrokerAt(to) && m.ReplicaID >= 0 {
+			*n++
+		}
+	})
+	return n
+}
+
+// consumerFetch sends a consumer's fetch of topic from offset to broker
+// to, and returns where its answer will be (nil until it arrives).
+func consumerFetch(c *replica.Cluster, to int32, offset uint64, maxWaitMs, minBytes int32) **wire.FetchResponse {
+	corr := c.NextCorrelation()
+	got := new(*wire.FetchResponse)
+	c.Watch(func(env replica.Envelope) {
+		if m, ok := env.Msg.(*wire.FetchResponse); ok && env.Response && env.To == replica.ClientAt(0) && m.CorrelationID == corr {
+			*got = m
+		}
+	})
+	c.Network().Send(replica.Envelope{From: replica.ClientAt(0), To: replica.BrokerAt(to), Msg: &wire.FetchRequest{
+		CorrelationID: corr, ReplicaID: -1, ReplicaEpoch: -1, MaxWaitMs: maxWaitMs, MinBytes: minBytes, MaxBytes: 1 << 20,
+		Partitions: []wire.FetchPartition{{Topic: topic.Topic, Partition: topic.Partition, CurrentLeaderEpoch: -1, FetchOffset: offset, LastFetchedEpoch: -1, MaxBytes: 1 << 20}},
+	}})
+	c.Run()
+	return got
+}
+
+func TestIdleFollowersLongPoll(t *testing.T) {
+	c := longPollCluster(t)
+	fetches := countFetches(c, 1)
+	c.Advance(10_000)
+	// Two followers, one fetch per 500 ms wait each: about 40, not the
+	// millions a follower answered at once would send in a loop.
+	if *fetches < 36 || *fetches > 44 {
+		t.Fatalf("%d follower fetches in 10 s of idle, want about 40 (two followers, 500 ms waits)", *fetches)
+	}
+}
+
+func TestAcksAllCommitsWithoutWaitingForATimer(t *testing.T) {
+	c := longPollCluster(t)
+	c.Advance(1_000) // followers parked on the leader
+	fetches := countFetches(c, 1)
+	before := c.NowMs()
+	off := produce(t, c, wire.AcksAll, "a")
+	if c.NowMs() != before {
+		t.Fatalf("acks=all took %d ms of the clock: a parked fetch waited for its deadline", c.NowMs()-before)
+	}
+	// Each follower: the fetch that carries the record back (answered by
+	// the append), the one that moves the high watermark, and the one that
+	// parks again.
+	if *fetches > 6 {
+		t.Fatalf("%d follower fetches for one commit, want at most 6", *fetches)
+	}
+	if hw := replicaOf(t, c, 1).HighWatermark(); hw != off+1 {
+		t.Fatalf("leader HW %d, want %d", hw, off+1)
+	}
+	for _, id := range []int32{2, 3} {
+		if hw := replicaOf(t, c, id).HighWatermark(); hw != off+1 {
+			t.Errorf("follower %d HW %d: a parked fetch must be answered when the high watermark moves", id, hw)
+		}
+	}
+}
+
+func TestConsumerFetchParksUntilCommitted(t *testing.T) {
+	c := longPollCluster(t)
+	c.Advance(1_000)
+	got := consumerFetch(c, 1, 0, 5_000, 1)
+	if *got != nil {
+		t.Fatalf("a consumer fetch at the high watermark was answered at once: %+v", **got)
+	}
+	before := c.NowMs()
+	produce(t, c, wire.AcksLeader, "a")
+	c.Run()
+	if *got == nil {
+		t.Fatal("the consumer's parked fetch was not answered when the record committed")
+	}
+	p := (*got).Partitions[0]
+	if p.ErrorCode != wire.CodeNone || p.HighWatermark != 1 || len(p.Records) == 0 || c.NowMs() != before {
+		t.Fatalf("answer %+v at +%d ms, want the committed record at once", p, c.NowMs()-before)
+	}
+}
+
+func TestParkedFetchEndsAtMaxWait(t *testing.T) {
+	c := longPollCluster(t)
+	got := consumerFetch(c, 1, 0, 300, 1)
+	c.Advance(299)
+	if *got != nil {
+		t.Fatal("answered before its MaxWaitMs with nothing to say")
+	}
+	c.Advance(1)
+	if *got == nil {
+		t.Fatal("not answered at its MaxWaitMs")
+	}
+	if p := (*got).Partitions[0]; p.ErrorCode != wire.CodeNone || len(p.Records) != 0 {
+		t.Fatalf("answer %+v, want no records and no error", p)
+	}
+}
+
+func TestParkedFetchWaitsForMinBytes(t *testing.T) {
+	c := longPollCluster(t)
+	c.Advance(1_000)
+	got := consumerFetch(c, 1, 0, 5_000, 400)
+	produce(t, c, wire.AcksAll, "small")
+	c.Run()
+	if *got != nil {
+		t.Fatalf("answered with %d bytes, under MinBytes 400", len((*got).Partitions[0].Records))
+	}
+	produce(t, c, wire.AcksAll, string(make([]byte, 400)))
+	c.Run()
+	if *got == nil || len((*got).Partitions[0].Records) < 400 {
+		t.Fatal("not answered once MinBytes had committed")
+	}
+}
+
+func TestParkedFetchAnsweredWhenLeadershipMoves(t *testing.T) {
+	c := longPollCluster(t)
+	c.Advance(1_000)
+	got := consumerFetch(c, 1, 0, 60_000, 1)
+	c.Broker(1).BeginShutdown() // a controlled shutdown moves its leaderships away
+	before := c.NowMs()
+	if err := c.Await(func() bool { return *got != nil }, 10_000); err != nil {
+		t.Fatal("the parked fetch was not answered when its leader stepped down")
+	}
+	if p := (*got).Partitions[0]; p.ErrorCode != wire.CodeNotLeaderOrFollower {
+		t.Fatalf("answer %+v after %d ms, want NOT_LEADER_OR_FOLLOWER", p, c.NowMs()-before)
+	}
+}
+
+func TestDisconnectedClientLosesItsParkedFetch(t *testing.T) {
+	c := longPollCluster(t)
+	c.Advance(1_000)
+	got := consumerFetch(c, 1, 0, 5_000, 1)
+	c.Disconnect(replica.ClientAt(0), replica.BrokerAt(1))
+	produce(t, c, wire.AcksAll, "a")
+	c.Advance(10_000)
+	if *got != nil {
+		t.Fatal("a parked fetch from a client whose connection broke was still answered")
+	}
+}
+
+func TestDisconnectedPeerIsAskedAgainSoon(t *testing.T) {
+	c := longPollCluster(t)
+	heartbeats := 0
+	c.Watch(func(env replica.Envelope) {
+		if _, ok := env.Msg.(*wire.BrokerHeartbeatRequest); ok && env.From == replica.BrokerAt(2) {
+			heartbeats++
+		}
+	})
+	// Broker 2's next heartbeat is lost on a broken connection.
+	c.Network().Cut(replica.BrokerAt(2), replica.ControllerAt())
+	c.Advance(replica.DefaultHeartbeatIntervalMs)
+	c.Network().Heal()
+	c.Disconnect(replica.BrokerAt(2), replica.ControllerAt())
+	n := heartbeats
+	c.Advance(replica.DefaultReconnectBackoffMs)
+	if heartbeats != n+1 {
+		t.Fatalf("%d heartbeats within the reconnect backoff after the connection broke, want 1 (not the %d ms request timeout)",
+			heartbeats-n, replica.DefaultRequestTimeoutMs)
+	}
+}
+
+// replicaOf returns broker id's replica of topic.
+func replicaOf(t *testing.T, c *replica.Cluster, id int32) *replica.Replica {
+	t.Helper()
+	r, ok := c.Replica(id, topic)
+	if !ok {
+		t.Fatalf("broker %d hosts no %v", id, topic)
+	}
+	return r
+}
