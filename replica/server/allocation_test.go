@@ -11,6 +11,10 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
+// noise is the difference in allocations per request that background
+// work can account for.
+const noise = 5
+
 // rawConn is a client that allocates nothing per request: it writes
 // frames encoded beforehand and reads each response into one buffer.
 type rawConn struct {
@@ -88,9 +92,12 @@ func fetchFrame(t testing.TB, tp replica.TopicPartition, maxBytes int32) []byte 
 // decode, append, answer) and fetch path (read, decode, read the log,
 // frame, write) allocate the same whether a request carries one record or
 // a thousand: nothing per record. What they allocate per request is the
-// broker's own (its response values), not the transport's.
+// broker's own (its response values), not the transport's. The process's
+// background work (heartbeats, the metadata long-poll) allocates too, so
+// a difference of a few allocations per request is noise; one per record
+// would be a thousand.
 func TestNoAllocationPerRecord(t *testing.T) {
-	c := startCluster(t, clusterOptions{brokers: 1})
+	c := startCluster(t, clusterOptions{brokers: 1, brokerCfg: func(cfg *replica.BrokerConfig) { cfg.HeartbeatIntervalMs = 5000 }})
 	tp := replica.TopicPartition{Topic: "allocs", Partition: 0}
 	c.createTopic(tp.Topic, 1, 1, 1)
 	conn := dialRaw(t, c.broker(1).h.Addr().String())
@@ -108,7 +115,7 @@ func TestNoAllocationPerRecord(t *testing.T) {
 	one := perRequest(produceFrame(t, tp, wire.AcksLeader, 1), produceOK)
 	thousand := perRequest(produceFrame(t, tp, wire.AcksLeader, 1000), produceOK)
 	t.Logf("produce: %.1f allocations per request of 1 record, %.1f of 1000", one, thousand)
-	if thousand-one >= 1 {
+	if thousand-one >= noise {
 		t.Errorf("produce: %.1f allocations for 1000 records, %.1f for 1: %.3f per record", thousand, one, (thousand-one)/999)
 	}
 
@@ -129,7 +136,7 @@ func TestNoAllocationPerRecord(t *testing.T) {
 	one = perRequest(fetchFrame(t, tp, 1), fetchOK(1))
 	thousand = perRequest(fetchFrame(t, tp, 1<<20), fetchOK(1000*100))
 	t.Logf("fetch: %.1f allocations per request of 1 record, %.1f of ~10000", one, thousand)
-	if thousand-one >= 1 {
+	if thousand-one >= noise {
 		t.Errorf("fetch: %.1f allocations for ~10000 records, %.1f for 1", thousand, one)
 	}
 }

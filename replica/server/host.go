@@ -125,8 +125,10 @@ type Host struct {
 	inbound  map[int32]*inConn
 	outbound map[outKey]*outConn
 	nextConn int32
-	closing  bool // Close or Kill began: accept nothing more
-	closed   bool // the connections are gone
+	closing  bool           // Close or Kill began: accept nothing more
+	closed   bool           // the connections are gone
+	routing  bool           // route is sending an outbox
+	deferred []replica.Addr // peers to tell the node of once route is done
 
 	changed chan struct{} // signalled after every event, for Close's waits
 	wg      sync.WaitGroup
@@ -274,13 +276,21 @@ func (h *Host) route() {
 		if len(out) == 0 {
 			return
 		}
+		h.routing = true
 		h.routeEach(out)
+		h.routing = false
+		// A connection that broke on the way is told to the node only
+		// now: the records of the envelopes above were the node's until
+		// they were framed. What it sends in turn goes round again.
+		for _, peer := range h.deferred {
+			h.disconnected(peer)
+		}
+		clear(h.deferred)
+		h.deferred = h.deferred[:0]
 	}
 }
 
-// routeEach sends the envelopes of one Outbox. Telling the node of a
-// connection that broke on the way may fill its outbox again, which route
-// then sends too.
+// routeEach sends the envelopes of one Outbox.
 func (h *Host) routeEach(out []replica.Envelope) {
 	for _, env := range out {
 		if h.closed {
@@ -307,6 +317,10 @@ func (h *Host) routeEach(out []replica.Envelope) {
 // disconnected tells the node that the connection to or from peer broke,
 // with the node lock held.
 func (h *Host) disconnected(peer replica.Addr) {
+	if h.routing {
+		h.deferred = append(h.deferred, peer)
+		return
+	}
 	if h.api.disconnected != nil && !h.closed {
 		h.api.disconnected(peer, h.clk.NowMs())
 	}
