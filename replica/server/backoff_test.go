@@ -32,7 +32,7 @@ func (p *pinger) Receive(env replica.Envelope, nowMs int64) {
 		p.mu.Unlock()
 	}
 }
-func (p *pinger) Tick(int64)         {}
+func (p *pinger) Tick(int64)        {}
 func (p *pinger) NextTickMs() int64 { return clock.Never }
 func (p *pinger) Outbox() []replica.Envelope {
 	out := p.outbox

@@ -132,8 +132,7 @@ type Host struct {
 
 	changed chan struct{} // signalled after every event, for Close's waits
 	wg      sync.WaitGroup
-	done    chan struct{}
-	err     error
+	done    chan struct{} // closed when the host stops
 }
 
 // nodeAPI is what the host knows of its node beyond replica.Node, found by
@@ -147,7 +146,8 @@ type nodeAPI struct {
 		ShutdownReady() bool
 		Epoch() int64
 	}
-	close func() error
+	halted func() error
+	close  func() error
 }
 
 // Serve starts a Host for node on ln and returns at once: connections are
@@ -164,13 +164,31 @@ func Serve(ln net.Listener, node replica.Node, cfg Config) (*Host, error) {
 		changed: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	h.self, h.api = describe(node)
-	h.drv = clock.NewDriver(h.clk, &h.mu, node, h.event)
+	h.drv = clock.NewDriver(h.clk, &h.mu, hostTicker{h}, h.event)
 	h.mu.Lock()
 	h.event()
 	h.mu.Unlock()
 	h.wg.Add(1)
 	go h.acceptLoop()
 	return h, nil
+}
+
+// hostTicker is the node as its driver sees it: a timer that fires after
+// the host stopped (it was already waiting for the lock) finds nothing to
+// do, so a node is never ticked once Close or Kill has returned.
+type hostTicker struct{ h *Host }
+
+func (t hostTicker) Tick(nowMs int64) {
+	if !t.h.closed {
+		t.h.node.Tick(nowMs)
+	}
+}
+
+func (t hostTicker) NextTickMs() int64 {
+	if t.h.closed {
+		return clock.Never
+	}
+	return t.h.node.NextTickMs()
 }
 
 // describe finds the node's address and optional methods.
@@ -203,6 +221,9 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 		Epoch() int64
 	}); ok {
 		api.shutdown = n
+	}
+	if n, ok := node.(interface{ Halted() error }); ok {
+		api.halted = n.Halted
 	}
 	if n, ok := node.(interface{ Close() error }); ok {
 		api.close = n.Close
@@ -397,12 +418,12 @@ func (h *Host) Close() error {
 	h.closing = true
 	h.ln.Close()
 	var timedOut bool
-	if s := h.api.shutdown; s != nil && s.Epoch() >= 0 {
+	if s := h.api.shutdown; s != nil && s.Epoch() >= 0 && !h.halted() {
 		s.BeginShutdown()
 		// The broker asks at its next event: make one now.
 		h.node.Tick(h.clk.NowMs())
 		h.event()
-		timedOut = !h.awaitLocked(s.ShutdownReady, h.cfg.shutdownMs())
+		timedOut = !h.awaitLocked(func() bool { return s.ShutdownReady() || h.halted() }, h.cfg.shutdownMs())
 	}
 	h.stopLocked()
 	var err error
@@ -414,7 +435,6 @@ func (h *Host) Close() error {
 	if timedOut {
 		err = errors.Join(ErrShutdownTimedOut, err)
 	}
-	h.err = err
 	return err
 }
 
@@ -431,6 +451,10 @@ func (h *Host) Kill() {
 	h.mu.Unlock()
 	h.wg.Wait()
 }
+
+// halted reports whether the node stopped on its own (a broker whose log
+// failed): it has nothing to hand over. The node lock is held.
+func (h *Host) halted() bool { return h.api.halted != nil && h.api.halted() != nil }
 
 // stopLocked stops the driver and closes every connection, with the node
 // lock held.
