@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -34,9 +35,10 @@ type codec interface {
 	// answered reports whether m gets a response at all: not an acks=0
 	// produce.
 	answered(m wire.Message) bool
-	// appendResponse appends the framed response m to dst, copying every
-	// byte it refers to (its records may alias the node's buffers).
-	appendResponse(dst []byte, m wire.Message) ([]byte, error)
+	// frameResponse appends the response m, framed, to pieces for one
+	// vectored write: its fixed bytes encoded into scratch, its records
+	// (a fetch response's) by reference, not copied.
+	frameResponse(pieces net.Buffers, scratch []byte, m wire.Message) (net.Buffers, []byte, error)
 }
 
 // kaenlogCodec is the codec of kaenlog's protocol (package wire).
@@ -112,8 +114,8 @@ func (kaenlogCodec) answered(m wire.Message) bool {
 	return true
 }
 
-func (kaenlogCodec) appendResponse(dst []byte, m wire.Message) ([]byte, error) {
-	return appendFrame(dst, m)
+func (kaenlogCodec) frameResponse(pieces net.Buffers, scratch []byte, m wire.Message) (net.Buffers, []byte, error) {
+	return wire.AppendFrameBuffers(pieces, scratch, m)
 }
 
 // appendFrame appends m as one frame — length prefix, then payload — to

@@ -189,12 +189,7 @@ func (c *inConn) respond(m wire.Message) {
 	}
 	s := c.queue[i]
 	claimed := i == 0 && c.claim()
-	var err error
-	if claimed {
-		err = c.writeNow(s, m)
-	} else {
-		s.frame, err = c.h.codec.appendResponse(s.frame[:0], m)
-	}
+	err := c.frame(s, m, claimed)
 	if err != nil {
 		// A response its own codec refuses (a bug) or a broken socket:
 		// either way the connection can no longer keep its order.
@@ -249,16 +244,20 @@ func (c *inConn) claim() bool {
 	return true
 }
 
-// writeNow frames m as pieces (wire.AppendFrameBuffers: the records by
-// reference), writes what the socket takes at once, and copies what it
-// did not take into s.frame: empty if the frame went whole.
-func (c *inConn) writeNow(s *slot, m wire.Message) error {
+// frame frames m as pieces (the codec's frameResponse: the records by
+// reference) and, if the socket is claimed, writes what it takes at once;
+// what was not written is copied into s.frame, which is empty if the
+// frame went whole.
+func (c *inConn) frame(s *slot, m wire.Message, claimed bool) error {
 	var err error
-	c.pieces, c.scratch, err = wire.AppendFrameBuffers(c.pieces[:0], c.scratch[:0], m)
+	c.pieces, c.scratch, err = c.h.codec.frameResponse(c.pieces[:0], c.scratch[:0], m)
 	if err != nil {
 		return err
 	}
-	n, err := c.raw.try(c.pieces)
+	n := 0
+	if claimed {
+		n, err = c.raw.try(c.pieces)
+	}
 	s.frame = s.frame[:0]
 	for _, b := range c.pieces {
 		if n >= len(b) {

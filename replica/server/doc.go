@@ -76,14 +76,26 @@
 //
 // # Writes
 //
-// A response is framed under the node lock, into its slot: a broker's
-// fetch-response records alias its fetch buffers only until its next event,
-// so they are copied there, once. A connection's writer goroutine then
-// sends every response ready at the head of the order in one vectored
-// write (net.Buffers, writev): each frame whole, in one system call with
-// the others. Requests to peers are framed into the connection's buffer
-// and written the same way. Nothing is written with the lock held, so a
-// slow reader never stalls the node.
+// Every frame leaves whole in one write, and nothing is written that could
+// wait with the node lock held, so a slow reader never stalls the node.
+// A response is framed under the lock as pieces for one vectored write
+// ([wire.AppendFrameBuffers] into net.Buffers: the fixed fields encoded,
+// a fetch response's records by reference). A broker's fetch-response
+// records alias its fetch buffers only until its next event, so they
+// leave before the lock does, one of two ways:
+//
+//   - the fast path: when the response is first in its connection's order
+//     and the connection's writer goroutine is idle, the node's goroutine
+//     writes it at once, header and records in one writev on the
+//     non-blocking socket (what the socket buffer takes; on Linux). No
+//     record is copied and no goroutine is woken: most responses leave
+//     this way, in the same call that produced them;
+//   - otherwise, or for what the socket did not take, the bytes are copied
+//     into the request's slot, and the writer goroutine sends every frame
+//     ready at the head of the order together, in one writev.
+//
+// Requests to peers are framed into the connection's buffer and leave the
+// same two ways.
 //
 // # Refusals
 //
