@@ -38,6 +38,12 @@ const (
 	// DefaultReconnectBackoffMs is how soon a request whose connection
 	// broke may be sent again (Kafka's reconnect.backoff.ms).
 	DefaultReconnectBackoffMs = 50
+	// DefaultHighWatermarkCheckpointIntervalMs is Kafka's
+	// replica.high.watermark.checkpoint.interval.ms.
+	DefaultHighWatermarkCheckpointIntervalMs = 5_000
+	// DefaultRecoveryPointCheckpointIntervalMs is Kafka's
+	// log.flush.offset.checkpoint.interval.ms.
+	DefaultRecoveryPointCheckpointIntervalMs = 60_000
 )
 
 // controlledShutdownRetryMs is how soon a broker in controlled shutdown
@@ -90,6 +96,29 @@ type BrokerConfig struct {
 	// ContinuousFetch: how long a leader may park one waiting for new data
 	// (replica.fetch.wait.max.ms); 0 means DefaultReplicaFetchWaitMs.
 	ReplicaFetchWaitMs int32
+	// HighWatermarkCheckpointIntervalMs is how often every hosted log's
+	// high watermark is written to its checkpoint file (Kafka's
+	// replica.high.watermark.checkpoint.interval.ms); 0 means
+	// DefaultHighWatermarkCheckpointIntervalMs.
+	HighWatermarkCheckpointIntervalMs int64
+	// RecoveryPointCheckpointIntervalMs is how often every hosted log's
+	// recovery point is written to its checkpoint file (Kafka's
+	// log.flush.offset.checkpoint.interval.ms); 0 means
+	// DefaultRecoveryPointCheckpointIntervalMs.
+	RecoveryPointCheckpointIntervalMs int64
+	// FlushIntervalMs, when > 0, fsyncs every hosted log that often
+	// (Kafka's log.flush.interval.ms). 0, the default as in Kafka, leaves
+	// durability to replication, the page cache and
+	// log.Options.Sync: a power cut may take what was not fsynced.
+	FlushIntervalMs int64
+}
+
+// housekeepingMs returns v, or def when v <= 0.
+func housekeepingMs(v, def int64) int64 {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // replicaFetchWaitMs is the MaxWaitMs of a continuous follower's fetches.
@@ -230,6 +259,10 @@ type Broker struct {
 	nextMetadataMs    int64 // after a failed metadata fetch, when to try again
 	nextHeartbeatMs   int64
 
+	// The housekeeping clocks: when every log's high watermark and
+	// recovery point are next checkpointed, and (FlushIntervalMs) fsynced.
+	nextHWCheckpointMs, nextRecoveryCheckpointMs, nextFlushMs int64
+
 	produceSeq uint64
 	produces   map[uint64]*producing // client produces waiting on parked partitions
 	// parkedFetches wait for data, a move of the high watermark or the
@@ -285,6 +318,12 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, produces: map[uint64]*producing{},
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
+	b.nextHWCheckpointMs = saturatingAdd(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
+	b.nextRecoveryCheckpointMs = saturatingAdd(nowMs, housekeepingMs(cfg.RecoveryPointCheckpointIntervalMs, DefaultRecoveryPointCheckpointIntervalMs))
+	b.nextFlushMs = clock.Never
+	if cfg.FlushIntervalMs > 0 {
+		b.nextFlushMs = saturatingAdd(nowMs, cfg.FlushIntervalMs)
+	}
 	prev, err := takeCleanShutdown(fsys, cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
@@ -444,7 +483,27 @@ func (b *Broker) Tick(nowMs int64) {
 	for _, tp := range b.Partitions() {
 		b.parts[tp].Tick(nowMs)
 	}
+	b.housekeeping(nowMs)
 	b.collect(nowMs)
+}
+
+// housekeeping writes the checkpoints that are due, and fsyncs the logs
+// when FlushIntervalMs asks for it. A failure fails that log, and so halts
+// the broker (checkLogs): a checkpoint that cannot be written is a disk
+// that cannot be trusted.
+func (b *Broker) housekeeping(nowMs int64) {
+	due := func(next *int64, every int64, do func(l *log.Log) error) {
+		if nowMs < *next {
+			return
+		}
+		*next = saturatingAdd(nowMs, every)
+		for _, tp := range b.Partitions() {
+			_ = do(b.parts[tp].Log()) // a failure is the log's failed state, which checkLogs reads
+		}
+	}
+	due(&b.nextFlushMs, b.cfg.FlushIntervalMs, (*log.Log).Flush)
+	due(&b.nextHWCheckpointMs, housekeepingMs(b.cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs), (*log.Log).CheckpointHighWatermark)
+	due(&b.nextRecoveryCheckpointMs, housekeepingMs(b.cfg.RecoveryPointCheckpointIntervalMs, DefaultRecoveryPointCheckpointIntervalMs), (*log.Log).CheckpointRecoveryPoint)
 }
 
 // timeoutMs is how long a request msg to to is waited for before it is
@@ -518,6 +577,7 @@ func (b *Broker) NextTickMs() int64 {
 	if b.epoch >= 0 && !b.metadataInFlight {
 		next = min(next, b.nextMetadataMs)
 	}
+	next = min(next, b.nextHWCheckpointMs, b.nextRecoveryCheckpointMs, b.nextFlushMs)
 	for _, out := range b.pending {
 		next = min(next, out.deadlineMs)
 	}
