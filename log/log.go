@@ -454,7 +454,8 @@ func (l *Log) syncSegments() error {
 }
 
 // Close flushes the log and checkpoints it (segments, index files, the HW,
-// the recovery point, the log start, the leader epochs), writes the
+// the recovery point, the log start, the leader epochs, the producer
+// state), writes the
 // clean-shutdown marker last, closes the files and releases the directory
 // lock. The next Open then trusts the directory without reading segments.
 //

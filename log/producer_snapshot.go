@@ -47,6 +47,13 @@ const (
 	// producerSnapshotLimit bounds the snapshot file Open reads: about 1.4
 	// million producers with five batches each.
 	producerSnapshotLimit = 256 << 20
+	// maxProducerSnapshots is how many snapshot files the log keeps: the
+	// durable one at the recovery point and the newest ones taken at
+	// segment rolls. Kafka keeps one per segment; kaenlog keeps a few, so
+	// that a directory of 5,000 segments does not list 5,000 more files on
+	// every Open. A truncation below the oldest one rebuilds the state from
+	// the log's first batch.
+	maxProducerSnapshots = 3
 )
 
 // errBadProducerSnapshot is the cause when a snapshot file does not decode.
@@ -197,21 +204,38 @@ func (l *Log) snapshotFile() (checkpointFile, bool) {
 }
 
 // snapshotWritten records that the snapshot at off, holding the current
-// state, is durable, and deletes the snapshots below it that are not at a
-// segment's base: the one at the recovery point replaces the previous
-// recovery point's, and those at segment bases stay for truncation. The
-// caller holds writeMu.
+// state, is durable, and prunes the others (pruneSnapshots). The caller
+// holds writeMu.
 func (l *Log) snapshotWritten(off uint64) error {
 	l.addSnapshot(off)
 	l.snapDurable = snapshotMark{off: off, gen: l.producersGen, ok: true}
+	return l.pruneSnapshots()
+}
+
+// pruneSnapshots deletes the snapshots below the durable one that are not
+// at a segment's base (the previous recovery points'), then the oldest
+// ones, never the durable one, until maxProducerSnapshots are left. The
+// deletions need no directory sync: a snapshot that comes back after a
+// crash still holds the state of the batches below it. The caller holds
+// writeMu.
+func (l *Log) pruneSnapshots() error {
 	for _, s := range slices.Clone(l.snapshots) {
-		if s >= off {
+		if !l.snapDurable.ok || s >= l.snapDurable.off {
 			break
 		}
 		if !l.isSegmentBase(s) {
 			if err := l.removeSnapshot(s); err != nil {
 				return err
 			}
+		}
+	}
+	for i := 0; len(l.snapshots) > maxProducerSnapshots && i < len(l.snapshots); {
+		if s := l.snapshots[i]; l.snapDurable.ok && s == l.snapDurable.off {
+			i++
+			continue
+		}
+		if err := l.removeSnapshot(l.snapshots[i]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -228,8 +252,8 @@ type snapshotMark struct {
 // a truncation into the segment needs to replay only that segment. It is
 // written to a temporary file and renamed but not fsynced: it only spares
 // work, and a copy that a crash tears fails its CRC and is ignored. An
-// existing snapshot at that offset is kept (it may be a durable one). The
-// caller holds writeMu.
+// existing snapshot at that offset is kept (it may be a durable one); the
+// oldest are pruned. The caller holds writeMu.
 func (l *Log) writeRollSnapshot(off uint64) error {
 	if l.hasSnapshot(off) {
 		return nil
@@ -251,7 +275,7 @@ func (l *Log) writeRollSnapshot(off uint64) error {
 		return l.fail(fmt.Errorf("log: write %s: %w", name, err))
 	}
 	l.addSnapshot(off)
-	return nil
+	return l.pruneSnapshots()
 }
 
 // hasSnapshot reports whether a snapshot file at off is known to exist.
