@@ -83,6 +83,20 @@
 // REQUEST_TIMED_OUT at its deadline, or NOT_LEADER_OR_FOLLOWER if the
 // replica stops leading. acks=0 gets no response at all.
 //
+// Idempotent producers ([Replica.Produce]): the log checks a producer's
+// batch against the producer state it keeps (package log, "Producer
+// state"), and the replica answers its refusals with Kafka's
+// INVALID_PRODUCER_EPOCH and OUT_OF_ORDER_SEQUENCE_NUMBER. A retry of a
+// batch the log holds is not written again but answered NONE with the
+// original batch's offsets; with acks=all it completes when the high
+// watermark passes the original batch, at once if it already has. So a
+// retry after REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND never
+// lands twice, and a follower that becomes the leader recognises the
+// retries its old leader would have: followers take the producer state
+// from the batches they copy. Every replica forgets expired producers from
+// [Replica.Tick], every Options.ProducerExpirationCheckMs. Producer ids
+// come from the controller ([Cluster.InitProducerID], [ProducerBatch]).
+//
 // A follower that falls behind the leader's log start truncates fully and
 // starts there; its log start follows the leader's. A broker whose logs lost
 // committed or flushed data, or that stopped without its clean-shutdown

@@ -116,6 +116,10 @@
 //	  | UncleanLeaderElection bool | Assignment [n]{[n]{i32}}
 //	CreateTopicsResponse (19):
 //	  ErrorCode i16 | ErrorMessage string
+//	InitProducerIDRequest (22):
+//	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
+//	InitProducerIDResponse (22):
+//	  ErrorCode i16 | ProducerID i64 | ProducerEpoch i16
 //	ElectLeadersRequest (43):
 //	  Topic string | Partition i32 | Unclean bool
 //	ElectLeadersResponse (43):
@@ -195,7 +199,8 @@
 // Any other negative offset, or a pair with only one -1, is malformed.
 // Identifiers keep Kafka's -1 in memory, because they are names, not
 // quantities: ReplicaID (ConsumerReplicaID, a consumer), leader ids
-// (NoLeader), broker epochs (NoBrokerEpoch), request epochs (NoEpoch,
+// (NoLeader), broker epochs (NoBrokerEpoch), producer ids and epochs
+// (NoProducerID, NoProducerEpoch), request epochs (NoEpoch,
 // "none" or "do not check"), and ListOffsets' Timestamp selectors
 // (LatestTimestamp, EarliestTimestamp). Epochs below -1 are malformed.
 //
