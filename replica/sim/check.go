@@ -28,12 +28,15 @@ const (
 	// reopens from its log, logs read back, one offset is acknowledged
 	// once.
 	Operable
+	// Idempotence: a record of the idempotent producer appears at most once
+	// in a leader's log, and a batch is acknowledged at one offset only.
+	Idempotence
 	invariants // the number of invariants
 )
 
 var invariantNames = [...]string{"TypeOk", "WeakIsr", "StrongIsr", "LeaderInIsr", "ValidHighWatermark",
 	"AcknowledgedKept", "AgreeBelowHighWatermark", "MonotoneHighWatermark", "MonotoneLeaderEpoch",
-	"SortedEpochCaches", "ConsumerVisibility", "TimersAdvance", "Operable"}
+	"SortedEpochCaches", "ConsumerVisibility", "TimersAdvance", "Operable", "Idempotence"}
 
 // String returns the invariant's name.
 func (i Invariant) String() string {
@@ -188,6 +191,9 @@ func (s *sim) check(st Step) {
 				s.fail(st, AcknowledgedKept, "offset %d was acknowledged as %q; leader %d at epoch %d holds %q", off, rec.value, p.Leader, p.LeaderEpoch, got)
 				return
 			}
+		}
+		if !s.checkIdempotence(st, p.Leader, l.v) {
+			return
 		}
 		for off, v := range s.consumed {
 			if rec, ok := s.acked[off]; ok && rec.excused {

@@ -33,6 +33,12 @@ type Coverage struct {
 	// parked fetches (LongPolls), RoundRuns those that fetched on
 	// FetchRound steps only.
 	LongPollRuns, RoundRuns int
+	// IdempotentAcked counts the idempotent producer's acknowledged
+	// batches, IdempotentRetries the batches it sent again,
+	// IdempotentDuplicatesAnswered the answers to a copy of a batch already
+	// acknowledged (the leader's dedupe window at work), and
+	// IdempotentEpochBumps its restarts at a new epoch.
+	IdempotentAcked, IdempotentRetries, IdempotentDuplicatesAnswered, IdempotentEpochBumps int
 }
 
 // Add adds o's counts to c.
@@ -56,6 +62,10 @@ func (c *Coverage) Add(o Coverage) {
 	c.Foretold += o.Foretold
 	c.LongPollRuns += o.LongPollRuns
 	c.RoundRuns += o.RoundRuns
+	c.IdempotentAcked += o.IdempotentAcked
+	c.IdempotentRetries += o.IdempotentRetries
+	c.IdempotentDuplicatesAnswered += o.IdempotentDuplicatesAnswered
+	c.IdempotentEpochBumps += o.IdempotentEpochBumps
 }
 
 // Missing names what a run that claims to prove something should have
@@ -76,7 +86,8 @@ func (c Coverage) Missing() []string {
 	}
 	for name, n := range map[string]int{"a leader crash": c.LeaderCrashes, "a power cut": c.PowerCuts,
 		"an election": c.Elections, "an acknowledged record": c.Acked, "a consumed record": c.Consumed,
-		"a long-polling run": c.LongPollRuns, "a run of fetch rounds": c.RoundRuns} {
+		"a long-polling run": c.LongPollRuns, "a run of fetch rounds": c.RoundRuns,
+		"an idempotent batch acknowledged": c.IdempotentAcked, "a duplicate answered by the dedupe window": c.IdempotentDuplicatesAnswered} {
 		if n == 0 {
 			out = append(out, name)
 		}
@@ -98,5 +109,7 @@ func (c Coverage) String() string {
 	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
 		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
 	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d", c.LongPollRuns, c.RoundRuns)
+	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d",
+		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps)
 	return b.String()
 }

@@ -7,7 +7,11 @@
 //
 // Every step is one of: a produce (acks 0, 1 or all, to the leader the
 // controller names or, as a client with stale metadata would, to any
-// broker); a fetch round; a consumer's read; link faults (loss,
+// broker; every third acks=all produce to the leader is the idempotent
+// producer's, which resends a batch it has not had acknowledged — same
+// bytes, same sequences — before it sends a new one, and after
+// OUT_OF_ORDER_SEQUENCE_NUMBER starts again at a new epoch, as Kafka's
+// non-transactional producer does); a fetch round; a consumer's read; link faults (loss,
 // duplication, delays that reorder) and cut links between any two nodes,
 // the controller included; a broker crash that keeps what it wrote, loses
 // what it did not fsync (a power cut) or tears its last write; a restart; a
@@ -36,6 +40,8 @@
 //     leader epochs never decrease.
 //   - Sorted caches: every epoch cache is strictly increasing and agrees
 //     with the epochs stamped in its log.
+//   - Idempotence: no record of the idempotent producer is twice in the
+//     leader's log, and no batch is acknowledged at two offsets.
 //   - Visibility: no consumer ever reads a record at or above the high
 //     watermark of the leader that served it, and no record a consumer read
 //     is ever missing from a later leader.

@@ -139,6 +139,8 @@ type sim struct {
 	epochs map[int32]int32
 	// ctlEpoch is the largest leader epoch the controller showed.
 	ctlEpoch int32
+	// idem is the idempotent producer.
+	idem idemProducer
 }
 
 type leaderEpoch struct {
@@ -206,11 +208,16 @@ func newSim(cfg Config) (*sim, error) {
 	} else {
 		cov.RoundRuns++
 	}
-	return &sim{
+	s := &sim{
 		cfg: cfg, rand: r, c: c, brokers: brokers, minISR: minISR, cov: cov,
 		acked: map[uint64]*ackedRecord{}, consumed: map[uint64]string{}, lostPower: map[int32]bool{},
 		hw: map[leaderEpoch]uint64{}, epochs: map[int32]int32{}, ctlEpoch: -1,
-	}, nil
+	}
+	if err := s.initIdempotentProducer(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 func (s *sim) close() { s.c.Close() }
@@ -238,6 +245,11 @@ func (s *sim) draw() Step {
 		}
 		if r.IntN(15) == 0 {
 			st.Broker = pick()
+		}
+		// Every third produce to the leader with acks=all is the
+		// idempotent producer's (no draw: a seed's stream stays the same).
+		if st.Acks == wire.AcksAll && st.Broker < 0 && s.produced%3 == 0 {
+			st.Idempotent, st.Value = true, fmt.Sprintf("%s%d", idempotentPrefix, s.produced)
 		}
 		return st
 	case w < 55:
@@ -286,7 +298,11 @@ func (s *sim) do(st Step) {
 	c := s.c
 	switch st.Kind {
 	case Produce:
-		s.produce(st)
+		if st.Idempotent {
+			s.produceIdempotent(st)
+		} else {
+			s.produce(st)
+		}
 	case FetchRound:
 		c.FetchRound()
 	case Consume:
@@ -385,20 +401,27 @@ func (s *sim) collect(st Step) {
 			}
 			continue
 		}
-		s.cov.Acked++
-		rec := &ackedRecord{value: p.value, holders: map[int32]bool{}}
-		for _, id := range s.brokers {
-			if vals, ok := s.logOf(id); ok && resp.BaseOffset < uint64(len(vals.values)) && vals.at(resp.BaseOffset) == p.value {
-				rec.holders[id] = true
-			}
-		}
-		if prev, ok := s.acked[resp.BaseOffset]; ok && prev.value != p.value && !prev.excused {
-			s.fail(st, Operable, "offset %d acknowledged twice: %q, then %q", resp.BaseOffset, prev.value, p.value)
-		}
-		s.acked[resp.BaseOffset] = rec
+		s.acknowledge(st, resp.BaseOffset, p.value)
 	}
 	clear(s.pending[len(kept):])
 	s.pending = kept
+	s.collectIdempotent(st)
+}
+
+// acknowledge records value as acknowledged (acks=all, answered NONE) at
+// offset, with the brokers that hold it now.
+func (s *sim) acknowledge(st Step, offset uint64, value string) {
+	s.cov.Acked++
+	rec := &ackedRecord{value: value, holders: map[int32]bool{}}
+	for _, id := range s.brokers {
+		if vals, ok := s.logOf(id); ok && offset < uint64(len(vals.values)) && vals.at(offset) == value {
+			rec.holders[id] = true
+		}
+	}
+	if prev, ok := s.acked[offset]; ok && prev.value != value && !prev.excused {
+		s.fail(st, Operable, "offset %d acknowledged twice: %q, then %q", offset, prev.value, value)
+	}
+	s.acked[offset] = rec
 }
 
 func (s *sim) consume() {

@@ -68,6 +68,10 @@ type Step struct {
 	Faults  replica.LinkFaults // Faults
 	Op      vfs.Op             // DiskFault
 	Unclean bool               // Elect
+	// Idempotent makes a Produce the idempotent producer's (acks=all, to
+	// the leader): it sends Value as a new batch, or resends the batch it
+	// has not had acknowledged yet.
+	Idempotent bool
 }
 
 // String describes the step on one line, e.g. "Crash broker 2 (LoseUnsynced)".
@@ -77,6 +81,9 @@ func (s Step) String() string {
 		to := "the leader"
 		if s.Broker >= 0 {
 			to = fmt.Sprintf("broker %d", s.Broker)
+		}
+		if s.Idempotent {
+			return fmt.Sprintf("Produce %q idempotently (or resend the unacknowledged batch) to %s", s.Value, to)
 		}
 		return fmt.Sprintf("Produce %q acks=%d to %s", s.Value, s.Acks, to)
 	case Advance:
@@ -111,6 +118,9 @@ func (s Step) goString() string {
 	}
 	switch s.Kind {
 	case Produce:
+		if s.Idempotent {
+			return fmt.Sprintf("{Kind: sim.Produce, Broker: %d, Acks: %d, Value: %q, Idempotent: true}", s.Broker, s.Acks, s.Value)
+		}
 		return fmt.Sprintf("{Kind: sim.Produce, Broker: %d, Acks: %d, Value: %q}", s.Broker, s.Acks, s.Value)
 	case Advance:
 		return fmt.Sprintf("{Kind: sim.Advance, Ms: %d}", s.Ms)
