@@ -252,7 +252,7 @@ func (c *Client) sharedConn(k connKey, peer, addr string) (*conn, error) {
 	if old := c.conns[k]; old != nil && !old.broken() {
 		// The broker moved. Its requests fail from a goroutine of their
 		// own: the caller may hold locks their handlers take.
-		c.track.goroutine(func() { old.fail(fmt.Errorf("client: %s moved from %s to %s", peer, old.addr, addr)) })
+		c.track.goroutine(func() { old.fail(networkError(peer, fmt.Errorf("moved from %s to %s", old.addr, addr))) })
 	}
 	c.conns[k] = cn
 	cn.start()

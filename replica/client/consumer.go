@@ -150,7 +150,7 @@ func (s *session) run(ctx context.Context, from Position, yield func(Record, err
 	if s.tp.Partition < 0 {
 		return fmt.Errorf("client: %s: %w", s.tp, wire.ErrInvalidPartition)
 	}
-	s.c.meta.refresh(s.tp.Topic)
+	s.c.meta.follow(s.tp.Topic)
 	offset, positioned := from.offset, from.kind == atOffset
 	for {
 		if err := s.stopped(ctx); err != nil {

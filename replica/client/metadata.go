@@ -133,6 +133,18 @@ func (m *metadata) refresh(topics ...string) {
 	}
 }
 
+// follow adds topic to those the client follows, refreshing the metadata
+// if it is new.
+func (m *metadata) follow(topic string) {
+	m.mu.Lock()
+	if _, ok := m.want[topic]; ok {
+		m.mu.Unlock()
+		return
+	}
+	m.mu.Unlock()
+	m.refresh(topic)
+}
+
 // startLocked begins a refresh and returns its request, unless one is in
 // flight (it is then repeated once that one ends) or the last one was too
 // recent (a timer then starts it when it may).

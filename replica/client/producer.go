@@ -127,6 +127,8 @@ type Producer struct {
 	resp     wire.ProduceResponse // decoding scratch, under mu
 	done     []completion         // outcomes to hand to the completer after the event
 
+	watch chan struct{} // closed after the next event; made only when a test waits
+
 	ident        producerIdent // the producer id and epoch for new sequences
 	initing      bool          // an InitProducerId is in flight
 	initFailures int
@@ -273,7 +275,7 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 		part = &partition{tp: tp}
 		p.parts[tp] = part
 		p.order = append(p.order, part)
-		p.c.meta.refresh(tp.Topic)
+		p.c.meta.follow(tp.Topic)
 	}
 	now := p.c.clock.NowMs()
 	ts := rec.TimestampMs
@@ -433,18 +435,35 @@ func (t *producerTicker) NextTickMs() int64 {
 }
 
 // afterTickLocked hands the tick's outcomes to the completer.
-func (p *Producer) afterTickLocked() { p.pushLocked() }
+func (p *Producer) afterTickLocked() {
+	p.pushLocked()
+	if p.watch != nil {
+		close(p.watch)
+		p.watch = nil
+	}
+}
 
 // afterLocked ends an event: send what can go, rearm the timer, hand the
 // outcomes over.
 func (p *Producer) afterLocked(now int64) {
-	if p.closed {
-		p.pushLocked()
-		return
+	if !p.closed {
+		p.drainLocked(now)
+		p.driver.Kick()
 	}
-	p.drainLocked(now)
-	p.driver.Kick()
 	p.pushLocked()
+	if p.watch != nil {
+		close(p.watch)
+		p.watch = nil
+	}
+}
+
+// nextEvent returns a channel closed after the producer's next event, for
+// tests that wait for the producer to act.
+func (p *Producer) nextEvent() <-chan struct{} {
+	if p.watch == nil {
+		p.watch = make(chan struct{})
+	}
+	return p.watch
 }
 
 // metadataChanged is the metadata's news: leaders may be known now.
