@@ -17,7 +17,9 @@ func TestCheck(t *testing.T) {
 		{"clean", History{Acked: acked, Final: final(), Seen: []Entry{{0, 1, "b"}, {1, 0, "x"}}},
 			func(r Result) bool { return r.OK() && r.Acked == 4 }},
 		{"lost", History{Acked: append(acked, Entry{1, 1, "y"}), Final: final()},
-			func(r Result) bool { return r.Lost == 1 && r.Misplaced == 0 && r.Duplicated == 0 && r.TruncatedSeen == 0 }},
+			func(r Result) bool {
+				return r.Lost == 1 && r.Misplaced == 0 && r.Duplicated == 0 && r.TruncatedSeen == 0
+			}},
 		{"lost by overwrite", History{Acked: acked, Final: func() map[int32]map[uint64]string {
 			f := final()
 			f[0][2] = "z"
@@ -27,7 +29,9 @@ func TestCheck(t *testing.T) {
 			f := final()
 			f[0][3] = "b"
 			return f
-		}()}, func(r Result) bool { return r.Duplicated == 1 && r.Lost == 0 && r.Misplaced == 0 && r.TruncatedSeen == 0 }},
+		}()}, func(r Result) bool {
+			return r.Duplicated == 1 && r.Lost == 0 && r.Misplaced == 0 && r.TruncatedSeen == 0
+		}},
 		{"misplaced", History{Acked: []Entry{{0, 0, "a"}, {0, 2, "b"}}, Final: final()},
 			func(r Result) bool { return r.Misplaced == 1 && r.Lost == 0 }},
 		{"truncated but seen", History{Acked: acked, Final: final(), Seen: []Entry{{0, 1, "b"}, {0, 3, "d"}}},
