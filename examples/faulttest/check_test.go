@@ -32,6 +32,11 @@ func TestCheck(t *testing.T) {
 		}()}, func(r Result) bool {
 			return r.Duplicated == 1 && r.Lost == 0 && r.Misplaced == 0 && r.TruncatedSeen == 0
 		}},
+		{"duplicate acknowledged at its second copy", History{Acked: []Entry{{0, 0, "a"}, {0, 3, "b"}}, Final: func() map[int32]map[uint64]string {
+			f := final()
+			f[0][3] = "b"
+			return f
+		}()}, func(r Result) bool { return r.Duplicated == 1 && r.Lost == 0 && r.Misplaced == 0 }},
 		{"misplaced", History{Acked: []Entry{{0, 0, "a"}, {0, 2, "b"}}, Final: final()},
 			func(r Result) bool { return r.Misplaced == 1 && r.Lost == 0 }},
 		{"truncated but seen", History{Acked: acked, Final: final(), Seen: []Entry{{0, 1, "b"}, {0, 3, "d"}}},
