@@ -33,6 +33,9 @@
 //   - [github.com/kaenlog/kaenlog/replica/controller]: the controller that
 //     owns the ISR, Kafka's KRaft controller shrunk to what replication
 //     needs, a pure state machine over a metadata log.
+//   - [github.com/kaenlog/kaenlog/replica/server]: the network runtime, a
+//     Host that runs a broker or the controller over TCP on an injected
+//     clock.
 //   - [github.com/kaenlog/kaenlog/replica/clock]: the injected clock and
 //     the driver that runs every state machine's timed work.
 //   - [github.com/kaenlog/kaenlog/examples]: one runnable Example per

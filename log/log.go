@@ -462,7 +462,10 @@ func (l *Log) checkpointAll() error {
 		return err
 	}
 	for _, s := range l.segments {
-		if !s.indexDirty {
+		l.fileMu.Lock() // a reader verifying s may set it
+		dirty := s.indexDirty
+		l.fileMu.Unlock()
+		if !dirty {
 			continue
 		}
 		err := l.withIndex(s, func(f vfs.File) error { return f.Sync() })
@@ -478,13 +481,16 @@ func (l *Log) checkpointAll() error {
 	}
 	l.fileMu.Unlock()
 	// The checkpoints that changed, then (separately, so that it is
-	// durable only after them) the marker.
+	// durable only after them) the marker. SetHighWatermark may run
+	// meanwhile (it takes mu, not writeMu); the checkpoint holds what was
+	// read here, as any checkpoint does.
+	hw := l.HighWatermark()
 	var files []checkpointFile
 	if !l.rpOnDisk.holds(l.recoveryPoint) {
 		files = append(files, checkpointFile{recoveryPointFileName, formatCheckpoint(l.recoveryPoint)})
 	}
-	if !l.hwOnDisk.holds(l.hw) {
-		files = append(files, checkpointFile{checkpointFileName, formatCheckpoint(l.hw)})
+	if !l.hwOnDisk.holds(hw) {
+		files = append(files, checkpointFile{checkpointFileName, formatCheckpoint(hw)})
 	}
 	if !l.startOnDisk.holds(l.start) {
 		files = append(files, checkpointFile{logStartFileName, formatCheckpoint(l.start)})
@@ -497,7 +503,7 @@ func (l *Log) checkpointAll() error {
 			return err
 		}
 	}
-	l.rpOnDisk, l.hwOnDisk, l.startOnDisk, l.epochsOnDisk = onDisk{l.recoveryPoint, true}, onDisk{l.hw, true}, onDisk{l.start, true}, l.epochs
+	l.rpOnDisk, l.hwOnDisk, l.startOnDisk, l.epochsOnDisk = onDisk{l.recoveryPoint, true}, onDisk{hw, true}, onDisk{l.start, true}, l.epochs
 	return l.writeCheckpoints(checkpointFile{cleanShutdownFileName, appendShutdownRecord(nil, rec)})
 }
 

@@ -142,3 +142,44 @@ func stCheckRead(t *testing.T, out []byte, from, bound uint64) bool {
 	}
 	return true
 }
+
+// TestHighWatermarkRacesTheWriter: SetHighWatermark and
+// CheckpointHighWatermark (which take no writer lock) run against a writer
+// that appends, truncates, moves the log start and closes: no data race
+// (run with -race), and StartOffset <= HW <= LEO holds throughout.
+func TestHighWatermarkRacesTheWriter(t *testing.T) {
+	l := stOpen(t, t.TempDir(), Options{SegmentBytes: 400})
+	l.StopEagerHighWatermark()
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !done.Load() {
+			l.SetHighWatermark(l.EndOffset())
+			l.CheckpointHighWatermark()
+			if s, hw, e := l.StartOffset(), l.HighWatermark(), l.EndOffset(); s > hw || hw > e {
+				t.Errorf("start %d, HW %d, LEO %d", s, hw, e)
+				return
+			}
+		}
+	}()
+	for i := range 200 {
+		stAppendLeader(t, l, 1, 2, 20, int64(i))
+		switch i % 10 {
+		case 3:
+			if err := l.TruncateTo(l.EndOffset() - 1); err != nil {
+				t.Error(err)
+			}
+		case 7:
+			if err := l.IncrementStartOffset(l.HighWatermark() / 2); err != nil && !errors.Is(err, ErrOffsetOutOfRange) {
+				t.Error(err)
+			}
+		}
+	}
+	done.Store(true)
+	wg.Wait()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -66,10 +66,15 @@ func (l *Log) TruncateTo(offset uint64) error {
 	if err := l.lowerRecoveryPoint(newLEO); err != nil {
 		return err
 	}
-	if l.hw > newLEO {
-		l.mu.Lock()
+	// SetHighWatermark takes mu, not writeMu: read and lower the HW under
+	// mu.
+	l.mu.Lock()
+	lowered := l.hw > newLEO
+	if lowered {
 		l.hw = newLEO
-		l.mu.Unlock()
+	}
+	l.mu.Unlock()
+	if lowered {
 		l.ckMu.Lock()
 		err := l.checkpointHW(newLEO)
 		l.ckMu.Unlock()
@@ -160,6 +165,9 @@ func (l *Log) truncateSegments(si int, pos int64, next uint64) error {
 		return l.fail(fmt.Errorf("log: truncate: index: %w", err))
 	}
 	s.size, s.next, s.entries = pos, next, s.entries[:keep]
+	// TruncateTo lowered the HW already; a SetHighWatermark since may
+	// have raised it up to the old LEO.
+	l.hw = min(l.hw, next)
 	s.unsynced, s.indexDirty = true, true
 	s.recent.cut(pos)
 	if pos == 0 {
@@ -338,8 +346,8 @@ func (l *Log) IncrementStartOffset(off uint64) error {
 	if off <= l.start {
 		return nil
 	}
-	if off > l.hw {
-		return fmt.Errorf("log: log start %d above the high watermark %d: %w", off, l.hw, ErrOffsetOutOfRange)
+	if hw := l.HighWatermark(); off > hw {
+		return fmt.Errorf("log: log start %d above the high watermark %d: %w", off, hw, ErrOffsetOutOfRange)
 	}
 	n := 0
 	for n < len(l.segments)-1 && l.segments[n].next <= off {

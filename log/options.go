@@ -80,7 +80,8 @@ type Options struct {
 	MaxReadBytes int
 	// MaxOpenSegments bounds how many segment files other than the active
 	// one are open at once; older segments are opened when read and closed
-	// least recently used first. 0 means DefaultMaxOpenSegments.
+	// least recently used first (readers using more segments at the same
+	// moment can exceed it briefly). 0 means DefaultMaxOpenSegments.
 	MaxOpenSegments int
 	// Repair lets Open cut damage it finds below the recovery point (data
 	// that was flushed) instead of refusing with

@@ -893,8 +893,7 @@ func (l *Log) verify(s *segment) error {
 	}
 	s.size, s.maxTimestamp, s.entries = size, res.maxTimestamp, res.entries
 	if rewritten {
-		// Only the writer reads indexDirty, and only once verified is set.
-		s.indexDirty = true
+		s.indexDirty = true // Close reads it under fileMu
 	}
 	s.verified.Store(true)
 	return nil

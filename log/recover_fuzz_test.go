@@ -22,16 +22,20 @@ func stFuzzPrefix(t testing.TB, n int) []byte {
 }
 
 // stValidPrefix is the recovery rule written plainly for a segment based at
-// 0: the longest run of batches from the start that verify, whose offsets
-// increase, and whose base offsets fit the index's 32-bit relative offsets.
+// 0 with no leader-epoch checkpoint: the longest run of batches from the
+// start that verify, each starting exactly where the previous one ended,
+// with base offsets that fit the index's 32-bit relative offsets, a last
+// offset below MaxInt64, and epochs >= 0 that never decrease.
 func stValidPrefix(data []byte) (n int, leo uint64) {
+	prevEpoch := int32(0)
 	for pos := 0; pos < len(data); {
 		h, err := VerifyBatch(data[pos:])
-		if err != nil || h.BaseOffset < leo || h.BaseOffset > math.MaxUint32 {
+		if err != nil || h.BaseOffset != leo || h.BaseOffset > math.MaxUint32 || h.LastOffset() == math.MaxInt64 ||
+			h.PartitionLeaderEpoch < prevEpoch || pos+h.Size() > math.MaxUint32 {
 			break
 		}
 		pos += h.Size()
-		n, leo = pos, h.NextOffset()
+		n, leo, prevEpoch = pos, h.NextOffset(), h.PartitionLeaderEpoch
 	}
 	return n, leo
 }

@@ -119,6 +119,7 @@ func TestRecoverActiveSegment(t *testing.T) {
 
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own directory; they wait on fsyncs
 			dir := t.TempDir()
 			stCopyDir(t, src, dir)
 			stUnflush(t, dir) // these are torn writes: nothing was flushed

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -97,5 +98,40 @@ func TestAFollowersLogStartFollowsTheLeaders(t *testing.T) {
 	g.fetch(2)
 	if s := g.r[2].Log().StartOffset(); s != 4 {
 		t.Fatalf("follower log start %d, want the leader's 4", s)
+	}
+}
+
+// A fetch of the controller's metadata log is bounded by the request's
+// MaxBytes for the whole response, as a broker's fetch is (KIP-74: the
+// first batch whole, then nothing past the budget). One request naming the
+// metadata partition a thousand times must not make the controller read
+// and send its whole log a thousand times.
+func TestAMetadataFetchIsBoundedByItsMaxBytes(t *testing.T) {
+	c := openTestCluster(t, replica.ClusterConfig{Brokers: []int32{1, 2, 3}}, 1, 1, 2, 3)
+	const budget = 1000
+	req := &wire.FetchRequest{CorrelationID: c.NextCorrelation(), ReplicaID: wire.ConsumerReplicaID, ReplicaEpoch: -1, MaxBytes: budget}
+	for range 1000 {
+		req.Partitions = append(req.Partitions, wire.FetchPartition{
+			Topic: controller.MetadataTopic, CurrentLeaderEpoch: wire.NoEpoch, LastFetchedEpoch: wire.NoEpoch, MaxBytes: 1 << 30,
+		})
+	}
+	resp, err := c.Call(replica.ControllerAt(), req, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, largest := 0, 0
+	for _, p := range resp.(*wire.FetchResponse).Partitions {
+		total += len(p.Records)
+		for rest := p.Records; len(rest) > 0; {
+			h, err := log.VerifyBatch(rest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			largest = max(largest, h.Size())
+			rest = rest[h.Size():]
+		}
+	}
+	if total > budget+largest {
+		t.Fatalf("a metadata fetch with MaxBytes %d was answered with %d bytes of records (largest batch %d)", budget, total, largest)
 	}
 }

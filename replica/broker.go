@@ -63,8 +63,15 @@ type BrokerConfig struct {
 	HeartbeatIntervalMs int64
 	// RequestTimeoutMs is how long an unanswered request to the controller
 	// or a leader is waited for before it may be sent again; 0 means
-	// DefaultRequestTimeoutMs.
+	// DefaultRequestTimeoutMs. Registrations and heartbeats wait at most
+	// half of SessionTimeoutMs (KAFKA-14392), so that a lost heartbeat is
+	// sent again before the session it keeps alive expires; a fetch of the
+	// metadata log at most its MetadataMaxWaitMs more.
 	RequestTimeoutMs int64
+	// SessionTimeoutMs is the controller's broker session timeout
+	// (Kafka's broker.session.timeout.ms, which brokers and controllers
+	// share); 0 means controller.DefaultSessionTimeoutMs.
+	SessionTimeoutMs int64
 	// MetadataMaxWaitMs is the MaxWaitMs of the broker's fetches of the
 	// controller's metadata log; 0 means DefaultMetadataMaxWaitMs.
 	MetadataMaxWaitMs int32
@@ -93,6 +100,17 @@ func (c BrokerConfig) requestTimeoutMs() int64 {
 		return DefaultRequestTimeoutMs
 	}
 	return c.RequestTimeoutMs
+}
+
+// lifecycleTimeoutMs is how long a registration or heartbeat is waited
+// for: the request timeout, at most half the session timeout, as Kafka's
+// lifecycle channel (KAFKA-14392).
+func (c BrokerConfig) lifecycleTimeoutMs() int64 {
+	session := c.SessionTimeoutMs
+	if session <= 0 {
+		session = controller.DefaultSessionTimeoutMs
+	}
+	return max(1, min(c.requestTimeoutMs(), session/2))
 }
 
 func (c BrokerConfig) metadataMaxWaitMs() int32 {
@@ -321,7 +339,7 @@ func (b *Broker) Outbox() []Envelope {
 
 // send queues a request and remembers it.
 func (b *Broker) send(to Addr, msg wire.Message, nowMs int64) {
-	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, deadlineMs: saturatingAdd(nowMs, b.cfg.requestTimeoutMs())}
+	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, deadlineMs: saturatingAdd(nowMs, b.timeoutMs(to, msg))}
 	b.outbox = append(b.outbox, Envelope{From: BrokerAt(b.cfg.ID), To: to, Msg: msg})
 }
 
@@ -414,6 +432,21 @@ func (b *Broker) Tick(nowMs int64) {
 		b.parts[tp].Tick(nowMs)
 	}
 	b.collect(nowMs)
+}
+
+// timeoutMs is how long a request msg to to is waited for before it is
+// sent again.
+func (b *Broker) timeoutMs(to Addr, msg wire.Message) int64 {
+	switch msg.(type) {
+	case *wire.BrokerRegistrationRequest, *wire.BrokerHeartbeatRequest:
+		return b.cfg.lifecycleTimeoutMs()
+	case *wire.FetchRequest:
+		if to.Kind == ControllerAddr {
+			// A long poll: its wait, then as long as a heartbeat.
+			return min(b.cfg.requestTimeoutMs(), int64(b.cfg.metadataMaxWaitMs())+b.cfg.lifecycleTimeoutMs())
+		}
+	}
+	return b.cfg.requestTimeoutMs()
 }
 
 // forget clears the in-flight marks of a request given up at nowMs, so
@@ -559,6 +592,7 @@ func (b *Broker) onRegistered(m *wire.BrokerRegistrationResponse, nowMs int64) {
 
 func (b *Broker) heartbeat(nowMs int64) {
 	b.heartbeatInFlight = true
+	b.shutdownAsked = b.shutdownAsked || b.wantShutdown
 	b.nextHeartbeatMs = nowMs + b.cfg.heartbeatMs()
 	b.send(ControllerAt(), &wire.BrokerHeartbeatRequest{
 		CorrelationID:  b.nextCorrelation(),

@@ -277,6 +277,9 @@ func (c *Cluster) StartBroker(id int32) error {
 	cfg.ID = id
 	cfg.Dir = filepath.Join(c.cfg.Dir, fmt.Sprintf("broker-%d", id))
 	cfg.Endpoint = fmt.Sprintf("broker-%d", id)
+	if cfg.SessionTimeoutMs == 0 {
+		cfg.SessionTimeoutMs = c.cfg.Controller.SessionTimeoutMs
+	}
 	if f := c.faults[id]; f != nil {
 		cfg.Replica.Log.FS = f
 	}

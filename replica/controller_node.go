@@ -128,10 +128,19 @@ func (n *ControllerNode) answerParked(nowMs int64) {
 
 // metadataFetch answers a fetch of the metadata log, if it is ready: it has
 // something to return, or must return now (its wait is over, or it is not
-// a valid fetch of the metadata log).
+// a valid fetch of the metadata log). Like a broker's fetch, the records of
+// the whole response are bounded by the request's MaxBytes, clamped to
+// DefaultMaxFetchResponseBytes: the first batch whole (KIP-74), then
+// nothing past the budget, however many times the request names the
+// partition.
 func (n *ControllerNode) metadataFetch(req *wire.FetchRequest, end uint64, now bool) (*wire.FetchResponse, bool) {
 	resp := &wire.FetchResponse{CorrelationID: req.CorrelationID, Partitions: make([]wire.FetchPartitionResponse, len(req.Partitions))}
 	ready := now
+	budget := DefaultMaxFetchResponseBytes
+	if req.MaxBytes >= 0 {
+		budget = min(budget, int(req.MaxBytes))
+	}
+	used := 0
 	for i := range req.Partitions {
 		p := &req.Partitions[i]
 		part := &resp.Partitions[i]
@@ -148,13 +157,18 @@ func (n *ControllerNode) metadataFetch(req *wire.FetchRequest, end uint64, now b
 			continue
 		}
 		ready = true
+		limit := min(int(max(p.MaxBytes, 1)), budget-used)
+		if limit <= 0 {
+			continue
+		}
 		// A buffer of its own: several answers may wait in the outbox at once.
-		records, err := n.c.ReadMetadata(nil, p.FetchOffset, int(max(p.MaxBytes, 1)))
+		records, err := n.c.ReadMetadata(nil, p.FetchOffset, limit)
 		if err != nil {
 			part.ErrorCode = wire.CodeOf(err)
 			continue
 		}
 		part.Records = records
+		used += len(records)
 	}
 	return resp, ready
 }

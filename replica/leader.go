@@ -366,7 +366,7 @@ func (r *Replica) ShrinkISR(nowMs int64) (bool, error) {
 // ISR may have changed: the high watermark rule (advanceLeaderHW), then the
 // parked produces that can now be answered.
 func (r *Replica) leaderStateChanged(nowMs int64) error {
-	if err := r.advanceLeaderHW(); err != nil {
+	if err := r.advanceLeaderHW(nowMs); err != nil {
 		return err
 	}
 	r.completeParked(nowMs)
@@ -391,6 +391,9 @@ func (r *Replica) Tick(nowMs int64) {
 	if nowMs >= r.lead.nextShrinkMs {
 		r.CheckISR(nowMs)
 	}
+	// A caught-up follower outside the ISR holds the high watermark only
+	// for replica.lag.time.max.ms: time alone can let it move.
+	_ = r.advanceLeaderHW(nowMs)
 	r.completeParked(nowMs)
 }
 

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
@@ -35,6 +36,9 @@ type Network struct {
 	faults map[[2]Addr]LinkFaults
 	deflt  LinkFaults
 	cut    map[[2]Addr]bool
+	// gen counts, per address, the Attach and Detach calls: a delivery
+	// goes only to the incarnation that was there when it was sent.
+	gen map[Addr]uint64
 	// inFlight counts scheduled deliveries.
 	inFlight int
 	// Sent, Dropped and Delivered count messages, for tests and reports.
@@ -45,16 +49,24 @@ type Network struct {
 func NewNetwork(c *clock.Manual, seed uint64) *Network {
 	return &Network{
 		clock: c, rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		nodes: map[Addr]func(Envelope){}, faults: map[[2]Addr]LinkFaults{}, cut: map[[2]Addr]bool{},
+		nodes: map[Addr]func(Envelope){}, gen: map[Addr]uint64{}, faults: map[[2]Addr]LinkFaults{}, cut: map[[2]Addr]bool{},
 	}
 }
 
-// Attach makes deliver receive every envelope addressed to a; Detach (a
-// crash) makes them vanish.
-func (n *Network) Attach(a Addr, deliver func(Envelope)) { n.nodes[a] = deliver }
+// Attach makes deliver receive every envelope addressed to a and sent from
+// now on; Detach (a crash) makes them vanish.
+func (n *Network) Attach(a Addr, deliver func(Envelope)) {
+	n.nodes[a] = deliver
+	n.gen[a]++
+}
 
-// Detach removes a's receiver: messages to it are lost.
-func (n *Network) Detach(a Addr) { delete(n.nodes, a) }
+// Detach removes a's receiver: messages to it are lost, those on their way
+// included, even if a is attached again before they would arrive — as on a
+// connection that died with its process.
+func (n *Network) Detach(a Addr) {
+	delete(n.nodes, a)
+	n.gen[a]++
+}
 
 // SetFaults sets the faults of the link from one address to another.
 func (n *Network) SetFaults(from, to Addr, f LinkFaults) { n.faults[[2]Addr{from, to}] = f }
@@ -101,15 +113,25 @@ func (n *Network) Send(env Envelope) {
 	if f.DuplicateRate > 0 && n.rand.Float64() < f.DuplicateRate {
 		copies = 2
 	}
-	for range copies {
+	for i := range copies {
+		payload := payload
+		if i > 0 {
+			// Each copy its own bytes: a receiver may change what it
+			// decoded in place (a leader stamps a produce's batches).
+			payload = slices.Clone(payload)
+		}
 		delay := f.MinDelayMs
 		if f.MaxDelayMs > f.MinDelayMs {
 			delay += n.rand.Int64N(f.MaxDelayMs - f.MinDelayMs + 1)
 		}
 		n.inFlight++
-		from, to, response := env.From, env.To, env.Response
+		from, to, response, gen := env.From, env.To, env.Response, n.gen[env.To]
 		n.clock.AfterFunc(delay, func() {
 			n.inFlight--
+			if n.gen[to] != gen {
+				n.Dropped++ // its destination crashed on the way
+				return
+			}
 			n.deliver(from, to, response, payload)
 		})
 	}

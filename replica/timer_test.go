@@ -53,3 +53,33 @@ func TestTimedWorkRunsOnTheClock(t *testing.T) {
 		t.Fatal("a broker silent for 10 s is not fenced")
 	}
 }
+
+// A Tick moves NextTickMs past the time it ran at: a Driver ticks again at
+// NextTickMs, so work that is "due" but that Tick does not do spins the
+// clock in place forever. A follower backing off after a refused fetch is
+// due again at the end of the backoff; once Tick has seen that time pass,
+// nothing more is due until the next refusal (the broker fetches on its own
+// schedule).
+func TestATickMovesNextTickPastNow(t *testing.T) {
+	g := newGroup(t, replica.Options{}, 1, 2)
+	g.elect(1, 1, 2)
+	f := g.r[2]
+	p, ok := f.NextFetch(g.now)
+	if !ok {
+		t.Fatal("the follower has no fetch to send")
+	}
+	refused := wire.FetchPartitionResponse{ErrorCode: wire.CodeNotLeaderOrFollower}
+	if _, err := f.ApplyFetch(&p, &refused, g.now); err == nil {
+		t.Fatal("a refusal applied as success")
+	}
+	due := f.NextTickMs()
+	if due <= g.now {
+		t.Fatalf("backing off until %d at %d", due, g.now)
+	}
+	for _, now := range []int64{due, due + 1, due + 10_000} {
+		f.Tick(now)
+		if next := f.NextTickMs(); next <= now {
+			t.Fatalf("after Tick(%d) the follower is due again at %d: a Driver would spin there forever", now, next)
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package nodecmd
+
+import (
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/kaenlog/kaenlog/examples/wallclock"
+	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/server"
+)
+
+// brokerFlags are the broker's flags, after parsing.
+type brokerFlags struct {
+	ID                int
+	Listen, Advertise string
+	Controller        string
+	Dir               string
+	SegmentBytes      int64
+	SyncEveryAppend   bool
+	ReplicaLagMs      int64
+	MaxBatchBytes     int
+	HeartbeatMs       int64
+	FetchWaitMs       int
+	ShutdownTimeoutMs int64
+}
+
+// brokerFlagSet declares the broker's flags into f.
+func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
+	fs.IntVar(&f.ID, "id", -1, "the broker id, 0 to 2147483647 (required)")
+	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0: any free port)")
+	fs.StringVar(&f.Advertise, "advertise", "", "host:port other brokers and clients reach this one at (default: the listener's address; 127.0.0.1 for an unspecified host)")
+	fs.StringVar(&f.Controller, "controller", "", "the controller's host:port (required)")
+	fs.StringVar(&f.Dir, "dir", "", "the data directory, one subdirectory per partition (required)")
+	fs.Int64Var(&f.SegmentBytes, "segment-bytes", log.DefaultSegmentBytes, "roll a partition's active segment at this size (log.segment.bytes), 4096 to 2147483647")
+	fs.BoolVar(&f.SyncEveryAppend, "sync-every-append", false, "fsync every append before it is acknowledged (default: leave flushing to the OS, Kafka's default)")
+	fs.Int64Var(&f.ReplicaLagMs, "replica-lag-ms", 30_000, "replica.lag.time.max.ms: a follower not caught up for this long leaves the ISR, 100 to 600000")
+	fs.IntVar(&f.MaxBatchBytes, "max-batch-bytes", log.DefaultMaxBatchBytes, "the largest record batch a leader accepts (message.max.bytes), 61 to 52428800")
+	fs.Int64Var(&f.HeartbeatMs, "heartbeat-ms", replica.DefaultHeartbeatIntervalMs, "broker.heartbeat.interval.ms, 10 to 60000")
+	fs.IntVar(&f.FetchWaitMs, "replica-fetch-wait-ms", 500, "replica.fetch.wait.max.ms: how long a leader may hold a follower's fetch, 0 to 60000")
+	fs.Int64Var(&f.ShutdownTimeoutMs, "shutdown-timeout-ms", server.DefaultShutdownTimeoutMs, "how long a clean stop waits for the controller to move this broker's leaderships, 0 to 600000")
+	return fs
+}
+
+// validate refuses what the broker cannot run with.
+func (f *brokerFlags) validate() error {
+	if f.ID < 0 || f.ID > 1<<31-1 {
+		return usageError("-id %d: give a broker id, 0 to 2147483647", f.ID)
+	}
+	for _, err := range []error{
+		checkHostPort("listen", f.Listen, true),
+		checkDir("dir", f.Dir),
+		checkRange("segment-bytes", f.SegmentBytes, 4096, log.MaxSegmentBytes),
+		checkRange("replica-lag-ms", f.ReplicaLagMs, 100, 600_000),
+		checkRange("max-batch-bytes", f.MaxBatchBytes, log.BatchHeaderSize, replica.DefaultMaxFetchResponseBytes),
+		checkRange("heartbeat-ms", f.HeartbeatMs, 10, 60_000),
+		checkRange("replica-fetch-wait-ms", f.FetchWaitMs, 0, 60_000),
+		checkRange("shutdown-timeout-ms", f.ShutdownTimeoutMs, 0, 600_000),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	if f.Controller == "" {
+		return usageError("-controller is required")
+	}
+	if err := checkHostPort("controller", f.Controller, false); err != nil {
+		return err
+	}
+	if f.Advertise != "" {
+		return checkHostPort("advertise", f.Advertise, false)
+	}
+	return nil
+}
+
+// advertised returns the endpoint to register: -advertise, or the
+// listener's address with 127.0.0.1 for an unspecified host.
+func (f *brokerFlags) advertised(ln net.Listener) string {
+	if f.Advertise != "" {
+		return f.Advertise
+	}
+	a := ln.Addr().(*net.TCPAddr)
+	if a.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
+	}
+	return a.String()
+}
+
+// RunBroker runs the broker command: it opens the broker's data directory,
+// listens, registers with the controller and serves until a signal on
+// stop; then it shuts down cleanly (controlled shutdown, clean close, the
+// clean-shutdown marker) and returns 0. A second signal during the
+// shutdown returns 1 at once, leaving no marker. A broker whose log fails
+// halts, and RunBroker returns 1.
+func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+	var f brokerFlags
+	fs := brokerFlagSet(&f)
+	if status, ok := parse(fs, args, stderr); !ok {
+		return status
+	}
+	if err := f.validate(); err != nil {
+		return refuse(fs, stderr, err)
+	}
+	sync := log.SyncNever
+	if f.SyncEveryAppend {
+		sync = log.SyncEveryAppend
+	}
+	ln, err := net.Listen("tcp", f.Listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+		return 1
+	}
+	clk := wallclock.New()
+	cfg := replica.BrokerConfig{
+		ID: int32(f.ID), Dir: f.Dir, Endpoint: f.advertised(ln),
+		Replica: replica.Options{
+			Log:      log.Options{SegmentBytes: f.SegmentBytes, Sync: sync, MaxBatchBytes: f.MaxBatchBytes},
+			LagMaxMs: f.ReplicaLagMs,
+		},
+		HeartbeatIntervalMs: f.HeartbeatMs,
+		ContinuousFetch:     true,
+		ReplicaFetchWaitMs:  int32(f.FetchWaitMs),
+	}
+	rand.Read(cfg.IncarnationID[:])
+	b, err := replica.OpenBroker(cfg, clk.NowMs())
+	if err != nil {
+		ln.Close()
+		if errors.Is(err, replica.ErrInvalidConfig) {
+			return refuse(fs, stderr, err)
+		}
+		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+		return 1
+	}
+	events := make(chan struct{}, 1)
+	h, err := server.Serve(ln, b, server.Config{
+		Clock: clk, Controller: f.Controller, ShutdownTimeoutMs: max(f.ShutdownTimeoutMs, 1),
+		OnEvent: func() { notify(events) }, Logf: logTo(stderr, fmt.Sprintf("broker %d", f.ID)),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "broker %d listening on %s (advertised %s), data in %s\n", f.ID, ln.Addr(), cfg.Endpoint, f.Dir)
+
+	health := time.NewTicker(time.Second)
+	defer health.Stop()
+	for {
+		select {
+		case <-events:
+			var epoch int64 = -1
+			h.Do(func(int64) {
+				if !b.Fenced() {
+					epoch = b.Epoch()
+				}
+			})
+			if epoch >= 0 {
+				fmt.Fprintf(stdout, "broker %d ready: registered at broker epoch %d, unfenced\n", f.ID, epoch)
+				events = nil // announced: no more looks
+			}
+		case <-health.C:
+			var halted error
+			h.Do(func(int64) { halted = b.Halted() })
+			if halted != nil {
+				fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, halted)
+				h.Kill()
+				return 1
+			}
+		case s := <-stop:
+			fmt.Fprintf(stdout, "broker %d: %v: shutting down (a second signal stops at once)\n", f.ID, s)
+			return stopHost(h, stop, stdout, stderr, fmt.Sprintf("broker %d", f.ID), nil)
+		}
+	}
+}
+
+// stopHost closes h, then runs after (if any); a signal on stop before it
+// is done returns 1 at once.
+func stopHost(h *server.Host, stop <-chan os.Signal, stdout, stderr io.Writer, who string, after func() error) int {
+	done := make(chan error, 1)
+	go func() {
+		err := h.Close()
+		if errors.Is(err, server.ErrShutdownTimedOut) {
+			fmt.Fprintf(stderr, "%s: %v (closed cleanly anyway)\n", who, server.ErrShutdownTimedOut)
+			err = withoutTimeout(err)
+		}
+		if err == nil && after != nil {
+			err = after()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", who, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s stopped cleanly\n", who)
+		return 0
+	case s := <-stop:
+		fmt.Fprintf(stderr, "%s: %v again: stopping at once\n", who, s)
+		return 1
+	}
+}
+
+// withoutTimeout returns err less server.ErrShutdownTimedOut: what else
+// went wrong, or nil.
+func withoutTimeout(err error) error {
+	if err == server.ErrShutdownTimedOut {
+		return nil
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return err
+	}
+	var rest []error
+	for _, e := range j.Unwrap() {
+		if e != server.ErrShutdownTimedOut {
+			rest = append(rest, e)
+		}
+	}
+	return errors.Join(rest...)
+}
+
+// notify signals ch without waiting.
+func notify(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// logTo returns a host's Logf writing lines to w.
+func logTo(w io.Writer, who string) func(string, ...any) {
+	return func(format string, args ...any) {
+		fmt.Fprintf(w, who+": "+format+"\n", args...)
+	}
+}

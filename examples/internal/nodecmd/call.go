@@ -1,0 +1,47 @@
+package nodecmd
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// callTimeout bounds one request of the cluster command.
+const callTimeout = 10 * time.Second
+
+// call sends req to addr on a connection of its own and returns the
+// response, decoded as the answer to req's API.
+func call(addr string, req wire.Message) (wire.Message, error) {
+	nc, err := net.DialTimeout("tcp", addr, callTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(callTimeout))
+	payload, err := req.AppendTo(nil)
+	if err != nil {
+		return nil, err
+	}
+	frame, err := wire.AppendFrame(nil, payload)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := nc.Write(frame); err != nil {
+		return nil, err
+	}
+	resp, err := wire.ReadFrame(bufio.NewReader(nc), nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	m, err := wire.DecodeResponse(resp)
+	if err != nil {
+		return nil, err
+	}
+	if m.APIKey() != req.APIKey() || m.Correlation() != req.Correlation() {
+		return nil, fmt.Errorf("a %v response %d to a %v request %d", m.APIKey(), m.Correlation(), req.APIKey(), req.Correlation())
+	}
+	return m, nil
+}

@@ -1,0 +1,349 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"slices"
+	"sync"
+
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// fastPath turns the writes from the node's goroutine on (tests and
+// benchmarks turn it off to compare).
+var fastPath = true
+
+// readBufferSize is each connection's bufio.Reader: small frames are read
+// in one system call, large ones straight into their payload buffer.
+const readBufferSize = 64 << 10
+
+// keepBufferBytes is the largest request buffer a slot keeps for the next
+// request; a larger one (a rare huge produce) is left to the collector.
+const keepBufferBytes = 8 << 20
+
+// inConn is an accepted connection: a client's, or a peer broker's (a
+// follower fetching, a broker talking to the controller). The node knows
+// it as replica.ClientAt(id).
+//
+// One goroutine reads, decodes and delivers requests (readLoop), another
+// writes responses (writeLoop). Per-connection order is Kafka's: responses
+// leave in the order their requests arrived. Up to MaxInFlight requests are
+// read ahead of their responses; with all of them waiting, the reader
+// stops reading (the connection is muted, as Kafka mutes it) until the
+// oldest response is written. A request that gets no response (acks=0
+// produce) takes no place in the order.
+type inConn struct {
+	h  *Host
+	id int32
+	nc net.Conn
+	br *bufio.Reader
+
+	// queue holds the requests awaiting their response, in arrival order.
+	// It and the fast path's buffers are guarded by the node lock (h.mu).
+	queue   []*slot
+	raw     *rawWriter  // the fast path, nil where there is none
+	pieces  net.Buffers // a frame's pieces, for the fast path
+	scratch []byte      // their encoded bytes
+	wbufs   net.Buffers // the writer's vectored write
+
+	// mu guards the fields below; it is taken after h.mu, never before.
+	mu       sync.Mutex
+	credit   sync.Cond // the reader waits here for a free place
+	work     sync.Cond // the writer waits here for responses
+	inFlight int       // requests read and not yet answered on the wire
+	free     []*slot   // slots to reuse
+	out      []*slot   // answered, in order, waiting for the writer
+	writing  bool      // the writer, or the fast path, is writing
+	dead     bool
+}
+
+// slot is one request's place on its connection: its frame's bytes, the
+// values it decodes into, and, once answered, its response frame. A slot
+// is reused for a later request only once its response is written, so the
+// node may keep the request (a parked fetch) until it answers.
+type slot struct {
+	buf     []byte // the request's payload
+	key     wire.APIKey
+	corr    int32
+	ready   bool   // answered: frame holds the response
+	frame   []byte // the response, framed
+	produce wire.ProduceRequest
+	fetch   wire.FetchRequest
+}
+
+func newInConn(h *Host, id int32, nc net.Conn) *inConn {
+	c := &inConn{h: h, id: id, nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), raw: newRawWriter(nc)}
+	c.credit.L = &c.mu
+	c.work.L = &c.mu
+	return c
+}
+
+// acquire waits for a place among the in-flight requests and returns a
+// slot for the next request, or nil once the connection is dead.
+func (c *inConn) acquire() *slot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.inFlight >= c.h.cfg.maxInFlight() && !c.dead {
+		c.credit.Wait()
+	}
+	if c.dead {
+		return nil
+	}
+	c.inFlight++
+	if n := len(c.free); n > 0 {
+		s := c.free[n-1]
+		c.free = c.free[:n-1]
+		return s
+	}
+	return new(slot)
+}
+
+// release gives a slot's place back, and the slot for reuse.
+func (c *inConn) release(s *slot) {
+	s.ready = false
+	if cap(s.buf) > keepBufferBytes {
+		s.buf = nil
+	}
+	if cap(s.frame) > keepBufferBytes {
+		s.frame = nil
+	}
+	c.mu.Lock()
+	c.inFlight--
+	c.free = append(c.free, s)
+	c.credit.Signal()
+	c.mu.Unlock()
+}
+
+// readLoop reads, decodes and delivers requests until the connection
+// fails. Frames are read and decoded outside the node lock.
+func (c *inConn) readLoop() {
+	defer c.h.wg.Done()
+	var err error
+	defer func() { c.close(err) }()
+	h := c.h
+	for {
+		s := c.acquire()
+		if s == nil {
+			return
+		}
+		s.buf, err = wire.ReadFrame(c.br, s.buf, h.cfg.maxFrameSize())
+		if err != nil {
+			return
+		}
+		m, derr := h.codec.decodeRequest(s)
+		var refusal wire.Message
+		if derr != nil {
+			var ok bool
+			if refusal, ok = h.codec.refuse(s.buf, derr); !ok {
+				err = derr
+				return
+			}
+			h.logf("client %d: answered a request that did not decode: %v", c.id, derr)
+		} else if !h.api.serves(m.APIKey()) {
+			err = errors.New("a " + m.APIKey().String() + " request, which this node does not serve")
+			return
+		}
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			return
+		}
+		switch {
+		case refusal != nil:
+			c.enqueue(s, refusal.APIKey(), refusal.Correlation())
+			c.respond(refusal)
+		case h.codec.answered(m):
+			c.enqueue(s, m.APIKey(), m.Correlation())
+			h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
+		default:
+			h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
+			c.release(s)
+		}
+		h.event()
+		h.mu.Unlock()
+	}
+}
+
+// enqueue gives s its place in the response order. The node lock is held.
+func (c *inConn) enqueue(s *slot, key wire.APIKey, corr int32) {
+	s.key, s.corr, s.ready = key, corr, false
+	c.queue = append(c.queue, s)
+}
+
+// respond frames the node's response m for the slot of its request and
+// hands every answered slot at the head of the order to the writer. The
+// node lock is held: m's records may alias the node's buffers until its
+// next event, so they leave before the lock does — written at once when
+// the slot is first in line and the writer idle (the fast path: header
+// and records in one writev, the records never copied), or copied into
+// the slot's frame.
+func (c *inConn) respond(m wire.Message) {
+	key, corr := m.APIKey(), m.Correlation()
+	i := slices.IndexFunc(c.queue, func(q *slot) bool { return !q.ready && q.key == key && q.corr == corr })
+	if i < 0 {
+		c.h.logf("client %d: dropped a %v response %d that answers no request of the connection", c.id, key, corr)
+		return
+	}
+	s := c.queue[i]
+	claimed := i == 0 && c.claim()
+	err := c.frame(s, m, claimed)
+	if err != nil {
+		// A response its own codec refuses (a bug) or a broken socket:
+		// either way the connection can no longer keep its order.
+		c.h.logf("client %d: %v response %d: %v", c.id, key, corr, err)
+		c.shut()
+		return
+	}
+	s.ready = true
+	n := 0
+	for n < len(c.queue) && c.queue[n].ready {
+		n++
+	}
+	written := 0 // slots at the head whose frame the fast path wrote whole
+	c.mu.Lock()
+	for _, q := range c.queue[:n] {
+		if len(q.frame) == 0 {
+			written++
+			continue
+		}
+		c.out = append(c.out, q)
+	}
+	if claimed {
+		c.writing = false
+	}
+	if len(c.out) > 0 {
+		c.work.Signal()
+	}
+	c.mu.Unlock()
+	for _, q := range c.queue[:n] {
+		if len(q.frame) == 0 {
+			c.release(q)
+		}
+	}
+	m2 := copy(c.queue, c.queue[n:])
+	clear(c.queue[m2:])
+	c.queue = c.queue[:m2]
+}
+
+// claim takes the socket for a write from the node's goroutine: it
+// succeeds when the writer is idle with nothing waiting, and then the
+// writer waits until the claim ends.
+func (c *inConn) claim() bool {
+	if c.raw == nil || !fastPath {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead || c.writing || len(c.out) > 0 {
+		return false
+	}
+	c.writing = true
+	return true
+}
+
+// frame frames m as pieces (the codec's frameResponse: the records by
+// reference) and, if the socket is claimed, writes what it takes at once;
+// what was not written is copied into s.frame, which is empty if the
+// frame went whole.
+func (c *inConn) frame(s *slot, m wire.Message, claimed bool) error {
+	var err error
+	c.pieces, c.scratch, err = c.h.codec.frameResponse(c.pieces[:0], c.scratch[:0], m)
+	if err != nil {
+		return err
+	}
+	n := 0
+	if claimed {
+		n, err = c.raw.try(c.pieces)
+	}
+	s.frame = s.frame[:0]
+	for _, b := range c.pieces {
+		if n >= len(b) {
+			n -= len(b)
+			continue
+		}
+		s.frame = append(s.frame, b[n:]...)
+		n = 0
+	}
+	clear(c.pieces) // keep no reference to the node's buffers
+	return err
+}
+
+// writeLoop writes answered responses, every one waiting at once in one
+// vectored write, and gives their places back.
+func (c *inConn) writeLoop() {
+	defer c.h.wg.Done()
+	var (
+		batch []*slot
+		bufs  net.Buffers
+		err   error
+	)
+	defer func() { c.close(err) }()
+	for {
+		c.mu.Lock()
+		for (len(c.out) == 0 || c.writing) && !c.dead {
+			c.work.Wait()
+		}
+		if c.dead {
+			c.mu.Unlock()
+			return
+		}
+		batch = append(batch[:0], c.out...)
+		clear(c.out)
+		c.out = c.out[:0]
+		c.writing = true
+		c.mu.Unlock()
+		bufs = bufs[:0]
+		for _, s := range batch {
+			bufs = append(bufs, s.frame)
+		}
+		c.wbufs = bufs // WriteTo consumes the slice it is given
+		_, err = c.wbufs.WriteTo(c.nc)
+		c.mu.Lock()
+		c.writing = false
+		c.mu.Unlock()
+		if err != nil {
+			return
+		}
+		for i, s := range batch {
+			c.release(s)
+			batch[i] = nil
+		}
+	}
+}
+
+// shut marks the connection dead and closes its socket; both loops end.
+// It needs no lock and may be called more than once.
+func (c *inConn) shut() {
+	c.mu.Lock()
+	if c.dead {
+		c.mu.Unlock()
+		return
+	}
+	c.dead = true
+	c.credit.Broadcast()
+	c.work.Broadcast()
+	c.mu.Unlock()
+	c.nc.Close()
+}
+
+// close ends the connection after one of its loops stopped, and tells the
+// node that whatever it holds for this client has nowhere to go.
+func (c *inConn) close(err error) {
+	c.shut()
+	h := c.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.inbound[c.id] != c {
+		return // already closed
+	}
+	delete(h.inbound, c.id)
+	c.queue = nil
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		h.logf("client %d (%v): connection closed: %v", c.id, c.nc.RemoteAddr(), err)
+	}
+	h.disconnected(replica.ClientAt(c.id))
+	h.event()
+}

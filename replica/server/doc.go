@@ -1,0 +1,146 @@
+// Package server runs a kaenlog node — a [replica.Broker] or a
+// [replica.ControllerNode] — over TCP: the network twin of the in-process
+// [replica.Network]. The node stays a pure state machine; a [Host] gives it
+// connections, a lock and a clock.
+//
+//	ln, _ := net.Listen("tcp", ":9092")
+//	b, _ := replica.OpenBroker(replica.BrokerConfig{ID: 1, Endpoint: ln.Addr().String(), ...}, clk.NowMs())
+//	h, _ := server.Serve(ln, b, server.Config{Clock: clk, Controller: "127.0.0.1:9093"})
+//	...
+//	err := h.Close() // controlled shutdown, then the broker's clean close
+//
+// The files, in the order a request meets them:
+//
+//   - host.go: [Host], [Config], [Serve]: the node lock, the driver, routing
+//     and the graceful and hard stops.
+//   - conn.go: an accepted connection: reading, per-connection order,
+//     muting, writing.
+//   - codec.go: the seam between bytes and wire values.
+//   - dial.go: the host's own connections to its peers: lanes, dialling,
+//     backoff, responses matched to requests.
+//
+// # The node lock
+//
+// One mutex guards the node. A connection's goroutine reads a frame
+// (through a bufio.Reader, [wire.ReadFrame] bounded by
+// Config.MaxFrameSize, [wire.DefaultMaxFrameSize] by default, checked
+// before anything is allocated), checks and decodes it, all outside the
+// lock; then, under it, the node's Receive runs at the clock's nowMs, the
+// outbox is routed and the node's [clock.Driver] is kicked, so a deadline
+// the message brought forward (a parked produce's timeout) is scheduled.
+// The driver calls the node's Tick at its NextTickMs on the injected
+// [clock.Clock], under the same lock. The host never reads any other
+// clock: the commands hand it the wall clock of examples/wallclock, tests
+// may hand it any.
+//
+// # Routing
+//
+// An accepted connection is the node's replica.ClientAt(n), n a
+// connection counter, whoever is on the other side (a client, a follower
+// fetching, a broker talking to the controller): responses to ClientAt(n)
+// go back on connection n. Requests the node sends to BrokerAt(id) or
+// ControllerAt() go on connections the host dials: the controller's
+// address is Config.Controller, a broker's is the endpoint it registered,
+// read from the node's metadata image ([replica.Broker.Image]) under the
+// lock; Config.Resolve may answer first. A response on such a connection
+// is decoded by the API key of the request with its correlation id, and
+// delivered as Envelope{From: peer, Response: true}. Peers answer in
+// order, so a response that does not answer the oldest request in flight
+// breaks the connection.
+//
+// A node's requests to one peer use two connections, lanes: fetches, which
+// the peer may park for their MaxWaitMs, on one, everything else on the
+// other, so that a heartbeat never waits behind a parked fetch of the
+// metadata log (Kafka's brokers keep separate channels for the same
+// reason).
+//
+// # Per-connection order and muting
+//
+// Requests on one connection are answered in the order they arrived,
+// Kafka's rule, which Kafka clients depend on. The host reads up to
+// Config.MaxInFlight requests of a connection ahead of their responses
+// (default [DefaultMaxInFlight]) and delivers each to the node as it
+// arrives; a response the node gives out of order (a fetch answered while
+// an acks=all produce before it waits for its commit) waits for the ones
+// before it. With MaxInFlight requests waiting the connection is muted:
+// nothing more is read from it until the oldest response is written, so a
+// client that does not read its responses stops itself, not the host.
+// MaxInFlight 1 is Kafka's server exactly (muted from a request until its
+// response is out). An acks=0 produce has no response and takes no place
+// in the order.
+//
+// A request's place (its slot) holds the frame's bytes and the values it
+// decodes into (produce and fetch decode with [wire.DecodeProduceRequestInto]
+// and [wire.DecodeFetchRequestInto]); it is reused only after the response
+// is written, so a node may keep a request it parked until it answers it.
+//
+// # Writes
+//
+// Every frame leaves whole in one write, and nothing is written that could
+// wait with the node lock held, so a slow reader never stalls the node.
+// A response is framed under the lock as pieces for one vectored write
+// ([wire.AppendFrameBuffers] into net.Buffers: the fixed fields encoded,
+// a fetch response's records by reference). A broker's fetch-response
+// records alias its fetch buffers only until its next event, so they
+// leave before the lock does, one of two ways:
+//
+//   - the fast path: when the response is first in its connection's order
+//     and the connection's writer goroutine is idle, the node's goroutine
+//     writes it at once, header and records in one writev on the
+//     non-blocking socket (what the socket buffer takes; on Linux). No
+//     record is copied and no goroutine is woken: most responses leave
+//     this way, in the same call that produced them;
+//   - otherwise, or for what the socket did not take, the bytes are copied
+//     into the request's slot, and the writer goroutine sends every frame
+//     ready at the head of the order together, in one writev.
+//
+// Requests to peers are framed into the connection's buffer and leave the
+// same two ways.
+//
+// # Refusals
+//
+// A frame whose header is readable but whose body does not decode is
+// answered as Kafka answers it: the response of its API key with
+// INVALID_REQUEST (or UNSUPPORTED_VERSION) where the response has a
+// top-level error code, empty otherwise, in its place in the order; the
+// connection stays open. A frame whose header is unreadable or names an
+// unknown API, a length prefix over the limit or negative, or a request
+// the node does not serve (a broker is not the controller) closes the
+// connection.
+//
+// # Connection loss
+//
+// When a connection breaks, the node is told through its optional method
+// Disconnected(peer replica.Addr, nowMs int64): a broker then forgets what
+// it sent to that peer (so it sends it again at once instead of after its
+// request timeout) and drops what it parked for it. For an accepted
+// connection the peer is ClientAt(n); for a dialled one, the broker or the
+// controller. A dialled connection that breaks is dialled again at the
+// next request; a dial that fails drops what was queued on it, tells the
+// node, and the next dial waits a backoff on the host's clock
+// (Config.ReconnectBackoffMs doubling to Config.ReconnectBackoffMaxMs, as
+// Kafka's reconnect.backoff.ms).
+//
+// # Stopping
+//
+// [Host.Close] stops accepting and, for a broker, runs the controlled
+// shutdown ([replica.Broker.BeginShutdown], then waiting for
+// [replica.Broker.ShutdownReady] at most Config.ShutdownTimeoutMs on the
+// host's clock) so that its leaderships move before it goes; then it
+// closes every connection and the broker ([replica.Broker.Close]: logs
+// closed cleanly, checkpoints and the clean-shutdown marker written).
+// [Host.Kill] is the hard stop tests use: no shutdown, no marker.
+//
+// # A second listener
+//
+// The node never sees frames: it is handed wire values and returns wire
+// values. The bytes are one small seam, the codec in codec.go, and the
+// host's kaenlog codec is one implementation. A listener speaking Kafka's
+// own protocol plugs in there, on the same brokers: a second codec that
+// decodes Kafka's request headers and bodies into the same wire structs
+// (their fields follow Kafka's JSON schemas for that reason) and encodes
+// responses in the version each request came with, served by a second
+// accept loop of the same Host with that codec. Order, muting, routing,
+// the node lock and the outbound connections stay as they are: peers keep
+// talking kaenlog's protocol to each other.
+package server
