@@ -117,6 +117,12 @@ func (co *Consumer) Records(ctx context.Context, tp TopicPartition, from Positio
 	}
 }
 
+// finalError ends the iteration with its error whatever its code says: a
+// batch the client could not verify is not fetched again (Kafka's
+// consumer raises it too, though CORRUPT_MESSAGE from a broker is
+// retriable).
+type finalError struct{ error }
+
 // errStopped ends an iteration whose caller stopped asking.
 var errStopped = errors.New("client: iteration stopped")
 
@@ -178,6 +184,10 @@ func (s *session) run(ctx context.Context, from Position, yield func(Record, err
 		offset = next
 		if err == errStopped {
 			return err
+		}
+		var final finalError
+		if errors.As(err, &final) {
+			return final.error
 		}
 		if err != nil {
 			if err = s.retry(ctx, err); err != nil {
@@ -251,6 +261,9 @@ func (s *session) sleep(ctx context.Context, ms int64) error {
 	ch := make(chan struct{})
 	t := s.c.clock.AfterFunc(ms, func() { close(ch) })
 	defer t.Stop()
+	if s.c.onSleep != nil {
+		s.c.onSleep(ms)
+	}
 	select {
 	case <-ch:
 		return nil
@@ -344,11 +357,11 @@ func (s *session) yieldRecords(p *wire.FetchPartitionResponse, offset uint64, yi
 			return offset, nil // a partial batch at the end: fetched again next time
 		}
 		if err != nil {
-			return offset, fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, offset, wire.ErrCorruptMessage, err)
+			return offset, finalError{fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, offset, wire.ErrCorruptMessage, err)}
 		}
 		b, n, err := log.DecodeBatch(buf)
 		if err != nil {
-			return offset, fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, h.BaseOffset, wire.ErrCorruptMessage, err)
+			return offset, finalError{fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, h.BaseOffset, wire.ErrCorruptMessage, err)}
 		}
 		buf, first = buf[n:], false
 		if b.Attributes&log.AttrControl == 0 {

@@ -393,13 +393,13 @@ func inPartition(p *Producer, tp TopicPartition, f func(*partition)) {
 }
 
 // clientGoroutines returns the stacks of goroutines running this
-// package's code, the test's own aside.
+// package's code, the tests' own and the fake servers' aside.
 func clientGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	var found []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "kaenlog/replica/client.") && !strings.Contains(g, "testing.tRunner") {
+		if strings.Contains(g, "kaenlog/replica/client.") && !strings.Contains(g, "testing.tRunner") && !strings.Contains(g, "helpers_test.go") {
 			found = append(found, g)
 		}
 	}

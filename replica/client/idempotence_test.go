@@ -254,3 +254,162 @@ func TestRequestTimeoutClosesTheConnectionAndRetries(t *testing.T) {
 
 // errIs reports whether err matches target.
 func errIs(err, target error) bool { return errors.Is(err, target) }
+
+// retryDue waits until tp's only batch waits for its backoff and returns
+// when it ends.
+func retryDue(t *testing.T, p *Producer, tp TopicPartition) int64 {
+	t.Helper()
+	var due int64
+	waitProducer(t, p, func() bool {
+		part := p.parts[tp]
+		due = part.retryAt
+		return len(part.batches) > 0 && part.batches[0].state == stRetry && part.inflight == 0
+	})
+	return due
+}
+
+// OUT_OF_ORDER_SEQUENCE_NUMBER for a partition's oldest batch means the
+// broker lost acknowledged batches of this producer. As Kafka's producer
+// (KIP-360) without transactions, the producer bumps its epoch and sends
+// the batch again from sequence 0: it was not written, so it is not
+// duplicated.
+func TestOutOfOrderSequenceBumpsTheEpoch(t *testing.T) {
+	fc, clk, p, tp := idempotentSetup(t, ProducerConfig{})
+	out := produceAsync(t, p, tp, "a")
+	fc.brokers[1].next(t).answerProduce(t, wire.CodeOutOfOrderSequenceNumber, 0)
+	clk.AdvanceTo(retryDue(t, p, tp))
+	r := fc.brokers[1].next(t)
+	if id, epoch, seq := producerFields(t, r); id != 1001 || epoch != 1 || seq != 0 {
+		t.Fatalf("resent as producer %d epoch %d sequence %d, want 1001, 1, 0", id, epoch, seq)
+	}
+	if v := values(batchOf(t, r.produce(t).Partitions[0])); !slices.Equal(v, []string{"a"}) {
+		t.Fatalf("resent %q", v)
+	}
+	r.answerProduce(t, wire.CodeNone, 9)
+	if o := await(t, out); o.err != nil || o.off.Offset != 9 {
+		t.Fatalf("%+v %v", o.off, o.err)
+	}
+	produceAsync(t, p, tp, "b")
+	if id, epoch, seq := producerFields(t, fc.brokers[1].next(t)); id != 1001 || epoch != 1 || seq != 1 {
+		t.Fatalf("next batch: producer %d epoch %d sequence %d, want 1001, 1, 1", id, epoch, seq)
+	}
+}
+
+// INVALID_PRODUCER_EPOCH is not retriable: the records fail with it, and
+// the partition's next batch starts a new epoch at sequence 0, since the
+// failed batch left a gap.
+func TestInvalidProducerEpochFailsTheBatch(t *testing.T) {
+	fc, _, p, tp := idempotentSetup(t, ProducerConfig{})
+	out := produceAsync(t, p, tp, "a")
+	fc.brokers[1].next(t).answerProduce(t, wire.CodeInvalidProducerEpoch, 0)
+	o := await(t, out)
+	var we *wire.Error
+	if !errors.Is(o.err, wire.ErrInvalidProducerEpoch) || !errors.As(o.err, &we) || we.Retriable() {
+		t.Fatalf("outcome %v, want INVALID_PRODUCER_EPOCH, not retriable", o.err)
+	}
+	produceAsync(t, p, tp, "b")
+	if id, epoch, seq := producerFields(t, fc.brokers[1].next(t)); id != 1001 || epoch != 1 || seq != 0 {
+		t.Fatalf("next batch: producer %d epoch %d sequence %d, want 1001, 1, 0", id, epoch, seq)
+	}
+}
+
+// After a batch fails for good, a later batch that may have been written
+// (it timed out) is resent with its old bytes first: only once the broker
+// proves it unwritten (OUT_OF_ORDER_SEQUENCE_NUMBER: the gap) is it
+// renumbered under a new epoch. Renumbering it at once could write it
+// twice.
+func TestGapResendsWhatMayBeWrittenBeforeRenumbering(t *testing.T) {
+	for _, written := range []bool{false, true} {
+		fc, clk, p, tp := idempotentSetup(t, ProducerConfig{})
+		a := produceAsync(t, p, tp, "a")
+		b := produceAsync(t, p, tp, "b")
+		ra, rb := fc.brokers[1].next(t), fc.brokers[1].next(t)
+		bBytes := bytes.Clone(rb.produce(t).Partitions[0].Records)
+		ra.answerProduce(t, wire.CodeMessageTooLarge, 0)
+		rb.answerProduce(t, wire.CodeRequestTimedOut, 0)
+		if o := await(t, a); !errors.Is(o.err, wire.ErrMessageTooLarge) {
+			t.Fatalf("a: %v, want MESSAGE_TOO_LARGE", o.err)
+		}
+		clk.AdvanceTo(retryDue(t, p, tp))
+		r := fc.brokers[1].next(t)
+		if !bytes.Equal(r.produce(t).Partitions[0].Records, bBytes) {
+			t.Fatal("b, which may have been written, was not resent as it was")
+		}
+		if written {
+			r.answerProduce(t, wire.CodeNone, 4) // a duplicate: its original offset
+			if o := await(t, b); o.err != nil || o.off.Offset != 4 {
+				t.Fatalf("b: %+v %v", o.off, o.err)
+			}
+			produceAsync(t, p, tp, "c")
+			if _, epoch, seq := producerFields(t, fc.brokers[1].next(t)); epoch != 1 || seq != 0 {
+				t.Fatalf("c: epoch %d sequence %d, want 1, 0", epoch, seq)
+			}
+			continue
+		}
+		r.answerProduce(t, wire.CodeOutOfOrderSequenceNumber, 0)
+		clk.AdvanceTo(retryDue(t, p, tp))
+		r = fc.brokers[1].next(t)
+		if _, epoch, seq := producerFields(t, r); epoch != 1 || seq != 0 {
+			t.Fatalf("b renumbered as epoch %d sequence %d, want 1, 0", epoch, seq)
+		}
+		r.answerProduce(t, wire.CodeNone, 4)
+		if o := await(t, b); o.err != nil || o.off.Offset != 4 {
+			t.Fatalf("b: %+v %v", o.off, o.err)
+		}
+	}
+}
+
+// A retriable refusal is retried until DeliveryTimeoutMs after the record
+// was handed over; then the record fails with ErrDeliveryTimeout and the
+// last refusal, both matched by errors.Is.
+func TestDeliveryTimeoutEndsRetries(t *testing.T) {
+	fc, clk, p, tp := idempotentSetup(t, ProducerConfig{AckTimeoutMs: 500, DeliveryTimeoutMs: 3000})
+	start := clk.NowMs()
+	out := produceAsync(t, p, tp, "a")
+	tries := 0
+	for {
+		fc.brokers[1].next(t).answerProduce(t, wire.CodeNotEnoughReplicas, 0)
+		tries++
+		var due int64
+		resolved := false
+		waitProducer(t, p, func() bool {
+			part := p.parts[tp]
+			if len(part.batches) == 0 {
+				resolved = true
+				return true
+			}
+			due = part.retryAt
+			return part.batches[0].state == stRetry
+		})
+		if resolved {
+			break
+		}
+		clk.AdvanceTo(min(due, start+3000))
+		if clk.NowMs() == start+3000 {
+			break
+		}
+	}
+	o := await(t, out)
+	if !errors.Is(o.err, ErrDeliveryTimeout) || !errors.Is(o.err, wire.ErrNotEnoughReplicas) {
+		t.Fatalf("outcome %v after %d tries, want ErrDeliveryTimeout and NOT_ENOUGH_REPLICAS", o.err, tries)
+	}
+	if tries < 4 {
+		t.Errorf("only %d tries in 3 s of 100..1000 ms backoffs", tries)
+	}
+}
+
+// DUPLICATE_SEQUENCE_NUMBER says the records were written long ago, where
+// the broker no longer remembers: they fail with that error, which says
+// so, and the sequence goes on (no gap).
+func TestDuplicateSequenceFailsWithoutAGap(t *testing.T) {
+	fc, _, p, tp := idempotentSetup(t, ProducerConfig{})
+	out := produceAsync(t, p, tp, "a")
+	fc.brokers[1].next(t).answerProduce(t, wire.CodeDuplicateSequenceNumber, 0)
+	if o := await(t, out); !errors.Is(o.err, wire.ErrDuplicateSequenceNumber) {
+		t.Fatalf("%v", o.err)
+	}
+	produceAsync(t, p, tp, "b")
+	if _, epoch, seq := producerFields(t, fc.brokers[1].next(t)); epoch != 0 || seq != 2 {
+		t.Fatalf("next: epoch %d sequence %d, want 0, 2", epoch, seq)
+	}
+}
