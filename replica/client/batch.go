@@ -1,0 +1,230 @@
+package client
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"sync"
+
+	"github.com/kaenlog/kaenlog/log"
+)
+
+// A producer's batch is a RecordBatch v2 (log.BatchHeader documents the
+// layout) built in place: each record is encoded onto the batch's buffer
+// when it is produced, after 61 bytes left for the header, so a batch's
+// size is known exactly at every step (Kafka's batch.size counts encoded
+// bytes) and a record's key and value are copied once. The header — and
+// with it the producer id, epoch and base sequence, which the CRC covers —
+// is written when the batch is first sent; from then on its bytes are
+// fixed, so a retry sends exactly the bytes of the first attempt.
+//
+// Field positions within a batch, as in log.BatchHeader.
+const (
+	posBatchLength          = 8
+	posPartitionLeaderEpoch = 12
+	posMagic                = 16
+	posCRC                  = 17
+	posAttributes           = 21
+	posLastOffsetDelta      = 23
+	posBaseTimestamp        = 27
+	posMaxTimestamp         = 35
+	posProducerID           = 43
+	posProducerEpoch        = 51
+	posBaseSequence         = 53
+	posRecordCount          = 57
+)
+
+// noProducerID, noProducerEpoch and noSequence are what a batch from a
+// producer that is not idempotent carries (Kafka's RecordBatch.NO_*), and
+// noPartitionLeaderEpoch what every producer writes: the leader stamps its
+// epoch when it appends.
+const (
+	noProducerID           int64 = -1
+	noProducerEpoch        int16 = -1
+	noSequence             int32 = -1
+	noPartitionLeaderEpoch int32 = -1
+)
+
+// batchState is where a sealed batch is in its life.
+type batchState uint8
+
+const (
+	// stNew: never sent, or its sequence was taken back after the
+	// producer's epoch was bumped; it gets its sequence when sent.
+	stNew batchState = iota
+	// stInFlight: in a request not yet answered.
+	stInFlight
+	// stRetry: answered with a retriable error; waits until nothing of its
+	// partition is in flight, then is resent (or, after an epoch bump and
+	// when the broker proved it unwritten, re-sequenced).
+	stRetry
+	// stResend: to be resent with the bytes of its first attempt.
+	stResend
+)
+
+// batch is one partition's records on their way to the leader.
+type batch struct {
+	part      *partition
+	buf       []byte // header space, then the encoded records
+	count     int32  // records so far
+	baseTs    int64  // first record's timestamp
+	maxTs     int64  // largest record timestamp
+	createdMs int64  // when the first record arrived: linger and delivery timeout count from here
+	dones     []func(Offset, error)
+	bytes     int64 // what the batch counts against MaxBufferedBytes
+
+	state      batchState
+	hasSeq     bool          // buf's header is written, with seq and ident
+	ident      producerIdent // the producer id and epoch in the header
+	seq        int32         // base sequence in the header
+	notWritten bool          // the last answer proved the broker did not write it
+	attempts   int           // requests sent with it
+	lastErr    error         // the last retriable error, for a delivery timeout
+	flushers   []*flushWaiter
+}
+
+// batchPool recycles batches and their buffers once the broker has answered
+// them (the buffer of a batch whose connection broke is left to the
+// collector: the connection's writer may still be reading it).
+var batchPool = sync.Pool{New: func() any { return new(batch) }}
+
+// newBatch returns an empty batch for part whose first record arrives at
+// nowMs, with room for capBytes.
+func newBatch(part *partition, nowMs int64, capBytes int) *batch {
+	b := batchPool.Get().(*batch)
+	buf := b.buf[:0]
+	if cap(buf) < capBytes {
+		buf = make([]byte, 0, capBytes)
+	}
+	*b = batch{part: part, buf: append(buf, make([]byte, log.BatchHeaderSize)...), createdMs: nowMs, dones: b.dones[:0], flushers: b.flushers[:0]}
+	return b
+}
+
+// release returns b to the pool. Only for a batch the broker answered.
+func (b *batch) release() {
+	clear(b.dones)
+	clear(b.flushers)
+	*b = batch{buf: b.buf[:0], dones: b.dones[:0], flushers: b.flushers[:0]}
+	batchPool.Put(b)
+}
+
+// recordBody returns the encoded size of a record at offsetDelta with
+// tsDelta, without its length prefix, or ok false if it cannot be encoded
+// (a field longer than an int32 length).
+func recordBody(offsetDelta int32, tsDelta int64, key, value []byte, headers []Header) (body int, ok bool) {
+	body = 1 + varintSize(tsDelta) + varintSize(int64(offsetDelta)) + bytesFieldSize(key) + bytesFieldSize(value) + varintSize(int64(len(headers)))
+	for i := range headers {
+		h := &headers[i]
+		if len(h.Key) > math.MaxInt32 {
+			return 0, false
+		}
+		body += varintSize(int64(len(h.Key))) + len(h.Key) + bytesFieldSize(h.Value)
+	}
+	if len(key) > math.MaxInt32 || len(value) > math.MaxInt32 || body > math.MaxInt32 {
+		return 0, false
+	}
+	return body, true
+}
+
+// body returns the size of r, stamped ts, as b's next record, without its
+// length prefix, and ok false if it cannot be encoded.
+func (b *batch) body(r *Record, ts int64) (int, bool) {
+	tsDelta := int64(0)
+	if b.count > 0 {
+		tsDelta = ts - b.baseTs
+	}
+	return recordBody(b.count, tsDelta, r.Key, r.Value, r.Headers)
+}
+
+// encodedSize is the size of a record whose body is body bytes.
+func encodedSize(body int) int { return varintSize(int64(body)) + body }
+
+// add encodes r, stamped ts, as b's next record (body bytes, as b.body
+// said) and keeps done for its outcome.
+func (b *batch) add(r *Record, ts int64, body int, done func(Offset, error)) {
+	if b.count == 0 {
+		b.baseTs, b.maxTs = ts, ts
+	}
+	b.maxTs = max(b.maxTs, ts)
+	buf := b.buf
+	buf = binary.AppendVarint(buf, int64(body))
+	buf = append(buf, 0) // attributes: unused
+	buf = binary.AppendVarint(buf, ts-b.baseTs)
+	buf = binary.AppendVarint(buf, int64(b.count))
+	buf = appendBytesField(buf, r.Key)
+	buf = appendBytesField(buf, r.Value)
+	buf = binary.AppendVarint(buf, int64(len(r.Headers)))
+	for i := range r.Headers {
+		h := &r.Headers[i]
+		buf = binary.AppendVarint(buf, int64(len(h.Key)))
+		buf = append(buf, h.Key...)
+		buf = appendBytesField(buf, h.Value)
+	}
+	b.buf = buf
+	b.count++
+	b.dones = append(b.dones, done)
+}
+
+// writeHeader writes b's header with the producer id, epoch and base
+// sequence, and its CRC. The records are final: no record is added after.
+func (b *batch) writeHeader(id int64, epoch int16, seq int32) {
+	h := b.buf[:log.BatchHeaderSize]
+	binary.BigEndian.PutUint64(h[0:], 0) // base offset: the leader assigns it
+	binary.BigEndian.PutUint32(h[posBatchLength:], uint32(len(b.buf)-log.BatchLogOverhead))
+	ple := noPartitionLeaderEpoch
+	binary.BigEndian.PutUint32(h[posPartitionLeaderEpoch:], uint32(ple))
+	h[posMagic] = log.Magic
+	binary.BigEndian.PutUint16(h[posAttributes:], 0) // CreateTime, uncompressed, not transactional
+	binary.BigEndian.PutUint32(h[posLastOffsetDelta:], uint32(b.count-1))
+	binary.BigEndian.PutUint64(h[posBaseTimestamp:], uint64(b.baseTs))
+	binary.BigEndian.PutUint64(h[posMaxTimestamp:], uint64(b.maxTs))
+	stampProducer(b.buf, id, epoch, seq)
+	binary.BigEndian.PutUint32(h[posRecordCount:], uint32(b.count))
+	binary.BigEndian.PutUint32(h[posCRC:], log.ChecksumCRC32C(b.buf[posAttributes:]))
+}
+
+// stampProducer writes the producer fields of the batch in buf; the caller
+// recomputes the CRC.
+func stampProducer(buf []byte, id int64, epoch int16, seq int32) {
+	binary.BigEndian.PutUint64(buf[posProducerID:], uint64(id))
+	binary.BigEndian.PutUint16(buf[posProducerEpoch:], uint16(epoch))
+	binary.BigEndian.PutUint32(buf[posBaseSequence:], uint32(seq))
+}
+
+// resequence gives b new producer fields. The old bytes may still be read
+// by a connection that broke while writing them, so b gets a copy.
+func (b *batch) resequence(id int64, epoch int16, seq int32) {
+	buf := make([]byte, len(b.buf))
+	copy(buf, b.buf)
+	stampProducer(buf, id, epoch, seq)
+	binary.BigEndian.PutUint32(buf[posCRC:], log.ChecksumCRC32C(buf[posAttributes:]))
+	b.buf = buf
+}
+
+// lastSeq returns the sequence of b's last record.
+func (b *batch) lastSeq() int32 { return incSequence(b.seq, b.count-1) }
+
+// appendBytesField appends a nullable byte field: its varint length (-1 for
+// nil), then its bytes.
+func appendBytesField(dst, p []byte) []byte {
+	if p == nil {
+		return binary.AppendVarint(dst, -1)
+	}
+	dst = binary.AppendVarint(dst, int64(len(p)))
+	return append(dst, p...)
+}
+
+// bytesFieldSize is the encoded size of a nullable byte field.
+func bytesFieldSize(p []byte) int {
+	if p == nil {
+		return 1
+	}
+	return varintSize(int64(len(p))) + len(p)
+}
+
+// varintSize is the size of v as a zig-zag varint (Kafka's varint and
+// varlong, encoding/binary's AppendVarint).
+func varintSize(v int64) int {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	return (bits.Len64(u|1) + 6) / 7
+}

@@ -1,0 +1,339 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kaenlog/kaenlog/replica/clock"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// conn is one TCP connection to a broker or the controller. Requests are
+// multiplexed on it by correlation id: any goroutine sends, one writer
+// goroutine puts the queued frames out (as many as are waiting, in one
+// vectored write, records by reference), and one reader goroutine reads
+// the answers — each frame's length checked against Config.MaxFrameBytes
+// before anything is allocated — and hands each to the request it answers.
+// Every request with an answer has a timeout on the client's clock; a
+// request that times out breaks the connection, as in Kafka, since the
+// answers that follow can no longer be matched in order.
+type conn struct {
+	cl     *Client
+	peer   string // "controller" or "broker 2", for errors
+	addr   string
+	broker bool
+
+	mu       sync.Mutex
+	nc       net.Conn
+	queue    []outFrame
+	spare    []outFrame
+	calls    map[int32]*call
+	nextCorr int32
+	err      error         // why it broke; nil while it works
+	wake     chan struct{} // tells the writer there is work
+	done     chan struct{} // closed when it breaks
+	ctx      context.Context
+	cancel   context.CancelFunc // cancels a dial in progress when it breaks
+
+	sent atomic.Int64 // requests sent, for tests
+}
+
+// call is a request waiting for its answer. handle runs once, in the
+// reader goroutine (or whichever goroutine broke the connection), with the
+// payload or the error; it returns true if it keeps the payload, which the
+// reader then never reuses.
+type call struct {
+	key    wire.APIKey
+	corr   int32
+	waitMs int64
+	timer  clock.Timer
+	handle func(payload []byte, err error) (kept bool)
+}
+
+// outFrame is a request queued for the writer. written, set for a produce
+// with acks=0 (which nothing answers), is told when the frame has been
+// written or could not be.
+type outFrame struct {
+	msg     wire.Message
+	written func(error)
+}
+
+func newConn(cl *Client, peer, addr string, broker bool) *conn {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &conn{
+		cl: cl, peer: peer, addr: addr, broker: broker,
+		calls:  map[int32]*call{},
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
+		ctx:    ctx,
+		cancel: cancel,
+	}
+}
+
+// start runs the writer, which dials first. The caller holds cl.mu.
+func (c *conn) start() {
+	if !c.cl.track.goroutine(c.writeLoop) {
+		c.err = ErrClosed
+		close(c.done)
+		c.cancel()
+	}
+}
+
+// cause returns why the connection broke, or nil.
+func (c *conn) cause() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// broken reports whether the connection has failed.
+func (c *conn) broken() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err != nil
+}
+
+// send queues m. With handle, m gets the next correlation id and waits
+// for its answer for waitMs plus Config.RequestTimeoutMs. It never calls
+// handle or written itself: if the connection is broken it returns the
+// error instead, and the caller deals with it.
+func (c *conn) send(m wire.Message, waitMs int64, handle func([]byte, error) bool, written func(error)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return c.err
+	}
+	if handle != nil {
+		c.nextCorr++
+		if c.nextCorr < 0 {
+			c.nextCorr = 1
+		}
+		cl := &call{key: m.APIKey(), corr: c.nextCorr, waitMs: waitMs, handle: handle}
+		setCorrelation(m, cl.corr)
+		timeout := waitMs + c.cl.cfg.RequestTimeoutMs
+		cl.timer = c.cl.clock.AfterFunc(timeout, func() { c.timedOut(cl, timeout) })
+		c.calls[cl.corr] = cl
+	}
+	c.queue = append(c.queue, outFrame{msg: m, written: written})
+	c.sent.Add(1)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// timedOut breaks the connection if cl is still waiting.
+func (c *conn) timedOut(cl *call, ms int64) {
+	c.mu.Lock()
+	waiting := c.calls[cl.corr] == cl
+	c.mu.Unlock()
+	if waiting {
+		c.fail(timeoutError(c.peer, cl.key, ms))
+	}
+}
+
+// fail breaks the connection once: every request waiting on it gets err
+// (in the order they were sent), every acks=0 frame not yet written too,
+// and the client forgets it.
+func (c *conn) fail(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	close(c.done)
+	c.cancel()
+	calls := make([]*call, 0, len(c.calls))
+	for _, cl := range c.calls {
+		calls = append(calls, cl)
+	}
+	c.calls = nil
+	queue := c.queue
+	c.queue = nil
+	nc := c.nc
+	c.mu.Unlock()
+	if nc != nil {
+		nc.Close()
+	}
+	sort.Slice(calls, func(i, j int) bool { return calls[i].corr < calls[j].corr })
+	for _, cl := range calls {
+		cl.timer.Stop()
+		cl.handle(nil, err)
+	}
+	for _, f := range queue {
+		if f.written != nil {
+			f.written(err)
+		}
+	}
+	c.cl.connBroken(c)
+}
+
+// dial connects, bounded by the request timeout on the client's clock.
+func (c *conn) dial() (net.Conn, error) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	timer := c.cl.clock.AfterFunc(c.cl.cfg.RequestTimeoutMs, cancel)
+	defer timer.Stop()
+	nc, err := c.cl.cfg.Dial(ctx, "tcp", c.addr)
+	if err != nil {
+		return nil, err
+	}
+	return nc, nil
+}
+
+// writeLoop dials, starts the reader, then writes whatever is queued until
+// the connection breaks.
+func (c *conn) writeLoop() {
+	nc, err := c.dial()
+	if err != nil {
+		c.fail(networkError(c.peer, err))
+		return
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		nc.Close()
+		return
+	}
+	c.nc = nc
+	c.mu.Unlock()
+	if !c.cl.track.goroutine(func() { c.readLoop(nc) }) {
+		c.fail(ErrClosed)
+		return
+	}
+	var (
+		bufs    net.Buffers
+		scratch []byte
+		written []func(error)
+	)
+	for {
+		c.mu.Lock()
+		for len(c.queue) == 0 && c.err == nil {
+			c.mu.Unlock()
+			select {
+			case <-c.wake:
+			case <-c.done:
+			}
+			c.mu.Lock()
+		}
+		if c.err != nil {
+			c.mu.Unlock()
+			return
+		}
+		frames := c.queue
+		c.queue, c.spare = c.spare[:0], nil
+		c.mu.Unlock()
+
+		bufs, scratch, written = bufs[:0], scratch[:0], written[:0]
+		for _, f := range frames {
+			var err error
+			bufs, scratch, err = wire.AppendFrameBuffers(bufs, scratch, f.msg)
+			if err != nil {
+				// The client built a message the wire refuses: a bug
+				// here, not the peer's doing. Fail it alone.
+				c.refuse(f, err)
+				continue
+			}
+			if f.written != nil {
+				written = append(written, f.written)
+			}
+		}
+		w := bufs
+		_, err := w.WriteTo(nc)
+		clear(bufs)
+		if err != nil {
+			err = networkError(c.peer, err)
+			c.fail(err)
+			for _, f := range written {
+				f(err)
+			}
+			return
+		}
+		for _, f := range written {
+			f(nil)
+		}
+		clear(frames)
+		c.mu.Lock()
+		c.spare = frames[:0]
+		c.mu.Unlock()
+	}
+}
+
+// refuse fails the request of frame f, which could not be encoded.
+func (c *conn) refuse(f outFrame, err error) {
+	if f.written != nil {
+		f.written(err)
+		return
+	}
+	corr := f.msg.Correlation()
+	c.mu.Lock()
+	cl := c.calls[corr]
+	delete(c.calls, corr)
+	c.mu.Unlock()
+	if cl != nil {
+		cl.timer.Stop()
+		cl.handle(nil, err)
+	}
+}
+
+// readLoop reads answers until the connection breaks.
+func (c *conn) readLoop(nc net.Conn) {
+	br := bufio.NewReaderSize(nc, 64<<10)
+	var buf []byte
+	for {
+		payload, err := wire.ReadFrame(br, buf, c.cl.cfg.MaxFrameBytes)
+		if err != nil {
+			c.fail(networkError(c.peer, err))
+			return
+		}
+		// The header's API key and correlation id find the request; the
+		// request's decoder checks the rest (the version, the body).
+		if len(payload) < 8 {
+			c.fail(networkError(c.peer, fmt.Errorf("%w: answer of %d bytes has no header", wire.ErrMalformed, len(payload))))
+			return
+		}
+		key, corr := wire.APIKey(binary.BigEndian.Uint16(payload)), int32(binary.BigEndian.Uint32(payload[4:]))
+		c.mu.Lock()
+		cl := c.calls[corr]
+		if cl != nil && cl.key == key {
+			delete(c.calls, corr)
+		}
+		c.mu.Unlock()
+		if cl == nil || cl.key != key {
+			c.fail(networkError(c.peer, fmt.Errorf("%w: answer %s with correlation id %d matches no request", wire.ErrMalformed, key, corr)))
+			return
+		}
+		cl.timer.Stop()
+		if cl.handle(payload, nil) {
+			buf = nil
+		} else {
+			buf = payload
+		}
+	}
+}
+
+// setCorrelation sets the correlation id of a request the client sends.
+func setCorrelation(m wire.Message, corr int32) {
+	switch r := m.(type) {
+	case *wire.ProduceRequest:
+		r.CorrelationID = corr
+	case *wire.FetchRequest:
+		r.CorrelationID = corr
+	case *wire.ListOffsetsRequest:
+		r.CorrelationID = corr
+	case *wire.MetadataRequest:
+		r.CorrelationID = corr
+	case *wire.CreateTopicsRequest:
+		r.CorrelationID = corr
+	default:
+		setOtherCorrelation(m, corr)
+	}
+}

@@ -1,0 +1,397 @@
+package client
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// Defaults of ConsumerConfig, Kafka's consumer's.
+const (
+	DefaultMaxWaitMs         = 500     // fetch.max.wait.ms
+	DefaultMinBytes          = 1       // fetch.min.bytes
+	DefaultMaxBytes          = 50 << 20 // fetch.max.bytes
+	DefaultPartitionMaxBytes = 1 << 20  // max.partition.fetch.bytes
+)
+
+// ConsumerConfig configures a Consumer. Zero fields take the defaults.
+type ConsumerConfig struct {
+	// MaxWaitMs is how long the leader may hold a fetch that finds less
+	// than MinBytes before answering (the fetch is parked in the broker:
+	// a consumer long-polls, it does not ask in a loop). Default
+	// DefaultMaxWaitMs.
+	MaxWaitMs int32
+	// MinBytes is how many record bytes a fetch waits for. Default
+	// DefaultMinBytes.
+	MinBytes int32
+	// MaxBytes bounds a fetch response's records (the first batch comes
+	// whole, whatever its size). Default DefaultMaxBytes.
+	MaxBytes int32
+	// PartitionMaxBytes bounds the records of the partition in one fetch.
+	// Default DefaultPartitionMaxBytes.
+	PartitionMaxBytes int32
+}
+
+// Consumer reads partitions. It holds only its configuration: each
+// Records iteration is independent, with its own connection to the
+// partition's leader, so one iteration's long poll never delays another
+// (Kafka's brokers answer one connection's requests in order). It is safe
+// for concurrent use.
+type Consumer struct {
+	c   *Client
+	cfg ConsumerConfig
+}
+
+// NewConsumer returns a consumer on c.
+func (c *Client) NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
+	if cfg.MaxWaitMs < 0 || cfg.MinBytes < 0 || cfg.MaxBytes < 0 || cfg.PartitionMaxBytes < 0 {
+		return nil, configError("ConsumerConfig", "negative value")
+	}
+	cfg.MaxWaitMs = cmp.Or(cfg.MaxWaitMs, DefaultMaxWaitMs)
+	cfg.MinBytes = cmp.Or(cfg.MinBytes, DefaultMinBytes)
+	cfg.MaxBytes = cmp.Or(cfg.MaxBytes, DefaultMaxBytes)
+	cfg.PartitionMaxBytes = cmp.Or(cfg.PartitionMaxBytes, DefaultPartitionMaxBytes)
+	return &Consumer{c: c, cfg: cfg}, nil
+}
+
+// Position is where a consumer starts reading: FromStart, FromEnd or
+// FromOffset.
+type Position struct {
+	kind   positionKind
+	offset uint64
+}
+
+type positionKind uint8
+
+const (
+	atOffset positionKind = iota
+	atStart
+	atEnd
+)
+
+// FromStart is the partition's log start offset (ListOffsets, earliest).
+func FromStart() Position { return Position{kind: atStart} }
+
+// FromEnd is the partition's high watermark when the iteration begins
+// (ListOffsets, latest): only records committed after it.
+func FromEnd() Position { return Position{kind: atEnd} }
+
+// FromOffset is an absolute offset.
+func FromOffset(off uint64) Position { return Position{kind: atOffset, offset: off} }
+
+// Records reads tp's committed records from `from`, in offset order, each
+// once, with its absolute offset:
+//
+//	for rec, err := range consumer.Records(ctx, tp, client.FromStart()) {
+//		if err != nil {
+//			return err
+//		}
+//		use(rec.Offset, rec.Value)
+//	}
+//
+// It reads only what the leader counts as committed (ReplicaID -1: up to
+// the high watermark), long-polling when there is nothing new. It follows
+// the partition's leader across elections: NOT_LEADER_OR_FOLLOWER, a
+// fenced or unknown leader epoch, an unknown partition or a broken
+// connection make it refresh the metadata and fetch again after a
+// backoff. Batches are checked (CRC and layout) with package log's
+// decoder; records of a batch below the position are skipped.
+//
+// An error ends the sequence: it is the last pair. It is ctx.Err() when
+// ctx ends, ErrClosed when the client closes, an *OffsetOutOfRangeError
+// when the position is outside the partition (the client never resets a
+// position by itself), an error matching wire.ErrCorruptMessage for a
+// batch that does not verify, or a refusal no retry can change.
+func (co *Consumer) Records(ctx context.Context, tp TopicPartition, from Position) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		s := &session{co: co, c: co.c, tp: tp}
+		defer s.close()
+		if err := s.run(ctx, from, yield); err != nil && err != errStopped {
+			yield(Record{}, err)
+		}
+	}
+}
+
+// finalError ends the iteration with its error whatever its code says: a
+// batch the client could not verify is not fetched again (Kafka's
+// consumer raises it too, though CORRUPT_MESSAGE from a broker is
+// retriable).
+type finalError struct{ error }
+
+// errStopped ends an iteration whose caller stopped asking.
+var errStopped = errors.New("client: iteration stopped")
+
+// session is one Records iteration.
+type session struct {
+	co       *Consumer
+	c        *Client
+	tp       TopicPartition
+	cn       *conn
+	leader   int32
+	back     *backoff
+	failures int
+}
+
+// close ends the session's connection.
+func (s *session) close() {
+	if s.cn != nil {
+		s.cn.fail(errSessionEnded)
+		s.cn = nil
+	}
+}
+
+// errSessionEnded closes a connection the client no longer needs.
+var errSessionEnded = errors.New("client: connection no longer needed")
+
+// run reads until an error or until yield says stop.
+func (s *session) run(ctx context.Context, from Position, yield func(Record, error) bool) error {
+	if err := wire.ValidateTopic(s.tp.Topic); err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	if s.tp.Partition < 0 {
+		return fmt.Errorf("client: %s: %w", s.tp, wire.ErrInvalidPartition)
+	}
+	s.c.meta.follow(s.tp.Topic)
+	offset, positioned := from.offset, from.kind == atOffset
+	for {
+		if err := s.stopped(ctx); err != nil {
+			return err
+		}
+		epoch, err := s.connect(ctx)
+		if err != nil {
+			return err
+		}
+		if !positioned {
+			ts := wire.EarliestTimestamp
+			if from.kind == atEnd {
+				ts = wire.LatestTimestamp
+			}
+			off, err := s.listOffsets(ctx, epoch, ts)
+			if err != nil {
+				if err = s.retry(ctx, err); err != nil {
+					return err
+				}
+				continue
+			}
+			offset, positioned = off, true
+		}
+		next, err := s.fetch(ctx, epoch, offset, yield)
+		offset = next
+		if err == errStopped {
+			return err
+		}
+		var final finalError
+		if errors.As(err, &final) {
+			return final.error
+		}
+		if err != nil {
+			if err = s.retry(ctx, err); err != nil {
+				return err
+			}
+			continue
+		}
+		s.failures = 0
+	}
+}
+
+// stopped returns why the iteration must end now, if it must.
+func (s *session) stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.c.isClosed() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// connect finds the partition's leader, waiting for metadata while it is
+// unknown, and returns its epoch with a connection to it.
+func (s *session) connect(ctx context.Context) (int32, error) {
+	for {
+		seen := s.c.meta.next()
+		id, epoch, addr, err := s.c.meta.leader(s.tp)
+		if err == nil {
+			if s.cn == nil || s.leader != id || s.cn.addr != addr || s.cn.broken() {
+				s.close()
+				if s.cn, err = s.c.privateConn(id, addr); err != nil {
+					return 0, err
+				}
+				s.leader = id
+			}
+			return epoch, nil
+		}
+		if !errors.Is(err, errNoMetadata) && !wire.IsRetriable(err) {
+			return 0, err
+		}
+		s.c.meta.refresh(s.tp.Topic)
+		if err := s.c.meta.wait(ctx, seen); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// retry decides what an error means: the end of the iteration (returned),
+// or a pause before trying again — after a metadata refresh if the leader
+// may have moved.
+func (s *session) retry(ctx context.Context, err error) error {
+	if e := s.stopped(ctx); e != nil {
+		return e
+	}
+	if errors.Is(err, ErrClosed) || !wire.IsRetriable(err) {
+		return err
+	}
+	s.failures++
+	if leaderMoved(wire.CodeOf(err)) || errors.Is(err, wire.ErrNetworkException) || errors.Is(err, wire.ErrRequestTimedOut) {
+		s.c.meta.refresh(s.tp.Topic)
+	}
+	if s.back == nil {
+		s.back = s.c.newBackoff()
+	}
+	return s.sleep(ctx, s.back.delayMs(s.failures-1))
+}
+
+// sleep waits ms on the client's clock.
+func (s *session) sleep(ctx context.Context, ms int64) error {
+	ch := make(chan struct{})
+	t := s.c.clock.AfterFunc(ms, func() { close(ch) })
+	defer t.Stop()
+	if s.c.onSleep != nil {
+		s.c.onSleep(ms)
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.c.track.closing():
+		return ErrClosed
+	}
+}
+
+// listOffsets asks the leader for the partition's start (EarliestTimestamp)
+// or high watermark (LatestTimestamp).
+func (s *session) listOffsets(ctx context.Context, epoch int32, ts int64) (uint64, error) {
+	payload, err := s.c.roundTrip(ctx, s.cn, &wire.ListOffsetsRequest{
+		ReplicaID:  wire.ConsumerReplicaID,
+		Partitions: []wire.ListOffsetsPartition{{Topic: s.tp.Topic, Partition: s.tp.Partition, CurrentLeaderEpoch: epoch, Timestamp: ts}},
+	}, 0)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := wire.DecodeListOffsetsResponse(payload)
+	if err != nil {
+		return 0, networkError(s.cn.peer, err)
+	}
+	for _, p := range resp.Partitions {
+		if p.Topic == s.tp.Topic && p.Partition == s.tp.Partition {
+			if p.ErrorCode != wire.CodeNone {
+				return 0, refusal(s.tp, s.cn.peer, p.ErrorCode)
+			}
+			return p.Offset, nil
+		}
+	}
+	return 0, networkError(s.cn.peer, fmt.Errorf("%w: ListOffsets answer without %s", wire.ErrMalformed, s.tp))
+}
+
+// fetch fetches once from offset and yields the records; it returns the
+// next offset to fetch.
+func (s *session) fetch(ctx context.Context, epoch int32, offset uint64, yield func(Record, error) bool) (uint64, error) {
+	cfg := &s.co.cfg
+	s.c.fetches.Add(1)
+	payload, err := s.c.roundTrip(ctx, s.cn, &wire.FetchRequest{
+		ReplicaID:    wire.ConsumerReplicaID,
+		ReplicaEpoch: wire.NoBrokerEpoch,
+		MaxWaitMs:    cfg.MaxWaitMs,
+		MinBytes:     cfg.MinBytes,
+		MaxBytes:     cfg.MaxBytes,
+		Partitions: []wire.FetchPartition{{
+			Topic: s.tp.Topic, Partition: s.tp.Partition, CurrentLeaderEpoch: epoch,
+			FetchOffset: offset, LastFetchedEpoch: wire.NoEpoch, MaxBytes: cfg.PartitionMaxBytes,
+		}},
+	}, int64(cfg.MaxWaitMs))
+	if err != nil {
+		return offset, err
+	}
+	resp, err := wire.DecodeFetchResponse(payload)
+	if err != nil {
+		return offset, networkError(s.cn.peer, err)
+	}
+	if resp.ErrorCode != wire.CodeNone {
+		return offset, refusal(s.tp, s.cn.peer, resp.ErrorCode)
+	}
+	var p *wire.FetchPartitionResponse
+	for i := range resp.Partitions {
+		if resp.Partitions[i].Topic == s.tp.Topic && resp.Partitions[i].Partition == s.tp.Partition {
+			p = &resp.Partitions[i]
+		}
+	}
+	if p == nil {
+		return offset, networkError(s.cn.peer, fmt.Errorf("%w: Fetch answer without %s", wire.ErrMalformed, s.tp))
+	}
+	switch {
+	case p.ErrorCode == wire.CodeOffsetOutOfRange:
+		return offset, &OffsetOutOfRangeError{TopicPartition: s.tp, Offset: offset, LogStartOffset: p.LogStartOffset, HighWatermark: p.HighWatermark}
+	case p.ErrorCode != wire.CodeNone:
+		if p.HasCurrentLeader {
+			s.c.meta.hint(s.tp, p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch)
+		}
+		return offset, refusal(s.tp, s.cn.peer, p.ErrorCode)
+	}
+	return s.yieldRecords(p, offset, yield)
+}
+
+// yieldRecords decodes a partition's records and yields those at or above
+// offset and below the high watermark.
+func (s *session) yieldRecords(p *wire.FetchPartitionResponse, offset uint64, yield func(Record, error) bool) (uint64, error) {
+	buf := p.Records
+	first := true
+	for len(buf) > 0 {
+		h, err := log.ReadBatchHeader(buf)
+		if err != nil && !first && errors.Is(err, log.ErrTruncated) {
+			return offset, nil // a partial batch at the end: fetched again next time
+		}
+		if err != nil {
+			return offset, finalError{fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, offset, wire.ErrCorruptMessage, err)}
+		}
+		b, n, err := log.DecodeBatch(buf)
+		if err != nil {
+			return offset, finalError{fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, h.BaseOffset, wire.ErrCorruptMessage, err)}
+		}
+		buf, first = buf[n:], false
+		if b.Attributes&log.AttrControl == 0 {
+			for i := range b.Records {
+				r := &b.Records[i]
+				off := b.BaseOffset + uint64(r.OffsetDelta)
+				if off >= p.HighWatermark {
+					return offset, nil // not committed: never shown
+				}
+				if off < offset {
+					continue
+				}
+				ts := b.BaseTimestamp + r.TimestampDelta
+				if b.Attributes&log.AttrLogAppendTime != 0 {
+					ts = b.MaxTimestamp
+				}
+				rec := Record{
+					Topic: s.tp.Topic, Partition: s.tp.Partition,
+					Key: r.Key, Value: r.Value, Headers: r.Headers,
+					TimestampMs: ts, Offset: off, LeaderEpoch: b.PartitionLeaderEpoch,
+				}
+				if !yield(rec, nil) {
+					return off + 1, errStopped
+				}
+				offset = off + 1
+			}
+		}
+		if next := h.NextOffset(); next > offset && next <= p.HighWatermark {
+			offset = next // past records compaction removed, or a control batch
+		}
+	}
+	return offset, nil
+}

@@ -1,0 +1,908 @@
+package client
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica/clock"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// Acks is how many replicas must hold a batch before its leader answers.
+// The zero value is AcksAll, Kafka's default since 3.0.
+type Acks uint8
+
+const (
+	// AcksAll waits until every in-sync replica has the batch (the high
+	// watermark passed it): wire.AcksAll, -1. The leader refuses it while
+	// the ISR is below min.insync.replicas (NOT_ENOUGH_REPLICAS).
+	AcksAll Acks = iota
+	// AcksLeader waits for the leader's append only: wire.AcksLeader, 1.
+	AcksLeader
+	// AcksNone waits for nothing; no broker answers: wire.AcksNone, 0.
+	AcksNone
+)
+
+// Wire returns the value a ProduceRequest carries: wire.AcksAll,
+// wire.AcksLeader or wire.AcksNone.
+func (a Acks) Wire() int16 {
+	switch a {
+	case AcksLeader:
+		return wire.AcksLeader
+	case AcksNone:
+		return wire.AcksNone
+	}
+	return wire.AcksAll
+}
+
+// String returns "all", "1" or "0", as Kafka's acks setting reads.
+func (a Acks) String() string {
+	switch a {
+	case AcksLeader:
+		return "1"
+	case AcksNone:
+		return "0"
+	}
+	return "all"
+}
+
+// Defaults of ProducerConfig, Kafka's producer's.
+const (
+	DefaultBatchBytes        = 16384     // batch.size
+	DefaultMaxInFlight       = 5         // max.in.flight.requests.per.connection
+	DefaultAckTimeoutMs      = 30000     // request.timeout.ms, which Kafka sends as the produce timeout
+	DefaultDeliveryTimeoutMs = 120000    // delivery.timeout.ms
+	DefaultMaxBufferedBytes  = 32 << 20  // buffer.memory
+	DefaultMaxRecordBytes    = 1 << 20   // max.request.size
+	maxIdempotentInFlight    = 5         // the broker remembers 5 batches per producer
+)
+
+// ProducerConfig configures a Producer. Zero fields take the defaults.
+type ProducerConfig struct {
+	// Acks is AcksAll (the default), AcksLeader or AcksNone.
+	Acks Acks
+	// DisableIdempotence turns idempotence off. With AcksAll the producer
+	// is idempotent by default (Kafka's default since 3.0): a producer id
+	// from the controller, a sequence per partition, retries with the
+	// same bytes, so a retried batch is never written twice. With
+	// AcksLeader or AcksNone it is never idempotent, and a retry may
+	// duplicate a batch (as in Kafka).
+	DisableIdempotence bool
+	// LingerMs is how long a batch waits for more records before it is
+	// sent (Kafka's linger.ms; 0, the default, sends at once — records
+	// still gather while earlier batches are in flight).
+	LingerMs int64
+	// BatchBytes bounds a batch's encoded size (Kafka's batch.size): a
+	// batch is sent once the next record would not fit. A record larger
+	// than it goes in a batch of its own. Default DefaultBatchBytes.
+	BatchBytes int
+	// MaxInFlight bounds the batches of one partition sent and not yet
+	// answered (at most 5 when idempotent: the broker answers a duplicate
+	// from its last 5). Default DefaultMaxInFlight.
+	MaxInFlight int
+	// AckTimeoutMs is how long a leader may wait for the ISR before it
+	// answers an AcksAll batch REQUEST_TIMED_OUT (the ProduceRequest's
+	// TimeoutMs). The client waits Config.RequestTimeoutMs longer for the
+	// answer. Default DefaultAckTimeoutMs.
+	AckTimeoutMs int64
+	// DeliveryTimeoutMs bounds a record's life in the producer, retries
+	// included (Kafka's delivery.timeout.ms): a record not acknowledged
+	// by then fails with ErrDeliveryTimeout. A batch in flight fails once
+	// its answer (or the request's timeout) comes. It must be at least
+	// LingerMs + AckTimeoutMs. Default DefaultDeliveryTimeoutMs.
+	DeliveryTimeoutMs int64
+	// MaxBufferedBytes bounds the encoded records held, from Produce to
+	// their outcome (Kafka's buffer.memory). Default
+	// DefaultMaxBufferedBytes.
+	MaxBufferedBytes int64
+	// MaxRecordBytes bounds one record in a batch of its own; a larger one
+	// is refused with an error matching wire.ErrMessageTooLarge (Kafka's
+	// max.request.size). Default DefaultMaxRecordBytes.
+	MaxRecordBytes int
+}
+
+// Producer sends records to partition leaders in batches. It is safe for
+// concurrent use. Records are handed over with Produce (which waits for
+// the outcome) or ProduceAsync (which calls back), and Flush waits for
+// everything handed over so far.
+type Producer struct {
+	c    *Client
+	cfg  ProducerConfig
+	acks int16
+	idem bool
+
+	mu       sync.Mutex
+	closed   bool
+	closedCh chan struct{}
+	driver   *clock.Driver
+	parts    map[TopicPartition]*partition
+	order    []*partition // parts in the order they were first used
+	buffered int64
+	room     chan struct{} // closed (and replaced) when buffered shrinks
+	back     *backoff
+	resp     wire.ProduceResponse // decoding scratch, under mu
+	done     []completion         // outcomes to hand to the completer after the event
+
+	watch chan struct{} // closed after the next event; made only when a test waits
+
+	ident        producerIdent // the producer id and epoch for new sequences
+	initing      bool          // an InitProducerId is in flight
+	initFailures int
+	initRetryAt  int64
+
+	cq *completer
+}
+
+// partition is one partition's batches in the producer.
+type partition struct {
+	tp      TopicPartition
+	open    *batch   // taking records
+	batches []*batch // sealed and not yet resolved, in record order
+	// inflight counts batches sent and not yet answered.
+	inflight int
+	// retryAt is when the partition may send again after an error;
+	// attempts counts errors since its last success.
+	retryAt  int64
+	attempts int
+	lastErr  error // why the partition could not send, for a delivery timeout
+
+	ident    producerIdent // the producer id and epoch of its sequences
+	nextSeq  int32         // the next batch's base sequence
+	needBump bool          // a sequence gap: the next sequence needs a new epoch
+}
+
+// NewProducer returns a producer on c.
+func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
+	if cfg.Acks > AcksNone {
+		return nil, configError("Acks", "%d is not AcksAll, AcksLeader or AcksNone", cfg.Acks)
+	}
+	if cfg.LingerMs < 0 || cfg.BatchBytes < 0 || cfg.MaxInFlight < 0 || cfg.AckTimeoutMs < 0 ||
+		cfg.DeliveryTimeoutMs < 0 || cfg.MaxBufferedBytes < 0 || cfg.MaxRecordBytes < 0 {
+		return nil, configError("ProducerConfig", "negative value")
+	}
+	cfg.BatchBytes = cmp.Or(cfg.BatchBytes, DefaultBatchBytes)
+	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)
+	cfg.AckTimeoutMs = cmp.Or(cfg.AckTimeoutMs, DefaultAckTimeoutMs)
+	cfg.DeliveryTimeoutMs = cmp.Or(cfg.DeliveryTimeoutMs, DefaultDeliveryTimeoutMs)
+	cfg.MaxBufferedBytes = cmp.Or(cfg.MaxBufferedBytes, DefaultMaxBufferedBytes)
+	cfg.MaxRecordBytes = cmp.Or(cfg.MaxRecordBytes, DefaultMaxRecordBytes)
+	idem := cfg.Acks == AcksAll && !cfg.DisableIdempotence
+	if idem && cfg.MaxInFlight > maxIdempotentInFlight {
+		return nil, configError("MaxInFlight", "%d above %d with idempotence", cfg.MaxInFlight, maxIdempotentInFlight)
+	}
+	if cfg.DeliveryTimeoutMs < cfg.LingerMs+cfg.AckTimeoutMs {
+		return nil, configError("DeliveryTimeoutMs", "%d below LingerMs + AckTimeoutMs = %d", cfg.DeliveryTimeoutMs, cfg.LingerMs+cfg.AckTimeoutMs)
+	}
+	if cfg.AckTimeoutMs > 1<<31-1 {
+		return nil, configError("AckTimeoutMs", "%d above an int32", cfg.AckTimeoutMs)
+	}
+	p := &Producer{
+		c: c, cfg: cfg, acks: cfg.Acks.Wire(), idem: idem,
+		closedCh: make(chan struct{}),
+		parts:    map[TopicPartition]*partition{},
+		room:     make(chan struct{}),
+		back:     c.newBackoff(),
+		cq:       newCompleter(),
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.producers[p] = struct{}{}
+	c.mu.Unlock()
+	if !c.track.goroutine(p.cq.run) {
+		return nil, ErrClosed
+	}
+	p.driver = clock.NewDriver(c.clock, &p.mu, (*producerTicker)(p), p.afterTickLocked)
+	c.meta.listen(p)
+	return p, nil
+}
+
+// Produce hands rec to the producer and waits for its outcome: where it
+// landed, or why it failed. If the producer holds MaxBufferedBytes it
+// first waits for room. If ctx ends first, Produce returns ctx.Err(), and
+// a record already handed over may still be written.
+func (p *Producer) Produce(ctx context.Context, rec Record) (Offset, error) {
+	type result struct {
+		off Offset
+		err error
+	}
+	ch := make(chan result, 1)
+	done := func(off Offset, err error) { ch <- result{off, err} }
+	for {
+		room, err := p.produce(&rec, done)
+		if err == nil {
+			break
+		}
+		if room == nil {
+			return Offset{}, err
+		}
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return Offset{}, ctx.Err()
+		case <-p.closedCh:
+			return Offset{}, ErrClosed
+		}
+	}
+	select {
+	case r := <-ch:
+		return r.off, r.err
+	case <-ctx.Done():
+		return Offset{}, ctx.Err()
+	}
+}
+
+// ProduceAsync hands rec to the producer and returns at once. If it
+// returns an error (ErrClosed, ErrBufferFull, an invalid topic or
+// partition, a record too large), done is never called. Otherwise done is
+// called exactly once with the record's outcome, from a goroutine of the
+// producer's that calls every outcome in turn: done must not block for
+// long, and may call the producer. nil done discards the outcome.
+func (p *Producer) ProduceAsync(rec Record, done func(Offset, error)) error {
+	_, err := p.produce(&rec, done)
+	return err
+}
+
+// discard is the outcome callback of a record whose outcome nobody wants.
+func discard(Offset, error) {}
+
+// produce adds rec to its partition's open batch. When it refuses rec for
+// lack of room it returns the channel closed when room frees up.
+func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}, error) {
+	if done == nil {
+		done = discard
+	}
+	tp := TopicPartition{rec.Topic, rec.Partition}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, ErrClosed
+	}
+	part := p.parts[tp]
+	if part == nil {
+		if err := wire.ValidateTopic(tp.Topic); err != nil {
+			return nil, fmt.Errorf("client: %w", err)
+		}
+		if tp.Partition < 0 {
+			return nil, fmt.Errorf("client: %s: %w", tp, wire.ErrInvalidPartition)
+		}
+		part = &partition{tp: tp}
+		p.parts[tp] = part
+		p.order = append(p.order, part)
+		p.c.meta.follow(tp.Topic)
+	}
+	now := p.c.clock.NowMs()
+	ts := rec.TimestampMs
+	if ts == 0 {
+		ts = now
+	}
+	b := part.open
+	var body int
+	if b != nil {
+		var ok bool
+		if body, ok = b.body(rec, ts); !ok || len(b.buf)+encodedSize(body) > p.cfg.BatchBytes {
+			part.seal()
+			b = nil
+		}
+	}
+	if b == nil {
+		var ok bool
+		body, ok = recordBody(0, 0, rec.Key, rec.Value, rec.Headers)
+		if !ok || log.BatchHeaderSize+encodedSize(body) > p.cfg.MaxRecordBytes {
+			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
+		}
+	}
+	size := int64(encodedSize(body))
+	if p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
+		return p.room, ErrBufferFull
+	}
+	if b == nil {
+		b = newBatch(part, now, max(p.cfg.BatchBytes, log.BatchHeaderSize+int(size)))
+		part.open = b
+	}
+	b.add(rec, ts, body, done)
+	b.bytes += size
+	p.buffered += size
+	if b.count == 1 || len(b.buf) >= p.cfg.BatchBytes {
+		p.afterLocked(now)
+	}
+	return nil, nil
+}
+
+// Flush makes every batch ready to send, linger or not, and waits until
+// every record handed over before it has its outcome (its done called).
+func (p *Producer) Flush(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	w := &flushWaiter{ch: make(chan struct{})}
+	for _, part := range p.order {
+		part.seal()
+		for _, b := range part.batches {
+			b.flushers = append(b.flushers, w)
+			w.left++
+		}
+	}
+	if w.left == 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	p.afterLocked(p.c.clock.NowMs())
+	p.mu.Unlock()
+	select {
+	case <-w.ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close fails every record not yet acknowledged with ErrClosed and stops
+// the producer; Flush first to wait for them. The records' done callbacks
+// still run, after Close returns. Client.Close closes every producer.
+func (p *Producer) Close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	close(p.closedCh)
+	for _, part := range p.order {
+		part.seal()
+		for _, b := range part.batches {
+			p.resolveLocked(b, Offset{}, ErrClosed, false)
+		}
+		part.batches = nil
+	}
+	p.pushLocked()
+	p.mu.Unlock()
+	p.driver.Stop()
+	p.cq.close()
+	p.c.meta.forget(p)
+	p.c.mu.Lock()
+	delete(p.c.producers, p)
+	p.c.mu.Unlock()
+}
+
+// seal closes the open batch: it takes no more records and may be sent.
+func (part *partition) seal() {
+	if part.open != nil {
+		part.batches = append(part.batches, part.open)
+		part.open = nil
+	}
+}
+
+// producerTicker is the Producer as the clock.Driver sees it.
+type producerTicker Producer
+
+// Tick fails batches whose delivery time is over and sends what is due
+// (lingered batches, ended backoffs).
+func (t *producerTicker) Tick(nowMs int64) {
+	p := (*Producer)(t)
+	if p.closed {
+		return
+	}
+	p.expireLocked(nowMs)
+	p.drainLocked(nowMs)
+}
+
+// NextTickMs is the earliest future moment something may become due: a
+// batch's linger, a partition's backoff, a delivery timeout, a new try for
+// a producer id. Moments already past are left out: whatever waits past
+// them waits for an answer or for metadata, which wake the producer.
+func (t *producerTicker) NextTickMs() int64 {
+	p := (*Producer)(t)
+	if p.closed {
+		return clock.Never
+	}
+	now := p.c.clock.NowMs()
+	next := clock.Never
+	at := func(ms int64) {
+		if ms > now && ms < next {
+			next = ms
+		}
+	}
+	if p.idem && !p.ident.ok {
+		at(p.initRetryAt)
+	}
+	for _, part := range p.order {
+		if part.open != nil && p.cfg.LingerMs > 0 {
+			at(part.open.createdMs + p.cfg.LingerMs)
+		}
+		if part.open != nil || len(part.batches) > 0 {
+			at(part.retryAt)
+		}
+		for _, b := range part.batches {
+			if b.state != stInFlight {
+				at(b.createdMs + p.cfg.DeliveryTimeoutMs)
+				break
+			}
+		}
+		if part.open != nil {
+			at(part.open.createdMs + p.cfg.DeliveryTimeoutMs)
+		}
+	}
+	return next
+}
+
+// afterTickLocked hands the tick's outcomes to the completer.
+func (p *Producer) afterTickLocked() {
+	p.pushLocked()
+	if p.watch != nil {
+		close(p.watch)
+		p.watch = nil
+	}
+}
+
+// afterLocked ends an event: send what can go, rearm the timer, hand the
+// outcomes over.
+func (p *Producer) afterLocked(now int64) {
+	if !p.closed {
+		p.drainLocked(now)
+		p.driver.Kick()
+	}
+	p.pushLocked()
+	if p.watch != nil {
+		close(p.watch)
+		p.watch = nil
+	}
+}
+
+// nextEvent returns a channel closed after the producer's next event, for
+// tests that wait for the producer to act.
+func (p *Producer) nextEvent() <-chan struct{} {
+	if p.watch == nil {
+		p.watch = make(chan struct{})
+	}
+	return p.watch
+}
+
+// metadataChanged is the metadata's news: leaders may be known now.
+func (p *Producer) metadataChanged() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.afterLocked(p.c.clock.NowMs())
+}
+
+// expireLocked fails the batches not in flight whose delivery time is
+// over. Batches in flight wait for their answer.
+func (p *Producer) expireLocked(now int64) {
+	for _, part := range p.order {
+		if part.open != nil && now >= part.open.createdMs+p.cfg.DeliveryTimeoutMs {
+			part.seal()
+		}
+		kept := part.batches[:0]
+		for _, b := range part.batches {
+			if b.state != stInFlight && now >= b.createdMs+p.cfg.DeliveryTimeoutMs {
+				p.failLocked(b, deliveryTimeout(part.tp, p.cfg.DeliveryTimeoutMs, cmp.Or(b.lastErr, part.lastErr)))
+				continue
+			}
+			kept = append(kept, b)
+		}
+		clear(part.batches[len(kept):])
+		part.batches = kept
+	}
+}
+
+// ready reports whether the open batch may be sealed and sent now.
+func (p *Producer) ready(b *batch, now int64) bool {
+	return p.cfg.LingerMs == 0 || now >= b.createdMs+p.cfg.LingerMs || len(b.buf) >= p.cfg.BatchBytes
+}
+
+// drainLocked sends every batch that may go: per leader, one request per
+// round with at most one batch of each partition (as Kafka, so a broker
+// appends an idempotent batch alone), as many rounds as the in-flight
+// limits allow.
+func (p *Producer) drainLocked(now int64) {
+	if p.closed {
+		return
+	}
+	if p.idem && !p.ident.ok {
+		if p.hasWork() {
+			p.initIdentLocked(now)
+		}
+		return
+	}
+	type dest struct {
+		leader  int32
+		addr    string
+		batches []*batch
+	}
+	for {
+		var dests []*dest
+		refresh := false
+		for _, part := range p.order {
+			if !part.hasWork(p, now) {
+				continue
+			}
+			leader, _, addr, err := p.c.meta.leader(part.tp)
+			if err != nil {
+				if errors.Is(err, errNoMetadata) {
+					err = p.c.meta.lastError()
+				}
+				part.lastErr = cmp.Or(err, part.lastErr)
+				refresh = true
+				continue
+			}
+			b := part.take(p, now)
+			if b == nil {
+				continue
+			}
+			var d *dest
+			for _, x := range dests {
+				if x.leader == leader {
+					d = x
+				}
+			}
+			if d == nil {
+				d = &dest{leader: leader, addr: addr}
+				dests = append(dests, d)
+			}
+			d.batches = append(d.batches, b)
+		}
+		if refresh {
+			p.c.meta.refresh()
+		}
+		if len(dests) == 0 {
+			return
+		}
+		for _, d := range dests {
+			p.sendLocked(d.leader, d.addr, d.batches, now)
+		}
+	}
+}
+
+// hasWork reports whether any record waits to be sent.
+func (p *Producer) hasWork() bool {
+	for _, part := range p.order {
+		if part.open != nil || len(part.batches) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWork reports whether part has a batch it could send now, leaders
+// aside.
+func (part *partition) hasWork(p *Producer, now int64) bool {
+	if now < part.retryAt || part.inflight >= p.cfg.MaxInFlight {
+		return false
+	}
+	for _, b := range part.batches {
+		if b.state != stInFlight {
+			return true
+		}
+	}
+	return part.open != nil && p.ready(part.open, now)
+}
+
+// take returns part's next batch to send, marked in flight, or nil. After
+// an error it first waits until nothing of part is in flight, then settles
+// the batches to retry: the barrier keeps a partition's batches in
+// sequence order on the wire whatever came back.
+func (part *partition) take(p *Producer, now int64) *batch {
+	if part.hasRetry() || part.needBump {
+		if part.inflight > 0 {
+			return nil
+		}
+		p.settleLocked(part)
+	}
+	var b *batch
+	for _, x := range part.batches {
+		if x.state == stNew || x.state == stResend {
+			b = x
+			break
+		}
+	}
+	if b == nil && part.open != nil && p.ready(part.open, now) {
+		part.seal()
+		b = part.batches[len(part.batches)-1]
+	}
+	if b == nil {
+		return nil
+	}
+	if b.state == stNew {
+		if part.needBump {
+			return nil // only what may have been written goes before the bump
+		}
+		p.sequenceLocked(part, b)
+	}
+	b.state = stInFlight
+	b.attempts++
+	part.inflight++
+	return b
+}
+
+// hasRetry reports whether a batch of part waits for the barrier.
+func (part *partition) hasRetry() bool {
+	for _, b := range part.batches {
+		if b.state == stRetry {
+			return true
+		}
+	}
+	return false
+}
+
+// produceCall is one produce request on its way.
+type produceCall struct {
+	p       *Producer
+	leader  int32
+	batches []*batch
+}
+
+// sendLocked puts batches in one request to leader.
+func (p *Producer) sendLocked(leader int32, addr string, batches []*batch, now int64) {
+	req := &wire.ProduceRequest{Acks: p.acks, TimeoutMs: int32(p.cfg.AckTimeoutMs), Partitions: make([]wire.ProducePartition, len(batches))}
+	for i, b := range batches {
+		req.Partitions[i] = wire.ProducePartition{Topic: b.part.tp.Topic, Partition: b.part.tp.Partition, Records: b.buf}
+	}
+	pc := &produceCall{p: p, leader: leader, batches: batches}
+	cn, err := p.c.produceConn(leader, addr)
+	if err == nil {
+		if p.acks == wire.AcksNone {
+			err = cn.send(req, 0, nil, pc.written)
+		} else {
+			err = cn.send(req, p.cfg.AckTimeoutMs, pc.answered, nil)
+		}
+	}
+	if err != nil {
+		p.requestFailedLocked(pc, err, now)
+	}
+}
+
+// written is an acks=0 request's end: written out, or not.
+func (pc *produceCall) written(err error) {
+	p := pc.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	now := p.c.clock.NowMs()
+	if err != nil {
+		p.requestFailedLocked(pc, err, now)
+	} else {
+		for _, b := range pc.batches {
+			b.part.inflight--
+			p.succeedLocked(b, 0, false)
+		}
+	}
+	p.afterLocked(now)
+}
+
+// answered is a produce request's answer, or its failure.
+func (pc *produceCall) answered(payload []byte, err error) bool {
+	p := pc.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	now := p.c.clock.NowMs()
+	if err == nil {
+		if err = wire.DecodeProduceResponseInto(payload, &p.resp); err != nil {
+			err = networkError(fmt.Sprintf("broker %d", pc.leader), err)
+		}
+	}
+	if err != nil {
+		p.requestFailedLocked(pc, err, now)
+		p.afterLocked(now)
+		return false
+	}
+	from := ""
+	for i, b := range pc.batches {
+		r := p.answerFor(b.part.tp, i)
+		b.part.inflight--
+		if r == nil {
+			if from == "" {
+				from = fmt.Sprintf("broker %d", pc.leader)
+			}
+			p.retryLocked(b, networkError(from, fmt.Errorf("%w: no answer for %s", wire.ErrMalformed, b.part.tp)), false, now)
+			continue
+		}
+		p.answerLocked(b, r, pc.leader, now)
+	}
+	p.afterLocked(now)
+	return false
+}
+
+// answerFor finds tp's answer in the decoded response, where the request
+// put it or elsewhere.
+func (p *Producer) answerFor(tp TopicPartition, i int) *wire.ProducePartitionResponse {
+	rs := p.resp.Partitions
+	if i < len(rs) && rs[i].Topic == tp.Topic && rs[i].Partition == tp.Partition {
+		return &rs[i]
+	}
+	for j := range rs {
+		if rs[j].Topic == tp.Topic && rs[j].Partition == tp.Partition {
+			return &rs[j]
+		}
+	}
+	return nil
+}
+
+// requestFailedLocked handles a request that got no answer: a broken
+// connection, a timeout. Each batch may or may not have been written; it
+// is resent with the same bytes.
+func (p *Producer) requestFailedLocked(pc *produceCall, err error, now int64) {
+	for _, b := range pc.batches {
+		b.part.inflight--
+		p.retryLocked(b, err, false, now)
+	}
+	p.c.meta.refresh()
+}
+
+// succeedLocked resolves b: its records are at base, base+1, ...
+func (p *Producer) succeedLocked(b *batch, base uint64, has bool) {
+	b.part.attempts, b.part.lastErr = 0, nil
+	p.remove(b)
+	p.resolveLocked(b, Offset{Offset: base, HasOffset: has}, nil, true)
+}
+
+// failLocked resolves b with err for good. A gap in a partition's
+// sequences follows, unless the broker proved b unwritten and nothing
+// after it was sequenced; either way the next sequence needs a new epoch
+// (Kafka bumps the epoch in both cases).
+func (p *Producer) failLocked(b *batch, err error) {
+	if p.idem && b.hasSeq {
+		b.part.needBump = true
+	}
+	p.remove(b)
+	p.resolveLocked(b, Offset{}, err, false)
+}
+
+// retryLocked sends b again later, after the backoff, unless its delivery
+// time is over.
+func (p *Producer) retryLocked(b *batch, err error, notWritten bool, now int64) {
+	part := b.part
+	if now >= b.createdMs+p.cfg.DeliveryTimeoutMs {
+		p.failLocked(b, deliveryTimeout(part.tp, p.cfg.DeliveryTimeoutMs, err))
+		return
+	}
+	b.state = stRetry
+	b.lastErr = err
+	b.notWritten = notWritten
+	part.attempts++
+	part.retryAt = now + p.back.delayMs(part.attempts-1)
+}
+
+// remove takes b out of its partition's batches.
+func (p *Producer) remove(b *batch) {
+	part := b.part
+	for i, x := range part.batches {
+		if x == b {
+			n := len(part.batches) - 1
+			copy(part.batches[i:], part.batches[i+1:])
+			part.batches[n] = nil
+			part.batches = part.batches[:n]
+			return
+		}
+	}
+}
+
+// resolveLocked queues b's outcome for the completer and frees its room.
+// off carries the base offset; each record gets its own.
+func (p *Producer) resolveLocked(b *batch, off Offset, err error, answered bool) {
+	off.Topic, off.Partition = b.part.tp.Topic, b.part.tp.Partition
+	p.done = append(p.done, completion{b: b, off: off, err: err, release: answered})
+	p.buffered -= b.bytes
+	close(p.room)
+	p.room = make(chan struct{})
+}
+
+// pushLocked hands the queued outcomes to the completer.
+func (p *Producer) pushLocked() {
+	if len(p.done) > 0 {
+		p.cq.push(p.done)
+		clear(p.done)
+		p.done = p.done[:0]
+	}
+}
+
+// flushWaiter is a Flush waiting for the batches it saw.
+type flushWaiter struct {
+	mu   sync.Mutex
+	left int
+	ch   chan struct{}
+}
+
+// completion is one batch's outcome on its way to the records' callbacks.
+type completion struct {
+	b       *batch
+	off     Offset
+	err     error
+	release bool // the broker answered: the batch may be reused
+}
+
+// completer calls outcome callbacks, in the order outcomes were decided,
+// from one goroutine, outside every lock of the client.
+type completer struct {
+	mu     sync.Mutex
+	queue  []completion
+	spare  []completion
+	closed bool
+	wake   chan struct{}
+}
+
+func newCompleter() *completer { return &completer{wake: make(chan struct{}, 1)} }
+
+// push queues outcomes.
+func (q *completer) push(cs []completion) {
+	q.mu.Lock()
+	q.queue = append(q.queue, cs...)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// close makes run return once the queue is empty.
+func (q *completer) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run calls the callbacks until closed.
+func (q *completer) run() {
+	for {
+		q.mu.Lock()
+		for len(q.queue) == 0 && !q.closed {
+			q.mu.Unlock()
+			<-q.wake
+			q.mu.Lock()
+		}
+		if len(q.queue) == 0 {
+			q.mu.Unlock()
+			return
+		}
+		cs := q.queue
+		q.queue, q.spare = q.spare[:0], nil
+		q.mu.Unlock()
+		for i := range cs {
+			cs[i].run()
+		}
+		clear(cs)
+		q.mu.Lock()
+		q.spare = cs[:0]
+		q.mu.Unlock()
+	}
+}
+
+// run calls the batch's callbacks, tells its flushers, and recycles it.
+func (c *completion) run() {
+	b := c.b
+	off := c.off
+	base := off.Offset
+	for i, done := range b.dones {
+		if c.off.HasOffset {
+			off.Offset = base + uint64(i)
+		}
+		done(off, c.err)
+	}
+	for _, w := range b.flushers {
+		w.mu.Lock()
+		w.left--
+		if w.left == 0 {
+			close(w.ch)
+		}
+		w.mu.Unlock()
+	}
+	if c.release {
+		b.release()
+	}
+}
