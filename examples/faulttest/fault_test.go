@@ -26,9 +26,10 @@ var (
 const (
 	topic      = "faults"
 	partitions = 3
-	// idempotentProducer: the producer's idempotence needs the
-	// controller's InitProducerID (branch idem), not merged here.
-	idempotentProducer = false
+	// idempotentProducer: the producer asks the controller for a producer
+	// id and the leaders' dedupe windows answer its retries; duplicates
+	// then fail the test.
+	idempotentProducer = true
 	// produceEvery and produceBurst pace the producer: produceBurst
 	// records every produceEvery, about 2,000 records a second.
 	produceEvery = 5 * time.Millisecond

@@ -52,13 +52,13 @@ func (a Acks) String() string {
 
 // Defaults of ProducerConfig, Kafka's producer's.
 const (
-	DefaultBatchBytes        = 16384     // batch.size
-	DefaultMaxInFlight       = 5         // max.in.flight.requests.per.connection
-	DefaultAckTimeoutMs      = 30000     // request.timeout.ms, which Kafka sends as the produce timeout
-	DefaultDeliveryTimeoutMs = 120000    // delivery.timeout.ms
-	DefaultMaxBufferedBytes  = 32 << 20  // buffer.memory
-	DefaultMaxRecordBytes    = 1 << 20   // max.request.size
-	maxIdempotentInFlight    = 5         // the broker remembers 5 batches per producer
+	DefaultBatchBytes        = 16384    // batch.size
+	DefaultMaxInFlight       = 5        // max.in.flight.requests.per.connection
+	DefaultAckTimeoutMs      = 30000    // request.timeout.ms, which Kafka sends as the produce timeout
+	DefaultDeliveryTimeoutMs = 120000   // delivery.timeout.ms
+	DefaultMaxBufferedBytes  = 32 << 20 // buffer.memory
+	DefaultMaxRecordBytes    = 1 << 20  // max.request.size
+	maxIdempotentInFlight    = 5        // the broker remembers 5 batches per producer
 )
 
 // ProducerConfig configures a Producer. Zero fields take the defaults.
@@ -480,16 +480,17 @@ func (p *Producer) expireLocked(now int64) {
 		if part.open != nil && now >= part.open.createdMs+p.cfg.DeliveryTimeoutMs {
 			part.seal()
 		}
-		kept := part.batches[:0]
+		// failLocked takes a batch out of part.batches: pick first, fail
+		// after, so the range never runs over a slice it is changing.
+		var expired []*batch
 		for _, b := range part.batches {
 			if b.state != stInFlight && now >= b.createdMs+p.cfg.DeliveryTimeoutMs {
-				p.failLocked(b, deliveryTimeout(part.tp, p.cfg.DeliveryTimeoutMs, cmp.Or(b.lastErr, part.lastErr)))
-				continue
+				expired = append(expired, b)
 			}
-			kept = append(kept, b)
 		}
-		clear(part.batches[len(kept):])
-		part.batches = kept
+		for _, b := range expired {
+			p.failLocked(b, deliveryTimeout(part.tp, p.cfg.DeliveryTimeoutMs, cmp.Or(b.lastErr, part.lastErr)))
+		}
 	}
 }
 
