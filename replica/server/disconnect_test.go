@@ -20,7 +20,7 @@ func TestFollowerLinkCutAndHealed(t *testing.T) {
 	var px proxies
 	c := startCluster(t, clusterOptions{
 		brokers: 3, wrap: record,
-		hostCfg: func(id int32, cfg *server.Config) { cfg.Resolve = px.resolver(id) },
+		hostCfg:   func(id int32, cfg *server.Config) { cfg.Resolve = px.resolver(id) },
 		brokerCfg: func(cfg *replica.BrokerConfig) { cfg.Replica.LagMaxMs = 2000 },
 	})
 	px.setCluster(c)
