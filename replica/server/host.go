@@ -246,7 +246,8 @@ func brokerServes(k wire.APIKey) bool {
 func controllerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIElectLeaders,
-		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat:
+		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat,
+		wire.APIInitProducerID:
 		return true
 	}
 	return false
