@@ -294,7 +294,7 @@ func (fc *fakeCluster) control(r *fakeReq) {
 		}
 		fc.metadata++
 		r.reply(resp)
-	case nil:
+	case nil, *wire.InitProducerIDRequest:
 		if fc.withhold {
 			fc.held = append(fc.held, r)
 			return
