@@ -119,8 +119,9 @@ type Client struct {
 	meta       metadata
 	seedSource *rand.Rand // seeds each backoff the client makes
 
-	fetches atomic.Int64       // fetch requests sent, for tests
-	onSleep func(ms int64)     // told when a consumer backs off, for tests
+	fetches   atomic.Int64   // fetch requests sent, for tests
+	fetchSent chan struct{}  // closed at the next fetch, made by a test waiting for one
+	onSleep   func(ms int64) // told when a consumer backs off, for tests
 }
 
 // connKey names a shared connection: the controller's, or a broker's
