@@ -13,8 +13,8 @@ import (
 
 // Defaults of ConsumerConfig, Kafka's consumer's.
 const (
-	DefaultMaxWaitMs         = 500     // fetch.max.wait.ms
-	DefaultMinBytes          = 1       // fetch.min.bytes
+	DefaultMaxWaitMs         = 500      // fetch.max.wait.ms
+	DefaultMinBytes          = 1        // fetch.min.bytes
 	DefaultMaxBytes          = 50 << 20 // fetch.max.bytes
 	DefaultPartitionMaxBytes = 1 << 20  // max.partition.fetch.bytes
 )

@@ -98,7 +98,7 @@ type initProducerIDResponse struct {
 	epoch int16
 }
 
-func (initProducerIDResponse) APIKey() wire.APIKey    { return apiInitProducerID }
+func (initProducerIDResponse) APIKey() wire.APIKey  { return apiInitProducerID }
 func (r initProducerIDResponse) Correlation() int32 { return r.corr }
 func (r initProducerIDResponse) AppendTo(dst []byte) ([]byte, error) {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(apiInitProducerID))
@@ -210,9 +210,9 @@ type fakeCluster struct {
 	leaders  map[TopicPartition]wire.LeaderAndEpoch
 	parts    map[string]int32
 	nextPID  int64
-	pids     int    // InitProducerId answered
-	metadata int    // Metadata answered
-	withhold bool   // leave InitProducerId unanswered
+	pids     int  // InitProducerId answered
+	metadata int  // Metadata answered
+	withhold bool // leave InitProducerId unanswered
 	held     []*fakeReq
 }
 

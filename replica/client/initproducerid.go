@@ -17,7 +17,7 @@ const apiInitProducerID wire.APIKey = 22
 // ProducerID i64 (-1), ProducerEpoch i16 (-1)}.
 type initProducerIDRequest struct{ corr int32 }
 
-func (initProducerIDRequest) APIKey() wire.APIKey    { return apiInitProducerID }
+func (initProducerIDRequest) APIKey() wire.APIKey  { return apiInitProducerID }
 func (r initProducerIDRequest) Correlation() int32 { return r.corr }
 func (r initProducerIDRequest) AppendTo(dst []byte) ([]byte, error) {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(apiInitProducerID))

@@ -53,13 +53,13 @@ func (a Acks) String() string {
 
 // Defaults of ProducerConfig, Kafka's producer's.
 const (
-	DefaultBatchBytes        = 16384     // batch.size
-	DefaultMaxInFlight       = 5         // max.in.flight.requests.per.connection
-	DefaultAckTimeoutMs      = 30000     // request.timeout.ms, which Kafka sends as the produce timeout
-	DefaultDeliveryTimeoutMs = 120000    // delivery.timeout.ms
-	DefaultMaxBufferedBytes  = 32 << 20  // buffer.memory
-	DefaultMaxRecordBytes    = 1 << 20   // max.request.size
-	maxIdempotentInFlight    = 5         // the broker remembers 5 batches per producer
+	DefaultBatchBytes        = 16384    // batch.size
+	DefaultMaxInFlight       = 5        // max.in.flight.requests.per.connection
+	DefaultAckTimeoutMs      = 30000    // request.timeout.ms, which Kafka sends as the produce timeout
+	DefaultDeliveryTimeoutMs = 120000   // delivery.timeout.ms
+	DefaultMaxBufferedBytes  = 32 << 20 // buffer.memory
+	DefaultMaxRecordBytes    = 1 << 20  // max.request.size
+	maxIdempotentInFlight    = 5        // the broker remembers 5 batches per producer
 )
 
 // ProducerConfig configures a Producer. Zero fields take the defaults.
