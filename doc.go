@@ -11,8 +11,9 @@
 //     RecordBatch v2 bytes (CRC-32C, varints) that never lies about its data:
 //     every file operation through a seam ([github.com/kaenlog/kaenlog/log/vfs]),
 //     a failed write or fsync never forgotten, recovery that proves the log
-//     contiguous and reports what it cut, the leader-epoch cache, the high
-//     watermark, retention and compaction.
+//     contiguous and reports what it cut, the leader-epoch cache, the
+//     idempotent producers' state (duplicates answered with their original
+//     offsets), the high watermark, retention and compaction.
 //   - [github.com/kaenlog/kaenlog/epoch]: the leader-epoch cache and
 //     [github.com/kaenlog/kaenlog/epoch.EndOffsetForEpoch], the "<=" lookup
 //     that makes truncation safe (KIP-101, KIP-279).

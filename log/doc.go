@@ -24,6 +24,7 @@
 //	    recovery-point-offset-checkpoint      offsets below it are on disk
 //	    log-start-offset-checkpoint           the log start offset
 //	    leader-epoch-checkpoint               the leader-epoch cache (Kafka's format)
+//	    00000000000000004127.snapshot         producer state as of offset 4127 (a few of these)
 //	    .kafka_cleanshutdown                  written last by Close, deleted first by Open
 //	    .lock                                 the directory lock, holding the holder's pid
 //	    verify-from-offset-checkpoint         only after damage was found in a trusted segment
@@ -121,6 +122,31 @@
 //
 // The lock file holds the decimal pid of the process holding the lock.
 //
+// A producer-state snapshot (producer_snapshot.go; kaenlog's own format,
+// big-endian) holds the state of every producer as of the offset in its
+// name, the state the batches below that offset build:
+//
+//	offset width field
+//	     0     2 version       1
+//	     2     4 crc           CRC-32C of bytes [6, end)
+//	     6     8 offset        the offset in the file name
+//	    14     4 producers     how many follow
+//	    18     - per producer, by ascending producer id:
+//	             8 producerId    >= 0
+//	             2 epoch         >= 0
+//	             1 batches       1 to 5, oldest first, 32 bytes each:
+//	               4 firstSeq      >= 0
+//	               4 lastSeq       firstSeq + lastOffset - firstOffset, wrapping at MaxInt32
+//	               8 firstOffset   above the previous batch's lastOffset
+//	               8 lastOffset    >= firstOffset, below the snapshot's offset
+//	               8 maxTimestamp
+//
+// Every count is checked against the bytes left before anything is
+// allocated, every field against its range, and a file with a byte to
+// spare is refused, so the encoding is canonical. It is replaced like a
+// checkpoint, except at a segment roll, where it is renamed into place
+// without an fsync (a torn copy fails its CRC and is ignored).
+//
 // # Appends
 //
 // AppendAsLeader validates every batch of a producer's request in one
@@ -141,12 +167,90 @@
 // nothing. It is not all-or-nothing for crashes: a crash can keep a prefix
 // of its batches, and recovery keeps whole batches only.
 //
+// A batch with a producer id is also checked against the producer state
+// before anything is written, and must be the only batch of its append;
+// see Producer state.
+//
 // The leader-epoch cache lives in the log (Kafka's UnifiedLog owns it too).
 // An append assigns the epochs of its batches in the pass that verifies
 // them and writes the leader-epoch checkpoint before writing the batches,
 // so that after any crash every batch's epoch is in the checkpoint.
 // AssignEpoch is the leader's entry at its LEO; truncation takes entries
 // along; epochs never go backwards in the log (an older epoch is refused).
+//
+// # Producer state
+//
+// The log owns the state of Kafka's idempotent producers, as it owns the
+// leader-epoch cache, because the batches build it and truncation must cut
+// it with them. For every producer id it holds the producer epoch and the
+// metadata of the producer's last five batches of that epoch: first and
+// last sequence, first and last offset, max timestamp (Kafka's
+// ProducerStateEntry, NUM_BATCHES_TO_RETAIN = 5). Producers and Producer
+// show it.
+//
+// AppendAsLeader applies Kafka's rules (UnifiedLog's
+// analyzeAndValidateProducerState, ProducerAppendInfo) to a batch with a
+// producer id, before anything is written:
+//
+//   - it must be the only batch of its append (ErrInvalidRecord): Kafka's
+//     producers send one batch per partition per request;
+//   - the same epoch and the same sequence range as one of the five cached
+//     batches is a duplicate: nothing is written, and AppendInfo.Duplicate
+//     carries the original batch's offsets, which Kafka answers a retry
+//     with;
+//   - an epoch below the known one is ErrInvalidProducerEpoch;
+//   - a newer epoch must start at sequence 0, else ErrOutOfOrderSequence;
+//   - the same epoch must continue at the last sequence plus one, wrapping
+//     from MaxInt32 to 0, else ErrOutOfOrderSequence;
+//   - a producer the log has no state for may start at any epoch and
+//     sequence (Kafka accepts it: retention may have taken its batches).
+//
+// A refused append changes nothing. AppendAsFollower applies the leader's
+// producer fields without checks, as Kafka does for replicated appends, so
+// a follower that becomes the leader answers retries as its leader would
+// have. Batches without a producer id (or with its epoch or sequence
+// unset) and control batches leave the state alone.
+//
+// Truncation leaves the state exactly as if the cut batches had never been
+// appended: a producer whose last batch is cut takes its state from the
+// log (the newest snapshot at or below the new end, then the batch headers
+// after it, as Kafka's truncateAndReload does) or is forgotten; every
+// other producer is untouched. TruncateFullyAndStartAt forgets every
+// producer. Retention keeps the state, as Kafka does, until it expires:
+// RemoveExpiredProducers(nowMs) forgets a producer whose last batch's
+// timestamp is Options.ProducerIDExpirationMs or more before nowMs (Kafka's
+// producer.id.expiration.ms, one day), but never one with a batch at or
+// above the high watermark, whose retry must still be recognised.
+//
+// The state reaches disk as a snapshot (see On-disk formats): with the
+// recovery-point checkpoint, in the same atomic write, whenever the
+// recovery point is the LEO (Flush, CheckpointRecoveryPoint, Open after a
+// crash); at Close; and, without an fsync, at every segment roll, to spare
+// truncation work. The log keeps the durable one and the newest few others
+// (a truncation below the oldest rebuilds from the log's first batch);
+// retention deletes those of the segments it deletes, a truncation those
+// past its new end, durably, before anything can be appended over them.
+//
+// Open after a clean shutdown loads the snapshot at the log end and reads
+// no batch. After a crash it loads the newest snapshot at or below the
+// recovery point and replays only the batches past it, in the pass that
+// verifies them. A missing, damaged or too-new snapshot is never taken as
+// "no producers": the state is rebuilt from an older snapshot, or the log's
+// first batch, by reading batch headers, and the report says so
+// (RecoveryReport.ProducerStateRebuilt). Snapshots past the recovered log
+// end are deleted, durably.
+//
+// Where kaenlog differs from Kafka: its snapshot keeps all five batches of
+// a producer (Kafka's keeps the last), so that a retry of any of them after
+// a restart is still a duplicate; it keeps a few snapshots rather than one
+// per segment, so that Open lists no more files than segments and indexes
+// and stays inside its budget; Open expires nothing (it has no clock: the
+// replica's next RemoveExpiredProducers does); and there are no
+// transactions (no control batches, coordinator epochs or last stable
+// offset). Compaction rewrites batches but not the state, so a rebuild
+// from a compacted log may know less of a producer whose batches it
+// emptied (Kafka's cleaner keeps each producer's last batch; kaenlog's
+// compaction does not).
 //
 // # Durability
 //
@@ -156,13 +260,15 @@
 // power loss. Flush forces everything out on demand and writes the recovery
 // point: every offset below it is on disk, segments and the directory
 // entries naming them. Under SyncEveryAppend appends advance the recovery
-// point in memory; Flush, CheckpointRecoveryPoint and Close write it.
+// point in memory; Flush, CheckpointRecoveryPoint and Close write it, with
+// the producer-state snapshot at it.
 // TruncateTo makes its cut durable before it returns, whatever the policy: a
 // truncation a power cut undid could otherwise leave an old segment
 // overlapping one rolled after it.
 //
-// Close makes everything durable (segments, index files, every checkpoint)
-// and then writes the clean-shutdown marker. On a full disk Close cannot
+// Close makes everything durable (segments, index files, every
+// checkpoint, the producer-state snapshot) and then writes the
+// clean-shutdown marker. On a full disk Close cannot
 // write its checkpoints: the old ones stand (with no HW checkpoint the HW
 // is 0 after the restart, so retention frees nothing until the replica
 // layer learns the HW again), no marker is written, and Close still closes
@@ -219,6 +325,9 @@
 // Open verifies that segment too and refuses (or, with Repair, cuts). Older
 // segments' files are kept open only up to Options.MaxOpenSegments, least
 // recently used first.
+//
+// The producer state is the snapshot's, with the batches past it replayed
+// in the same pass (see Producer state).
 //
 // The leader-epoch cache is the checkpoint's, without entries at or past
 // the recovered LEO; a missing or empty checkpoint beside a non-empty log
@@ -305,8 +414,8 @@
 // errors.Is: ErrOffsetOutOfRange, ErrNotAtLogEnd, ErrClosed, ErrLogFailed,
 // ErrLocked, ErrDamageBelowRecoveryPoint, ErrHighWatermarkBackwards,
 // ErrHighWatermarkBeyondEnd, ErrBadCheckpoint, ErrInvalidBatch,
-// ErrInvalidArgument, ErrBatchTooLarge, ErrUnsupportedCompression and
-// ErrInvalidRecord; corrupt input is a *CorruptError that matches
+// ErrInvalidArgument, ErrBatchTooLarge, ErrUnsupportedCompression,
+// ErrInvalidRecord, ErrInvalidProducerEpoch and ErrOutOfOrderSequence; corrupt input is a *CorruptError that matches
 // ErrCorrupt and one specific sentinel (ErrBadCRC, ErrTruncated, ErrHole,
 // ErrEpochMismatch, ...), with File set when the storage found it in a
 // segment file. Nothing panics on bad input. Benchmark figures are in

@@ -77,13 +77,25 @@ type Log struct {
 
 	report RecoveryReport // what Open found; read-only after Open
 
+	// Producer state (producer_state.go), writer only (writeMu): every
+	// idempotent producer's epoch and last batches, as the log's batches
+	// build it.
+	producers    producerMap
+	producersGen uint64 // bumped at every change of producers
+	// snapshots are the offsets of the producer-state snapshot files in
+	// the directory, ascending; snapDurable is the newest one written with
+	// an fsync, and the state it holds.
+	snapshots   []uint64
+	snapDurable snapshotMark
+
 	// Writer scratch, guarded by writeMu, reused so appends do not allocate.
-	headerScratch []byte       // BatchHeaderSize bytes for reading stored headers
-	newEntries    []indexEntry // index entries of the append in progress
-	entryBytes    []byte       // their encoding
-	filler        []byte       // an empty batch a follower writes over a gap
-	maxTimestamps []int64      // per batch of a leader append, from validation
-	assignments   []epochStart // epochs a follower append assigns
+	headerScratch []byte          // BatchHeaderSize bytes for reading stored headers
+	newEntries    []indexEntry    // index entries of the append in progress
+	entryBytes    []byte          // their encoding
+	filler        []byte          // an empty batch a follower writes over a gap
+	maxTimestamps []int64         // per batch of a leader append, from validation
+	assignments   []epochStart    // epochs a follower append assigns
+	producerBatch []producerBatch // producer batches of a follower append
 }
 
 // onDisk is the value an offset checkpoint file holds, if known.
@@ -161,6 +173,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		eagerHW:       true,
 		epochs:        epoch.New(),
 		headerScratch: make([]byte, BatchHeaderSize),
+		producers:     producerMap{},
 	}
 	if err := l.recover(); err != nil {
 		return nil, errors.Join(err, l.closeFiles(), lock.Close())
@@ -344,15 +357,32 @@ func (l *Log) lowerRecoveryPoint(off uint64) error {
 }
 
 // writeRecoveryPoint writes the in-memory recovery point to its checkpoint
-// if it differs. The caller holds writeMu.
+// if it differs, and with it (in the same atomic write) the producer-state
+// snapshot at the recovery point when that is the LEO and the newest
+// durable snapshot is not already this state there. The caller holds
+// writeMu.
 func (l *Log) writeRecoveryPoint() error {
-	if l.rpOnDisk.holds(l.recoveryPoint) {
+	var files []checkpointFile
+	snap, withSnap := checkpointFile{}, false
+	if l.recoveryPoint == l.endOffset() {
+		snap, withSnap = l.snapshotFile()
+	}
+	if withSnap {
+		files = append(files, snap)
+	}
+	if !l.rpOnDisk.holds(l.recoveryPoint) {
+		files = append(files, checkpointFile{recoveryPointFileName, formatCheckpoint(l.recoveryPoint)})
+	}
+	if len(files) == 0 {
 		return nil
 	}
-	if err := l.writeCheckpoints(checkpointFile{recoveryPointFileName, formatCheckpoint(l.recoveryPoint)}); err != nil {
+	if err := l.writeCheckpoints(files...); err != nil {
 		return err
 	}
 	l.rpOnDisk = onDisk{l.recoveryPoint, true}
+	if withSnap {
+		return l.snapshotWritten(l.recoveryPoint)
+	}
 	return nil
 }
 
@@ -424,7 +454,8 @@ func (l *Log) syncSegments() error {
 }
 
 // Close flushes the log and checkpoints it (segments, index files, the HW,
-// the recovery point, the log start, the leader epochs), writes the
+// the recovery point, the log start, the leader epochs, the producer
+// state), writes the
 // clean-shutdown marker last, closes the files and releases the directory
 // lock. The next Open then trusts the directory without reading segments.
 //
@@ -486,6 +517,12 @@ func (l *Log) checkpointAll() error {
 	// read here, as any checkpoint does.
 	hw := l.HighWatermark()
 	var files []checkpointFile
+	// The producer state at the LEO (the recovery point, after the sync
+	// above): the next Open loads it instead of reading any batch.
+	snap, withSnap := l.snapshotFile()
+	if withSnap {
+		files = append(files, snap)
+	}
 	if !l.rpOnDisk.holds(l.recoveryPoint) {
 		files = append(files, checkpointFile{recoveryPointFileName, formatCheckpoint(l.recoveryPoint)})
 	}
@@ -504,6 +541,11 @@ func (l *Log) checkpointAll() error {
 		}
 	}
 	l.rpOnDisk, l.hwOnDisk, l.startOnDisk, l.epochsOnDisk = onDisk{l.recoveryPoint, true}, onDisk{hw, true}, onDisk{l.start, true}, l.epochs
+	if withSnap {
+		if err := l.snapshotWritten(l.recoveryPoint); err != nil {
+			return err
+		}
+	}
 	return l.writeCheckpoints(checkpointFile{cleanShutdownFileName, appendShutdownRecord(nil, rec)})
 }
 

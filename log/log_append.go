@@ -28,6 +28,12 @@ type AppendInfo struct {
 	// MaxTimestamp is the largest MaxTimestamp of the batches, -1 when
 	// nothing was appended.
 	MaxTimestamp int64
+	// Duplicate is true when AppendAsLeader recognised the batch as a
+	// retry of one of its producer's last ProducerBatchesRetained batches
+	// (same producer id, epoch and sequence range) and wrote nothing:
+	// FirstOffset and NextOffset are then the original batch's, as Kafka
+	// answers a duplicate with the original offsets, and the counts are 0.
+	Duplicate bool
 }
 
 // AppendAsLeader appends one or more whole batches as the partition leader
@@ -46,6 +52,15 @@ type AppendInfo struct {
 // Kafka does). The stored bytes are exactly what the caller's slice then
 // holds. An epoch newer than the cache's latest is assigned at the first
 // offset, and the leader-epoch checkpoint written, before any byte.
+//
+// A batch with a producer id (an idempotent producer's) must be the only
+// batch of its append (ErrInvalidRecord: Kafka's producers send one batch
+// per partition per request), and is checked against the producer's state
+// before anything is written (see "Producer state" in the package doc): a
+// stale producer epoch is ErrInvalidProducerEpoch, a sequence that does not
+// follow ErrOutOfOrderSequence, and a retry of one of its last batches is
+// not written again but answered with the original's offsets
+// (AppendInfo.Duplicate, no error).
 //
 // On any error before the write the log is unchanged, and on a
 // validation error the slice is unchanged too. A multi-batch append is
@@ -76,6 +91,8 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	}
 	next, maxTs := first, int64(noTimestamp)
 	l.maxTimestamps = l.maxTimestamps[:0]
+	var idem producerBatch // the idempotent batch, if any
+	idempotent := false
 	for pos := 0; pos < len(batches); {
 		h, err := validateLeaderBatch(batches[pos:], l.opts.MaxBatchBytes)
 		if err != nil {
@@ -85,12 +102,29 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 		if next+uint64(h.LastOffsetDelta) >= math.MaxInt64 {
 			return info, fmt.Errorf("log: batch at byte %d would take the log end past offset %d: %w", pos, int64(math.MaxInt64), ErrBadOffset)
 		}
+		if h.ProducerID >= 0 {
+			h.BaseOffset = next // where it will be written
+			idem, idempotent = producerBatchOf(&h)
+		}
 		next += uint64(h.LastOffsetDelta) + 1
 		maxTs = max(maxTs, h.MaxTimestamp)
 		l.maxTimestamps = append(l.maxTimestamps, h.MaxTimestamp)
 		info.Records += int(h.RecordCount)
 		info.Batches++
 		pos += h.Size()
+	}
+	if idempotent {
+		refused := AppendInfo{FirstOffset: first, NextOffset: first, LastEpoch: -1, MaxTimestamp: noTimestamp}
+		if info.Batches > 1 {
+			return refused, fmt.Errorf("log: an idempotent producer's batch must be alone in its append, this one has %d batches: %w", info.Batches, ErrInvalidRecord)
+		}
+		dup, err := l.producers.check(&idem)
+		if err != nil {
+			return refused, err
+		}
+		if dup != nil {
+			return AppendInfo{FirstOffset: dup.FirstOffset, NextOffset: dup.LastOffset + 1, LastEpoch: -1, MaxTimestamp: noTimestamp, Duplicate: true}, nil
+		}
 	}
 	seg, err := l.segmentForAppend(first, next, len(batches))
 	if err != nil {
@@ -114,6 +148,10 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	}
 	if err := l.write(seg, nil, batches, next, maxTs); err != nil {
 		return info, err
+	}
+	if idempotent {
+		l.producers.apply(&idem)
+		l.producersGen++
 	}
 	info.NextOffset, info.Bytes, info.LastEpoch, info.MaxTimestamp = next, len(batches), leaderEpoch, maxTs
 	return info, nil
@@ -139,7 +177,10 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 //
 // New epochs are assigned in the cache, and the leader-epoch checkpoint
 // written, before the batch bytes: after any crash every batch's epoch is
-// in the checkpoint. On any error before the write the log is unchanged. An
+// in the checkpoint. The producer state takes the batches' producer
+// fields as they are, without the leader's sequence checks (Kafka does not
+// validate a replicated append). On any error before the write the log is
+// unchanged. An
 // empty slice (a fetch that returned nothing) is a no-op. In eager-HW mode
 // the HW moves to the new LEO.
 func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
@@ -163,6 +204,7 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 	latest, haveLatest := l.epochs.LatestEpoch()
 	latestStart, _ := l.epochs.StartOffsetOf(latest)
 	l.assignments = l.assignments[:0]
+	l.producerBatch = l.producerBatch[:0]
 	next, maxTs := first, int64(noTimestamp)
 	var firstEpoch int32
 	for pos := 0; pos < len(batches); {
@@ -197,6 +239,9 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 		prevEpoch = e
 		next = h.NextOffset()
 		maxTs = max(maxTs, h.MaxTimestamp)
+		if b, ok := producerBatchOf(&h); ok {
+			l.producerBatch = append(l.producerBatch, b)
+		}
 		info.Records += int(h.RecordCount)
 		info.Batches++
 		pos += h.Size()
@@ -220,6 +265,12 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 	}
 	if err := l.write(seg, filler, batches, next, maxTs); err != nil {
 		return info, err
+	}
+	for i := range l.producerBatch {
+		l.producers.apply(&l.producerBatch[i])
+	}
+	if len(l.producerBatch) > 0 {
+		l.producersGen++
 	}
 	info.NextOffset, info.Bytes, info.LastEpoch, info.MaxTimestamp = next, len(filler)+len(batches), prevEpoch, maxTs
 	return info, nil
@@ -336,6 +387,12 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	l.fileMu.Lock()
 	l.evictTo(l.opts.MaxOpenSegments - 1)
 	l.fileMu.Unlock()
+	// The producer state as of the new segment's base, as Kafka snapshots
+	// it at every roll: a truncation into the new segment then replays
+	// that segment only.
+	if err := l.writeRollSnapshot(first); err != nil {
+		return nil, err
+	}
 	s, err := createSegmentFiles(l.fs, l.dir, first)
 	if err != nil {
 		return nil, l.fail(err)

@@ -86,7 +86,14 @@ func (l *Log) TruncateTo(offset uint64) error {
 	if err := l.truncateSegments(si, pos, newLEO); err != nil {
 		return err
 	}
-	if removed {
+	// Producer-state snapshots past the new LEO describe batches that are
+	// gone: deleted durably (with the cut, below) before anything can be
+	// appended over them.
+	snapsRemoved, err := l.removeSnapshotsOutside(0, newLEO)
+	if err != nil {
+		return err
+	}
+	if removed || snapsRemoved {
 		l.dirDirty = true
 	}
 	// The cut is made durable now, whatever the SyncPolicy: if a crash
@@ -105,7 +112,46 @@ func (l *Log) TruncateTo(offset uint64) error {
 		}
 		l.dirDirty = false
 	}
-	return l.truncateEpochs(newLEO)
+	if err := l.truncateEpochs(newLEO); err != nil {
+		return err
+	}
+	return l.truncateProducers(newLEO)
+}
+
+// truncateProducers makes the producer state what the batches below leo
+// build, as if the cut batches had never been appended: a producer whose
+// last batch lies at or past leo gets its state from the log (the newest
+// producer-state snapshot at or below leo, then the batch headers after
+// it, as Kafka's truncateAndReload does), or is forgotten if the log has
+// none of its batches left; every other producer is untouched. The caller
+// holds writeMu.
+func (l *Log) truncateProducers(leo uint64) error {
+	affected := false
+	for _, e := range l.producers {
+		if e.last().LastOffset >= leo {
+			affected = true
+			break
+		}
+	}
+	if !affected {
+		return nil
+	}
+	m, _, _, _, _, err := l.producerStateAt(leo)
+	if err != nil {
+		return err
+	}
+	for id, e := range l.producers {
+		if e.last().LastOffset < leo {
+			continue
+		}
+		if rebuilt, ok := m[id]; ok {
+			l.producers[id] = rebuilt
+		} else {
+			delete(l.producers, id)
+		}
+	}
+	l.producersGen++
+	return nil
 }
 
 // truncateEpochs drops the epoch entries starting at or after leo, writing
@@ -274,6 +320,13 @@ func (l *Log) truncateFully(off uint64) error {
 	if err := l.adoptEpochs(epoch.New()); err != nil {
 		return err
 	}
+	// No producer state survives (Kafka's truncateFullyAndStartAt), nor
+	// any snapshot of it; the directory sync below makes that durable.
+	if _, err := l.removeSnapshotsOutside(math.MaxUint64, 0); err != nil {
+		return err
+	}
+	l.producers = producerMap{}
+	l.producersGen++
 	for len(l.segments) > 0 {
 		last := l.segments[len(l.segments)-1]
 		if len(l.segments) == 1 {
@@ -387,6 +440,13 @@ func (l *Log) advanceStart(off uint64, n int) error {
 			return err
 		}
 		l.dirDirty = true
+	}
+	if n > 0 {
+		// Producer-state snapshots go with their segments; the producers'
+		// state stays, as in Kafka, until it expires.
+		if _, err := l.removeSnapshotsOutside(l.segments[0].base, math.MaxUint64); err != nil {
+			return err
+		}
 	}
 	if n > 0 && l.opts.Sync == SyncEveryAppend {
 		if err := l.fs.SyncDir(l.dir); err != nil {

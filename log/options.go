@@ -89,6 +89,11 @@ type Options struct {
 	// instead of refusing with ErrBadCheckpoint. Recovery then reports
 	// LostFlushedData, so the replica layer can tell the controller.
 	Repair bool
+	// ProducerIDExpirationMs is how long a producer's state outlives its
+	// last batch's timestamp before RemoveExpiredProducers forgets it
+	// (Kafka's producer.id.expiration.ms). 0 means
+	// DefaultProducerIDExpirationMs; it must not be negative.
+	ProducerIDExpirationMs int64
 	// FS is the file system; nil means vfs.OS().
 	FS vfs.FS
 }
@@ -128,6 +133,12 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.MaxOpenSegments < 0 {
 		return o, fmt.Errorf("log: MaxOpenSegments %d is negative: %w", o.MaxOpenSegments, ErrInvalidArgument)
+	}
+	if o.ProducerIDExpirationMs == 0 {
+		o.ProducerIDExpirationMs = DefaultProducerIDExpirationMs
+	}
+	if o.ProducerIDExpirationMs < 0 {
+		return o, fmt.Errorf("log: ProducerIDExpirationMs %d is negative: %w", o.ProducerIDExpirationMs, ErrInvalidArgument)
 	}
 	if o.FS == nil {
 		o.FS = vfs.OS()

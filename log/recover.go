@@ -86,10 +86,12 @@ type scanResult struct {
 // indexable (relative offset and position within 32 bits); epochs as ec
 // checks them; and, when haveWant, the last ending exactly at wantNext (the
 // next segment's base: ErrHole if before, ErrBadOffset if after). It rebuilds the index
-// entries as it goes. buf is a reusable read buffer; the possibly grown
-// one is returned. The error is an I/O failure; damage is in the result.
+// entries as it goes, and hands every batch it keeps to pr (if not nil),
+// which replays the producer state. buf is a reusable read buffer; the
+// possibly grown one is returned. The error is an I/O failure; damage is
+// in the result.
 func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext uint64, haveWant bool,
-	interval int, ec *epochCheck, buf []byte) (scanResult, []byte, error) {
+	interval int, ec *epochCheck, pr *producerReplay, buf []byte) (scanResult, []byte, error) {
 	res := scanResult{next: base, maxTimestamp: noTimestamp}
 	bad := func(pos int64, err error) {
 		res.bad = &CorruptError{File: name, Pos: int(pos), Err: err}
@@ -171,6 +173,7 @@ func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext 
 		if indexEntryDue(res.entries, pos, interval) {
 			res.entries = append(res.entries, indexEntry{rel: uint32(h.BaseOffset - base), pos: uint32(pos)})
 		}
+		pr.batch(&h)
 		res.next = h.NextOffset()
 		res.maxTimestamp = max(res.maxTimestamp, h.MaxTimestamp)
 		res.batches++
@@ -214,6 +217,9 @@ func countBatches(f vfs.File, pos, size int64) (int, error) {
 // marker write.
 func isOwnedTemp(name string) bool {
 	stem, ok := strings.CutSuffix(name, checkpointTempSuffix)
+	if _, snap := parseStem(stem, producerSnapshotSuffix); ok && snap {
+		return true
+	}
 	return ok && slices.Contains(ownedTempFiles, stem)
 }
 
@@ -239,6 +245,10 @@ type recovery struct {
 	epochsFound bool
 	marker      *shutdownRecord
 	dirty       bool // directory entries changed: sync at the end
+	// pr replays the producer state in the verification pass (unclean
+	// Open); deadSnapshots are producer-state snapshots that did not load.
+	pr            *producerReplay
+	deadSnapshots []uint64
 }
 
 // recover brings the directory to a state the log can trust, filling in
@@ -283,12 +293,15 @@ func (rc *recovery) list() error {
 			rc.bases = append(rc.bases, base)
 		} else if base, ok := parseStem(e.Name, indexSuffix); ok {
 			rc.indexBases = append(rc.indexBases, base)
+		} else if off, ok := parseStem(e.Name, producerSnapshotSuffix); ok {
+			rc.l.snapshots = append(rc.l.snapshots, off)
 		} else {
 			rc.names[e.Name] = true
 		}
 	}
 	slices.Sort(rc.bases)
 	slices.Sort(rc.indexBases)
+	slices.Sort(rc.l.snapshots)
 	return nil
 }
 
@@ -556,6 +569,13 @@ func (rc *recovery) unclean() error {
 		segs = l.segments
 	}
 
+	// The producer state: the snapshot at the recovery point, and the
+	// batches the pass verifies replayed onto it.
+	from, err := rc.startProducerReplay(from)
+	if err != nil {
+		return err
+	}
+
 	var buf []byte
 	for i := from; i < len(segs); i++ {
 		s := segs[i]
@@ -570,7 +590,7 @@ func (rc *recovery) unclean() error {
 		}
 		last := i == len(segs)-1
 		var res scanResult
-		res, buf, err = scanSegment(f, s.name(), s.base, size, s.next, !last, l.opts.IndexIntervalBytes, ec, buf)
+		res, buf, err = scanSegment(f, s.name(), s.base, size, s.next, !last, l.opts.IndexIntervalBytes, ec, rc.pr, buf)
 		if err != nil {
 			return err
 		}
@@ -806,6 +826,9 @@ func (rc *recovery) finish() error {
 	if rc.hwFound && rc.hw > leo {
 		r.HighWatermarkClamped, r.HighWatermarkCheckpoint = true, rc.hw
 	}
+	if err := rc.finishProducers(); err != nil {
+		return err
+	}
 	if !r.Clean {
 		if err := l.writeRecoveryPoint(); err != nil {
 			return err
@@ -866,7 +889,7 @@ func (l *Log) verify(s *segment) error {
 		bad = &CorruptError{File: s.name(), Pos: int(min(size, s.size)), Err: cause}
 	} else {
 		ec := newEpochCheck(l.epochs.Entries(), nil, l.start)
-		res, l.verifyBuf, err = scanSegment(s.log, s.name(), s.base, size, s.next, true, l.opts.IndexIntervalBytes, ec, l.verifyBuf)
+		res, l.verifyBuf, err = scanSegment(s.log, s.name(), s.base, size, s.next, true, l.opts.IndexIntervalBytes, ec, nil, l.verifyBuf)
 		if err != nil {
 			return l.fail(err)
 		}

@@ -57,6 +57,26 @@ type RecoveryReport struct {
 	// below the recovery point: records that had been flushed are gone, and
 	// the replica layer must tell the controller.
 	LostFlushedData bool
+	// ProducerSnapshot is the offset of the producer-state snapshot Open
+	// started the producer state from; HaveProducerSnapshot is false when
+	// it started from the log's first batch instead.
+	ProducerSnapshot     uint64
+	HaveProducerSnapshot bool // a producer-state snapshot was loaded
+	// ProducerBatchesReplayed counts the producer batches past that
+	// snapshot whose producer fields Open applied.
+	ProducerBatchesReplayed int
+	// ProducerStateRebuilt is true when the snapshot Open wanted (at the
+	// log end after a clean shutdown, at the recovery point otherwise) was
+	// missing, damaged or past the recovered log end, so the producer
+	// state was rebuilt from an older snapshot, or the log's first batch,
+	// by reading batch headers. It is never taken as "no producers".
+	ProducerStateRebuilt bool
+	// ProducerSnapshotsIgnored names the producer-state snapshot files
+	// Open deleted because they did not load or lay past the recovered
+	// log end, with why.
+	ProducerSnapshotsIgnored []string
+	// Producers is how many producers the producer state holds.
+	Producers int
 	// StartOffset, EndOffset and HighWatermark are the log's offsets after
 	// recovery.
 	StartOffset, EndOffset, HighWatermark uint64
@@ -136,6 +156,17 @@ func (r RecoveryReport) String() string {
 	if r.LostFlushedData {
 		line("LOST FLUSHED DATA: repaired by cutting below the recovery point")
 	}
+	for _, what := range r.ProducerSnapshotsIgnored {
+		line("ignored producer-state snapshot %s", what)
+	}
+	if r.ProducerStateRebuilt {
+		line("producer state rebuilt from the batch headers: the snapshot it wanted was not usable")
+	}
+	from := "the first batch"
+	if r.HaveProducerSnapshot {
+		from = fmt.Sprintf("the snapshot at %d", r.ProducerSnapshot)
+	}
+	line("producer state: %d producers, from %s and %d producer batches after it", r.Producers, from, r.ProducerBatchesReplayed)
 	line("log start %d, log end %d, high watermark %d", r.StartOffset, r.EndOffset, r.HighWatermark)
 	return b.String()
 }

@@ -171,15 +171,15 @@ func walkProducerRecords(b []byte, n int32) (lo, hi int64, err error) {
 
 // fastRecords checks records i, i+1, ... of b from position p for as long as
 // each one is valid and simple: it starts at least 16 bytes before the end
-// of the batch, and its varints take at most two bytes (so fewer than 64
-// headers). It returns where it stopped (position, index) and lo and hi
+// of the batch, and its varints other than the timestampDelta take at most
+// two bytes (so values and keys below 8 KiB, fewer than 64 headers). It returns where it stopped (position, index) and lo and hi
 // extended by the timestamp deltas it saw. It accepts only records
 // checkRecord accepts, with the same end and timestamp; anything else it
 // leaves to checkRecord.
 //
 // This is the hot loop of a leader's append, written for few instructions:
 // the first bytes of a record (length, attributes, timestampDelta,
-// offsetDelta: at most 7 bytes here) are decoded from one 8-byte word, and
+// offsetDelta: at most 8 bytes here) are decoded from one 8-byte word, and
 // varints stay zigzag-encoded where only a comparison is needed (offsetDelta
 // i is 2i; a null length is 1 and a length n >= 0 is 2n, so the bytes to
 // skip are u>>1 for both). Reads never leave b: the word and the key length
@@ -206,14 +206,17 @@ func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, 
 		if u&1 != 0 || end > len(b) {
 			break
 		}
-		// timestampDelta: deltas of 8192 ms and more (event times, long
-		// lingers) take three bytes or more, out of line.
+		// timestampDelta: up to 3 bytes (deltas below 17 minutes) from x,
+		// longer ones (event times) out of line.
 		var ts int64
 		if x&0x80 == 0 {
 			ts, x, k = int64(x&0x7f>>1)^-int64(x&1), x>>8, k+1
 		} else if x&0x8000 == 0 {
 			u = x&0x7f | x>>1&0x3f80
 			ts, x, k = int64(u>>1)^-int64(u&1), x>>16, k+2
+		} else if x&0x800000 == 0 {
+			u = x&0x7f | x>>1&0x3f80 | x>>2&0x1fc000
+			ts, x, k = int64(u>>1)^-int64(u&1), x>>24, k+3
 		} else if ts, x, k = longTimestampDelta(b, k, end); k < 0 {
 			break
 		}

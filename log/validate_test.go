@@ -397,6 +397,7 @@ func TestValidateLeaderBatchAcceptsValidBatches(t *testing.T) {
 		{"values of 8 KiB and more (three-byte lengths)", shape(5, func(i int) Record { return Record{Value: value(8192 + i)} })},
 		{"negative timestamp deltas", shape(100, func(i int) Record { return Record{TimestampDelta: -int64(i), Value: value(20)} })},
 		{"timestamp deltas of three and more bytes", shape(100, func(i int) Record { return Record{TimestampDelta: int64(i) << 20, Value: value(20)} })},
+		{"timestamp deltas of three bytes", shape(100, func(i int) Record { return Record{TimestampDelta: 8192 + int64(i)*9000 - 500_000, Value: value(20)} })},
 		{"only negative timestamp deltas", shape(3, func(i int) Record { return Record{TimestampDelta: -5 - int64(i)} })},
 		{"headers", shape(100, func(i int) Record {
 			return Record{Key: []byte("k"), Value: value(30), Headers: []Header{{Key: "trace", Value: []byte("x")}, {Key: "null"}, {Key: "", Value: []byte{}}}}
@@ -556,7 +557,21 @@ func TestValidateFastPathCoversUsualShapes(t *testing.T) {
 			Headers: []Header{{Key: "trace-id", Value: []byte("0af7651916cd43dd8448eb211c80319c")}}}
 	}
 	headers.SetSequentialOffsetDeltas()
-	for name, b := range map[string]*Batch{"benchmark 100": benchBatch(100), "benchmark 1000": benchBatch(1000), "keys and headers": headers} {
+	timestamps := func(delta func(i int) int64) *Batch {
+		b := benchBatch(200)
+		for i := range b.Records {
+			b.Records[i].TimestampDelta = delta(i)
+		}
+		return b
+	}
+	for name, b := range map[string]*Batch{
+		"benchmark 100":               benchBatch(100),
+		"benchmark 1000":              benchBatch(1000),
+		"keys and headers":            headers,
+		"three-byte timestamp deltas": timestamps(func(i int) int64 { return 8192 + int64(i)*4000 }),
+		"event-time timestamp deltas": timestamps(func(i int) int64 { return int64(i%7-3) << (20 + i%20) }),
+		"negative timestamp deltas":   timestamps(func(i int) int64 { return -int64(i) * 77 }),
+	} {
 		buf := vdEncode(t, b)
 		p, i, _, _ := fastRecords(buf, BatchHeaderSize, 0, int32(len(b.Records)), math.MaxInt64, math.MinInt64)
 		if len(buf)-p > 16 && int(i) < len(b.Records) {
@@ -612,13 +627,15 @@ func vdRandomBatch(rng *rand.Rand) *Batch {
 	for i := range b.Records {
 		r := &b.Records[i]
 		r.Attributes = int8(rng.IntN(3) - 1)
-		switch rng.IntN(4) {
+		switch rng.IntN(5) { // or 0
 		case 0:
 			r.TimestampDelta = int64(i)
 		case 1:
 			r.TimestampDelta = rng.Int64N(200) - 100
 		case 2:
 			r.TimestampDelta = rng.Int64N(1<<40) - 1<<39
+		case 3:
+			r.TimestampDelta = rng.Int64N(1<<21) - 1<<20 // three bytes
 		}
 		r.Key = bytesOf(20)
 		r.Value = bytesOf(150)

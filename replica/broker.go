@@ -25,6 +25,9 @@ const (
 	// DefaultRequestTimeoutMs is how long a broker waits for an answer
 	// before it may send the request again (Kafka's request.timeout.ms).
 	DefaultRequestTimeoutMs = 30000
+	// DefaultReplicaFetchWaitMs is Kafka's replica.fetch.wait.max.ms: how
+	// long a leader may park a continuous follower's fetch.
+	DefaultReplicaFetchWaitMs = 500
 	// DefaultMetadataMaxWaitMs is how long the controller may hold a
 	// broker's fetch of the metadata log before answering with nothing new.
 	DefaultMetadataMaxWaitMs = 500
@@ -35,6 +38,12 @@ const (
 	// DefaultReconnectBackoffMs is how soon a request whose connection
 	// broke may be sent again (Kafka's reconnect.backoff.ms).
 	DefaultReconnectBackoffMs = 50
+	// DefaultHighWatermarkCheckpointIntervalMs is Kafka's
+	// replica.high.watermark.checkpoint.interval.ms.
+	DefaultHighWatermarkCheckpointIntervalMs = 5_000
+	// DefaultRecoveryPointCheckpointIntervalMs is Kafka's
+	// log.flush.offset.checkpoint.interval.ms.
+	DefaultRecoveryPointCheckpointIntervalMs = 60_000
 )
 
 // controlledShutdownRetryMs is how soon a broker in controlled shutdown
@@ -83,9 +92,41 @@ type BrokerConfig struct {
 	// it they fetch only on FetchRound: the in-process Cluster and the
 	// simulator drive fetch rounds as steps of their own.
 	ContinuousFetch bool
-	// ReplicaFetchWaitMs is the MaxWaitMs of followers' fetches: how long a
-	// leader may park one waiting for new data (replica.fetch.wait.max.ms).
+	// ReplicaFetchWaitMs is the MaxWaitMs of followers' fetches under
+	// ContinuousFetch: how long a leader may park one waiting for new data
+	// (replica.fetch.wait.max.ms); 0 means DefaultReplicaFetchWaitMs.
 	ReplicaFetchWaitMs int32
+	// HighWatermarkCheckpointIntervalMs is how often every hosted log's
+	// high watermark is written to its checkpoint file (Kafka's
+	// replica.high.watermark.checkpoint.interval.ms); 0 means
+	// DefaultHighWatermarkCheckpointIntervalMs.
+	HighWatermarkCheckpointIntervalMs int64
+	// RecoveryPointCheckpointIntervalMs is how often every hosted log's
+	// recovery point is written to its checkpoint file (Kafka's
+	// log.flush.offset.checkpoint.interval.ms); 0 means
+	// DefaultRecoveryPointCheckpointIntervalMs.
+	RecoveryPointCheckpointIntervalMs int64
+	// FlushIntervalMs, when > 0, fsyncs every hosted log that often
+	// (Kafka's log.flush.interval.ms). 0, the default as in Kafka, leaves
+	// durability to replication, the page cache and
+	// log.Options.Sync: a power cut may take what was not fsynced.
+	FlushIntervalMs int64
+}
+
+// housekeepingMs returns v, or def when v <= 0.
+func housekeepingMs(v, def int64) int64 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// replicaFetchWaitMs is the MaxWaitMs of a continuous follower's fetches.
+func (c BrokerConfig) replicaFetchWaitMs() int32 {
+	if c.ReplicaFetchWaitMs <= 0 {
+		return DefaultReplicaFetchWaitMs
+	}
+	return c.ReplicaFetchWaitMs
 }
 
 func (c BrokerConfig) heartbeatMs() int64 {
@@ -215,7 +256,12 @@ type Broker struct {
 	nextRegisterMs    int64
 	heartbeatInFlight bool
 	metadataInFlight  bool
+	nextMetadataMs    int64 // after a failed metadata fetch, when to try again
 	nextHeartbeatMs   int64
+
+	// The housekeeping clocks: when every log's high watermark and
+	// recovery point are next checkpointed, and (FlushIntervalMs) fsynced.
+	nextHWCheckpointMs, nextRecoveryCheckpointMs, nextFlushMs int64
 
 	produceSeq uint64
 	produces   map[uint64]*producing // client produces waiting on parked partitions
@@ -272,6 +318,12 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, produces: map[uint64]*producing{},
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
+	b.nextHWCheckpointMs = saturatingAdd(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
+	b.nextRecoveryCheckpointMs = saturatingAdd(nowMs, housekeepingMs(cfg.RecoveryPointCheckpointIntervalMs, DefaultRecoveryPointCheckpointIntervalMs))
+	b.nextFlushMs = clock.Never
+	if cfg.FlushIntervalMs > 0 {
+		b.nextFlushMs = saturatingAdd(nowMs, cfg.FlushIntervalMs)
+	}
 	prev, err := takeCleanShutdown(fsys, cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
@@ -431,7 +483,27 @@ func (b *Broker) Tick(nowMs int64) {
 	for _, tp := range b.Partitions() {
 		b.parts[tp].Tick(nowMs)
 	}
+	b.housekeeping(nowMs)
 	b.collect(nowMs)
+}
+
+// housekeeping writes the checkpoints that are due, and fsyncs the logs
+// when FlushIntervalMs asks for it. A failure fails that log, and so halts
+// the broker (checkLogs): a checkpoint that cannot be written is a disk
+// that cannot be trusted.
+func (b *Broker) housekeeping(nowMs int64) {
+	due := func(next *int64, every int64, do func(l *log.Log) error) {
+		if nowMs < *next {
+			return
+		}
+		*next = saturatingAdd(nowMs, every)
+		for _, tp := range b.Partitions() {
+			_ = do(b.parts[tp].Log()) // a failure is the log's failed state, which checkLogs reads
+		}
+	}
+	due(&b.nextFlushMs, b.cfg.FlushIntervalMs, (*log.Log).Flush)
+	due(&b.nextHWCheckpointMs, housekeepingMs(b.cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs), (*log.Log).CheckpointHighWatermark)
+	due(&b.nextRecoveryCheckpointMs, housekeepingMs(b.cfg.RecoveryPointCheckpointIntervalMs, DefaultRecoveryPointCheckpointIntervalMs), (*log.Log).CheckpointRecoveryPoint)
 }
 
 // timeoutMs is how long a request msg to to is waited for before it is
@@ -502,6 +574,10 @@ func (b *Broker) NextTickMs() int64 {
 	if b.epoch < 0 && !b.registering {
 		next = min(next, b.nextRegisterMs)
 	}
+	if b.epoch >= 0 && !b.metadataInFlight {
+		next = min(next, b.nextMetadataMs)
+	}
+	next = min(next, b.nextHWCheckpointMs, b.nextRecoveryCheckpointMs, b.nextFlushMs)
 	for _, out := range b.pending {
 		next = min(next, out.deadlineMs)
 	}
@@ -530,7 +606,7 @@ func (b *Broker) collect(nowMs int64) {
 			b.send(ControllerAt(), &req, nowMs)
 		}
 	}
-	if b.epoch >= 0 && !b.metadataInFlight {
+	if b.epoch >= 0 && !b.metadataInFlight && nowMs >= b.nextMetadataMs {
 		b.fetchMetadata(nowMs)
 	}
 	b.completeParkedFetches(nowMs)
@@ -643,12 +719,18 @@ func (b *Broker) fetchMetadata(nowMs int64) {
 // every hosted partition's role in line with them.
 func (b *Broker) onMetadata(m *wire.FetchResponse, nowMs int64) {
 	b.metadataInFlight = false
+	// A refused fetch, or one whose records cannot be applied, is tried
+	// again after a backoff: the controller answers it at once, so trying
+	// at once would be a hot loop against it.
+	backoff := nowMs + int64(b.cfg.metadataMaxWaitMs())
 	if len(m.Partitions) != 1 || m.Partitions[0].ErrorCode != wire.CodeNone {
+		b.nextMetadataMs = backoff
 		return
 	}
 	if err := b.image.ApplyBatches(m.Partitions[0].Records); err != nil {
 		// A broker that cannot follow the controller must not act on a
 		// half-applied image; it stops applying and keeps what it has.
+		b.nextMetadataMs = backoff
 		return
 	}
 	b.applyImage(nowMs)

@@ -23,7 +23,7 @@ import (
 //     answers a follower's fetch that itself moved the high watermark (a
 //     consumer reads to the high watermark: its move is bytes);
 //   - a partition's leadership or leader epoch changes, or its fetch offset
-//     falls past the end (a truncated leader);
+//     falls past the log end (a truncated leader);
 //   - MaxWaitMs ends.
 //
 // A fetch with an error, a diverging epoch, MaxWaitMs or MinBytes <= 0, or
@@ -151,7 +151,10 @@ func (b *Broker) parkedFetchDone(pf *parkedFetch, nowMs int64) bool {
 		}
 		now, was := markOf(r, pf.req.ReplicaID), pf.marks[i]
 		switch {
-		case now.epoch != was.epoch, p.FetchOffset > now.end:
+		// Past the log end, not merely past a consumer's high watermark:
+		// a consumer ahead of the high watermark (after a fail-over)
+		// waits for it like any other.
+		case now.epoch != was.epoch, p.FetchOffset > r.Log().EndOffset():
 			news = true
 		case now.hw != was.hw && pf.req.ReplicaID >= 0:
 			news = true // a follower learns the new high watermark at once

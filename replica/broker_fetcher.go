@@ -69,7 +69,7 @@ func (b *Broker) fetchFrom(leader int32, tps []TopicPartition, nowMs int64) {
 	}
 	var wait int32
 	if b.cfg.ContinuousFetch {
-		wait = b.cfg.ReplicaFetchWaitMs
+		wait = b.cfg.replicaFetchWaitMs()
 	}
 	req := &wire.FetchRequest{
 		CorrelationID: b.nextCorrelation(),

@@ -8,7 +8,8 @@ import (
 
 // ControllerNode puts a controller.Controller on the network: it answers
 // the controller's requests (registration, heartbeats, AlterPartition,
-// CreateTopics, ElectLeaders, Metadata), expires sessions on its Tick, and
+// CreateTopics, ElectLeaders, Metadata, and clients' InitProducerID),
+// expires sessions on its Tick, and
 // serves the metadata log to brokers as a fetch of controller.MetadataTopic
 // partition 0. A broker's fetch of the metadata log is parked until there
 // is something past its offset or its MaxWaitMs ends (Kafka's DelayedFetch,
@@ -69,6 +70,9 @@ func (n *ControllerNode) Receive(env Envelope, nowMs int64) {
 		n.reply(env.From, &resp)
 	case *wire.MetadataRequest:
 		resp := n.c.Metadata(*m)
+		n.reply(env.From, &resp)
+	case *wire.InitProducerIDRequest:
+		resp := n.c.InitProducerID(*m, nowMs)
 		n.reply(env.From, &resp)
 	case *wire.FetchRequest:
 		n.parked = append(n.parked, parkedMetadataFetch{from: env.From, req: m, deadlineMs: nowMs + int64(max(m.MaxWaitMs, 0))})

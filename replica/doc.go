@@ -17,7 +17,11 @@
 //     KRaft brokers do), takes every partition's role from it, serves
 //     produce, fetch, offsets-for-leader-epoch and list-offsets requests, and
 //     as a follower fetches from each leader one request at a time, batching
-//     its partitions.
+//     its partitions. A fetch that finds nothing parks until data, a new
+//     high watermark or its MaxWaitMs (Kafka's DelayedFetch). On its clock it
+//     checkpoints every log's high watermark (every 5 s) and recovery point
+//     (every 60 s), fsyncs only if FlushIntervalMs asks (Kafka's default
+//     leaves durability to replication), and halts when a log fails.
 //   - [ControllerNode] puts the controller (package
 //     [github.com/kaenlog/kaenlog/replica/controller]) on the network, and
 //     parks brokers' fetches of the metadata log until there is news.
@@ -78,6 +82,20 @@
 // min.insync.replicas first (Kafka 4.0 waits for the timeout instead),
 // REQUEST_TIMED_OUT at its deadline, or NOT_LEADER_OR_FOLLOWER if the
 // replica stops leading. acks=0 gets no response at all.
+//
+// Idempotent producers ([Replica.Produce]): the log checks a producer's
+// batch against the producer state it keeps (package log, "Producer
+// state"), and the replica answers its refusals with Kafka's
+// INVALID_PRODUCER_EPOCH and OUT_OF_ORDER_SEQUENCE_NUMBER. A retry of a
+// batch the log holds is not written again but answered NONE with the
+// original batch's offsets; with acks=all it completes when the high
+// watermark passes the original batch, at once if it already has. So a
+// retry after REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND never
+// lands twice, and a follower that becomes the leader recognises the
+// retries its old leader would have: followers take the producer state
+// from the batches they copy. Every replica forgets expired producers from
+// [Replica.Tick], every Options.ProducerExpirationCheckMs. Producer ids
+// come from the controller ([Cluster.InitProducerID], [ProducerBatch]).
 //
 // A follower that falls behind the leader's log start truncates fully and
 // starts there; its log start follows the leader's. A broker whose logs lost

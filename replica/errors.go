@@ -53,9 +53,10 @@ var (
 // log's error is kept (errors.Is still finds log.ErrCorrupt, log.ErrLogFailed
 // ...) and the wire error a broker answers with is added. A batch the leader
 // refuses is the producer's fault (CORRUPT_MESSAGE, INVALID_RECORD,
-// UNSUPPORTED_COMPRESSION_TYPE, MESSAGE_TOO_LARGE); a failed log is the
-// broker's (KAFKA_STORAGE_ERROR: the partition is offline here until a
-// restart re-verifies its files).
+// UNSUPPORTED_COMPRESSION_TYPE, MESSAGE_TOO_LARGE, and for an idempotent
+// producer INVALID_PRODUCER_EPOCH or OUT_OF_ORDER_SEQUENCE_NUMBER); a failed
+// log is the broker's (KAFKA_STORAGE_ERROR: the partition is offline here
+// until a restart re-verifies its files).
 func storageError(err error) error {
 	if err == nil {
 		return nil
@@ -72,6 +73,10 @@ func storageError(err error) error {
 		code = wire.ErrUnsupportedCompressionType
 	case errors.Is(err, log.ErrBatchTooLarge):
 		code = wire.ErrMessageTooLarge
+	case errors.Is(err, log.ErrInvalidProducerEpoch):
+		code = wire.ErrInvalidProducerEpoch
+	case errors.Is(err, log.ErrOutOfOrderSequence):
+		code = wire.ErrOutOfOrderSequenceNumber
 	case errors.Is(err, log.ErrOffsetOutOfRange):
 		code = wire.ErrOffsetOutOfRange
 	case errors.Is(err, log.ErrClosed):

@@ -72,6 +72,10 @@ type ProduceResult struct {
 	NextOffset uint64
 	// LogStartOffset is the leader's log start offset after the append.
 	LogStartOffset uint64
+	// Duplicate is set when the batch was an idempotent producer's retry
+	// of a batch the log already holds: nothing was written, and
+	// BaseOffset and NextOffset are the original batch's.
+	Duplicate bool
 }
 
 // Produce appends record batches as the leader, at time nowMs, for a
@@ -83,8 +87,16 @@ type ProduceResult struct {
 // outside {-1, 0, 1} is wire.ErrInvalidRequiredAcks; acks=all while the
 // committed ISR is under min.insync.replicas is wire.ErrNotEnoughReplicas
 // (Kafka's 19) and nothing is written; the log validates and appends
-// (refusals wrap wire.ErrCorruptMessage, ErrInvalidRecord, ...). acks only
-// changes when the producer hears back, never what is written.
+// (refusals wrap wire.ErrCorruptMessage, ErrInvalidRecord, ...; an
+// idempotent producer's batch out of sequence or from a fenced epoch is
+// wire.ErrOutOfOrderSequenceNumber or wire.ErrInvalidProducerEpoch). A
+// retry of a batch the log already holds (log.AppendInfo.Duplicate) is not
+// written again: it is answered NONE with the original batch's offsets
+// (ProduceResult.Duplicate), and for acks=all it completes when the high
+// watermark passes the original batch, at once if it already has, so a
+// retry after REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND never
+// lands twice. acks only changes when the producer hears back, never what
+// is written.
 //
 // acks=0 and acks=1 are done when the append returns (parked false; a
 // broker sends no response at all for acks=0). An acks=all produce whose
@@ -111,7 +123,7 @@ func (r *Replica) Produce(ref uint64, batches []byte, acks int16, timeoutMs int3
 	if err != nil {
 		return ProduceResult{}, false, fmt.Errorf("replica: broker %d: produce: %w", r.id, storageError(err))
 	}
-	res = ProduceResult{BaseOffset: info.FirstOffset, NextOffset: info.NextOffset, LogStartOffset: r.log.StartOffset()}
+	res = ProduceResult{BaseOffset: info.FirstOffset, NextOffset: info.NextOffset, LogStartOffset: r.log.StartOffset(), Duplicate: info.Duplicate}
 	// The leader's own LEO moved; with no other ISR member it alone decides.
 	if err := r.leaderStateChanged(nowMs); err != nil {
 		return res, false, err
@@ -317,7 +329,10 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(p *wire.OffsetsForLeaderEpochParti
 // HandleListOffsets answers where a partition starts or ends: its log start
 // for wire.EarliestTimestamp; for wire.LatestTimestamp its log end to a
 // follower and its high watermark to a consumer, who may only read below
-// it.
+// it — except while that high watermark lags the start of this leader's
+// epoch: the previous leader may have given out a larger one, so a
+// consumer gets wire.ErrOffsetNotAvailable (retriable) until it catches up
+// (KIP-207, Kafka's Partition.fetchOffsetForTimestamp).
 func (r *Replica) HandleListOffsets(replicaID int32, p *wire.ListOffsetsPartition) (wire.ListOffsetsPartitionResponse, error) {
 	resp := wire.ListOffsetsPartitionResponse{Topic: p.Topic, Partition: p.Partition, LeaderEpoch: r.leaderEpoch}
 	err := r.checkLeaderEpoch(p.CurrentLeaderEpoch)
@@ -332,6 +347,10 @@ func (r *Replica) HandleListOffsets(replicaID int32, p *wire.ListOffsetsPartitio
 			resp.Offset = r.log.HighWatermark()
 			if replicaID >= 0 {
 				resp.Offset = r.log.EndOffset()
+			} else if hw := resp.Offset; r.lead.epochStart > hw {
+				resp.Offset = 0
+				err = fmt.Errorf("replica: broker %d: high watermark %d below the start %d of leader epoch %d: %w",
+					r.id, hw, r.lead.epochStart, r.leaderEpoch, wire.ErrOffsetNotAvailable)
 			}
 		default:
 			err = fmt.Errorf("replica: list offsets by timestamp %d is not supported: %w", p.Timestamp, wire.ErrInvalidRequest)
@@ -377,11 +396,13 @@ func (r *Replica) leaderStateChanged(nowMs int64) error {
 // replica.lag.time.max.ms/2 (proposed to the controller, see
 // AlterPartition), the resend of an unanswered proposal, and the deadlines
 // of parked produces. A follower's only timed work is the end of its fetch
-// backoff, after which its broker fetches again.
+// backoff, after which its broker fetches again. Every replica, either
+// role, also forgets expired producers there (expireProducers).
 func (r *Replica) Tick(nowMs int64) {
 	if r.closed {
 		return
 	}
+	r.expireProducers(nowMs)
 	if r.role != RoleLeader {
 		if nowMs >= r.follow.backoffUntilMs {
 			r.follow.backoffUntilMs = 0 // served: nothing timed is left

@@ -62,6 +62,23 @@ func TestIdleFollowersLongPoll(t *testing.T) {
 	}
 }
 
+// ContinuousFetch long-polls with the default wait too: a zero
+// ReplicaFetchWaitMs is Kafka's replica.fetch.wait.max.ms (500 ms), like
+// every other zero in BrokerConfig, not "answer at once" — with
+// ContinuousFetch that is a follower asking in a loop, and on the
+// Cluster's manual clock time never passes (OpenClusterWith never
+// returned).
+func TestContinuousFetchWaitsByDefault(t *testing.T) {
+	cfg := replica.ClusterConfig{Brokers: []int32{1, 2, 3}}
+	cfg.Broker.ContinuousFetch = true
+	c := openTestCluster(t, cfg, 2, 1, 2, 3)
+	fetches := countFetches(c, 1)
+	c.Advance(10_000)
+	if *fetches < 36 || *fetches > 44 {
+		t.Fatalf("%d follower fetches in 10 s of idle, want about 40 (two followers, 500 ms waits)", *fetches)
+	}
+}
+
 func TestAcksAllCommitsWithoutWaitingForATimer(t *testing.T) {
 	c := longPollCluster(t)
 	c.Advance(1_000) // followers parked on the leader
@@ -193,4 +210,32 @@ func replicaOf(t *testing.T, c *replica.Cluster, id int32) *replica.Replica {
 		t.Fatalf("broker %d hosts no %v", id, topic)
 	}
 	return r
+}
+
+// A consumer whose position is past the high watermark (but not past the
+// log end) — as after a fail-over, when the new leader's high watermark
+// lags the one the consumer read up to — waits like any other: Kafka's
+// DelayedFetch completes early only when the fetch offset lies on a later
+// segment than the high watermark (a truncated leader), not whenever it is
+// above it. Answering it at once, empty, every time it asks turns a
+// long-polling consumer into a hot loop until the high watermark moves.
+func TestAConsumerAheadOfTheHighWatermarkWaits(t *testing.T) {
+	c := openTestCluster(t, replica.ClusterConfig{Brokers: []int32{1, 2}}, 1, 1, 2)
+	produce(t, c, wire.AcksAll, "a")
+	rounds(c, 2)
+	leader := c.LeaderOf(topic)
+	produce(t, c, wire.AcksLeader, "b") // on the leader only: LEO 2, HW 1
+	if r := replicaOf(t, c, leader); r.LEO() != 2 || r.HighWatermark() != 1 {
+		t.Fatalf("leader LEO %d HW %d, the test needs 2 and 1", r.LEO(), r.HighWatermark())
+	}
+	start := c.NowMs()
+	got := consumerFetch(c, leader, 2, 500, 1)
+	c.Advance(499)
+	if *got != nil {
+		t.Fatalf("a consumer fetch at offset 2, above the HW 1, was answered empty before its 500 ms wait ended (at +%d ms)", c.NowMs()-start)
+	}
+	c.Advance(1)
+	if *got == nil {
+		t.Fatal("not answered at its MaxWaitMs")
+	}
 }

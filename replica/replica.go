@@ -82,6 +82,11 @@ type Options struct {
 	// Brokers tells a leader which replicas may join its ISR and which
 	// broker epochs are current; nil trusts every assigned replica.
 	Brokers Brokers
+	// ProducerExpirationCheckMs is how often Tick asks the log to forget
+	// producers older than Log.ProducerIDExpirationMs (Kafka's
+	// producer.id.expiration.check.interval.ms); 0 means
+	// DefaultProducerExpirationCheckMs.
+	ProducerExpirationCheckMs int64
 }
 
 func (o Options) lagMaxMs() int64 {
@@ -159,6 +164,10 @@ type Replica struct {
 
 	lead   leaderState   // meaningful while role == RoleLeader
 	follow followerState // meaningful while role == RoleFollower
+
+	// nextExpiryMs is when Tick next asks the log to forget expired
+	// producers (expireProducers).
+	nextExpiryMs int64
 }
 
 // Open opens (or creates) the partition directory dir for broker id and

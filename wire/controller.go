@@ -4,7 +4,10 @@ import "fmt"
 
 // The API keys of the controller's messages: what a broker says to the
 // controller that owns the ISR (package replica/controller) and what it
-// answers. The API key
+// answers, and what a client asks it (Metadata, InitProducerID: kaenlog's
+// clients talk to the controller for metadata, so they ask it for
+// producer ids too, where Kafka's ask a broker's transaction coordinator).
+// The API key
 // numbers are Kafka's; the bodies are kaenlog's own, fixed-layout and
 // big-endian like the data plane's. Their layouts are in the package
 // documentation (doc.go), with every other message's.
@@ -14,12 +17,16 @@ import "fmt"
 // which is all a broker or the simulator sends at a time. Broker epochs are
 // int64 identifiers, as in Kafka, with NoBrokerEpoch (-1) for "none"; broker
 // ids and leaders are int32 identifiers with NoLeader (-1) for "none", like
-// ReplicaID. Metadata offsets are offsets: uint64 in memory.
+// ReplicaID; producer ids and epochs are identifiers with NoProducerID and
+// NoProducerEpoch (-1). Metadata offsets are offsets: uint64 in memory.
 const (
 	// APIMetadata marks MetadataRequest and MetadataResponse.
 	APIMetadata APIKey = 3
 	// APICreateTopics marks CreateTopicsRequest and CreateTopicsResponse.
 	APICreateTopics APIKey = 19
+	// APIInitProducerID marks InitProducerIDRequest and
+	// InitProducerIDResponse.
+	APIInitProducerID APIKey = 22
 	// APIElectLeaders marks ElectLeadersRequest and ElectLeadersResponse.
 	APIElectLeaders APIKey = 43
 	// APIAlterPartition marks AlterPartitionRequest and AlterPartitionResponse.
@@ -31,6 +38,15 @@ const (
 	// BrokerHeartbeatResponse.
 	APIBrokerHeartbeat APIKey = 63
 )
+
+// NoProducerID is the producer id of a message that has none, Kafka's
+// NO_PRODUCER_ID (-1): an InitProducerIDRequest of a new producer, a
+// refused InitProducerIDResponse. Decoders refuse anything lower.
+const NoProducerID int64 = -1
+
+// NoProducerEpoch is the producer epoch of a message that has none,
+// Kafka's NO_PRODUCER_EPOCH (-1). Decoders refuse anything lower.
+const NoProducerEpoch int16 = -1
 
 // NoLeader is the leader id of a partition that has none, Kafka's NO_LEADER
 // (-1).
@@ -889,6 +905,98 @@ func DecodeMetadataResponse(payload []byte) (MetadataResponse, error) {
 	}
 	if err := d.finish(); err != nil {
 		return MetadataResponse{}, err
+	}
+	return m, nil
+}
+
+// InitProducerIDRequest asks the controller for a producer id, as an
+// idempotent producer does before its first produce (Kafka's
+// InitProducerId, without a transactional id: kaenlog has no
+// transactions).
+type InitProducerIDRequest struct {
+	// CorrelationID is echoed in the response so the sender can match it.
+	CorrelationID int32
+	// TransactionTimeoutMs is Kafka's field, ignored without transactions;
+	// producers send -1. Any int32 decodes.
+	TransactionTimeoutMs int32
+	// ProducerID is the producer's current id, or NoProducerID (a new
+	// producer). Never below NoProducerID.
+	ProducerID int64
+	// ProducerEpoch is the producer's current epoch, or NoProducerEpoch.
+	// Never below NoProducerEpoch.
+	ProducerEpoch int16
+}
+
+// AppendTo appends the encoded request to dst. It refuses, with dst
+// unchanged, a ProducerID or ProducerEpoch below -1 (ErrInvalidValue).
+func (m InitProducerIDRequest) AppendTo(dst []byte) ([]byte, error) {
+	const name = "InitProducerIDRequest"
+	if err := checkProducer(name, m.ProducerID, m.ProducerEpoch); err != nil {
+		return dst, err
+	}
+	dst = grow(dst, headerSize+4+8+2)
+	dst = appendHeader(dst, APIInitProducerID, m.CorrelationID)
+	dst = appendInt32(dst, m.TransactionTimeoutMs)
+	dst = appendInt64(dst, m.ProducerID)
+	return appendInt16(dst, m.ProducerEpoch), nil
+}
+
+// DecodeInitProducerIDRequest decodes an InitProducerIDRequest payload.
+// Errors match ErrMalformed and name the field.
+func DecodeInitProducerIDRequest(payload []byte) (InitProducerIDRequest, error) {
+	d := decoder{msg: "InitProducerIDRequest", buf: payload}
+	m := InitProducerIDRequest{
+		CorrelationID:        d.header(APIInitProducerID),
+		TransactionTimeoutMs: d.int32("TransactionTimeoutMs"),
+		ProducerID:           d.producerID("ProducerID"),
+		ProducerEpoch:        d.producerEpoch("ProducerEpoch"),
+	}
+	if err := d.finish(); err != nil {
+		return InitProducerIDRequest{}, err
+	}
+	return m, nil
+}
+
+// InitProducerIDResponse answers an InitProducerIDRequest.
+type InitProducerIDResponse struct {
+	// CorrelationID echoes the request's.
+	CorrelationID int32
+	// ErrorCode is CodeNone on success. Any int16 decodes.
+	ErrorCode ErrorCode
+	// ProducerID is the id the producer must write its batches with, or
+	// NoProducerID in a refusal. Never below NoProducerID.
+	ProducerID int64
+	// ProducerEpoch is the epoch to write them with, or NoProducerEpoch in
+	// a refusal. Never below NoProducerEpoch.
+	ProducerEpoch int16
+}
+
+// AppendTo appends the encoded response to dst. It refuses, with dst
+// unchanged, a ProducerID or ProducerEpoch below -1 (ErrInvalidValue).
+func (m InitProducerIDResponse) AppendTo(dst []byte) ([]byte, error) {
+	const name = "InitProducerIDResponse"
+	if err := checkProducer(name, m.ProducerID, m.ProducerEpoch); err != nil {
+		return dst, err
+	}
+	dst = grow(dst, headerSize+2+8+2)
+	dst = appendHeader(dst, APIInitProducerID, m.CorrelationID)
+	dst = appendInt16(dst, int16(m.ErrorCode))
+	dst = appendInt64(dst, m.ProducerID)
+	return appendInt16(dst, m.ProducerEpoch), nil
+}
+
+// DecodeInitProducerIDResponse decodes an InitProducerIDResponse payload.
+// Errors match ErrMalformed and name the field.
+func DecodeInitProducerIDResponse(payload []byte) (InitProducerIDResponse, error) {
+	d := decoder{msg: "InitProducerIDResponse", buf: payload}
+	m := InitProducerIDResponse{
+		CorrelationID: d.header(APIInitProducerID),
+		ErrorCode:     ErrorCode(d.int16("ErrorCode")),
+		ProducerID:    d.producerID("ProducerID"),
+		ProducerEpoch: d.producerEpoch("ProducerEpoch"),
+	}
+	if err := d.finish(); err != nil {
+		return InitProducerIDResponse{}, err
 	}
 	return m, nil
 }

@@ -15,7 +15,7 @@ import (
 
 // ErrInvalidValue is returned when a field holds a value its type does not
 // have: a boolean other than 0 or 1, an unknown LeaderRecoveryState, a broker
-// epoch below -1. It matches ErrMalformed.
+// epoch, producer id or producer epoch below -1. It matches ErrMalformed.
 var ErrInvalidValue error = &valueError{}
 
 // valueError is ErrInvalidValue's type: a decoding sentinel in the
@@ -67,6 +67,28 @@ func (d *decoder) recoveryState(field string) LeaderRecoveryState {
 func (d *decoder) brokerEpoch(field string) int64 {
 	v := d.int64(field)
 	if d.err == nil && v < NoBrokerEpoch {
+		d.fail(ErrInvalidValue, field, fmt.Sprintf(" = %d, want >= -1", v))
+		return 0
+	}
+	return v
+}
+
+// producerID reads a producer id, which may be NoProducerID (-1) but
+// nothing lower.
+func (d *decoder) producerID(field string) int64 {
+	v := d.int64(field)
+	if d.err == nil && v < NoProducerID {
+		d.fail(ErrInvalidValue, field, fmt.Sprintf(" = %d, want >= -1", v))
+		return 0
+	}
+	return v
+}
+
+// producerEpoch reads a producer epoch, which may be NoProducerEpoch (-1)
+// but nothing lower.
+func (d *decoder) producerEpoch(field string) int16 {
+	v := d.int16(field)
+	if d.err == nil && v < NoProducerEpoch {
 		d.fail(ErrInvalidValue, field, fmt.Sprintf(" = %d, want >= -1", v))
 		return 0
 	}
@@ -195,6 +217,17 @@ func checkCount(msg, field string, n int) error {
 func checkBrokerEpoch(msg, field string, v int64) error {
 	if v < NoBrokerEpoch {
 		return fieldError(ErrInvalidValue, msg, field, fmt.Sprintf(" = %d, want >= -1", v))
+	}
+	return nil
+}
+
+// checkProducer refuses a producer id or epoch below -1.
+func checkProducer(msg string, id int64, epoch int16) error {
+	if id < NoProducerID {
+		return fieldError(ErrInvalidValue, msg, "ProducerID", fmt.Sprintf(" = %d, want >= -1", id))
+	}
+	if epoch < NoProducerEpoch {
+		return fieldError(ErrInvalidValue, msg, "ProducerEpoch", fmt.Sprintf(" = %d, want >= -1", epoch))
 	}
 	return nil
 }

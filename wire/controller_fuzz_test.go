@@ -69,3 +69,15 @@ func FuzzDecodeMetadataResponse(f *testing.F) {
 		Topics: []MetadataTopic{{Name: "t", Partitions: []MetadataPartition{{Leader: 1, Replicas: []int32{1}, ISR: []int32{1}}}}}})
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeMetadataResponse) })
 }
+
+func FuzzDecodeInitProducerIDRequest(f *testing.F) {
+	addSeeds(f, InitProducerIDRequest{}, InitProducerIDRequest{CorrelationID: 3, TransactionTimeoutMs: -1, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch},
+		InitProducerIDRequest{ProducerID: 1000, ProducerEpoch: 2})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeInitProducerIDRequest) })
+}
+
+func FuzzDecodeInitProducerIDResponse(f *testing.F) {
+	addSeeds(f, InitProducerIDResponse{}, InitProducerIDResponse{CorrelationID: 3, ProducerID: 4000},
+		InitProducerIDResponse{ErrorCode: CodeNotController, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch})
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeInitProducerIDResponse) })
+}

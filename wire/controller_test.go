@@ -192,6 +192,44 @@ func genMetadataResponse(r *rand.Rand) MetadataResponse {
 	return m
 }
 
+func genProducerID(r *rand.Rand) int64 {
+	switch r.IntN(4) {
+	case 0:
+		return NoProducerID
+	case 1:
+		return math.MaxInt64
+	}
+	return r.Int64N(1 << 40)
+}
+
+func genProducerEpoch(r *rand.Rand) int16 {
+	switch r.IntN(4) {
+	case 0:
+		return NoProducerEpoch
+	case 1:
+		return math.MaxInt16
+	}
+	return int16(r.IntN(100))
+}
+
+func genInitProducerIDRequest(r *rand.Rand) InitProducerIDRequest {
+	return InitProducerIDRequest{
+		CorrelationID:        int32(r.Uint32()),
+		TransactionTimeoutMs: int32(r.Uint32()),
+		ProducerID:           genProducerID(r),
+		ProducerEpoch:        genProducerEpoch(r),
+	}
+}
+
+func genInitProducerIDResponse(r *rand.Rand) InitProducerIDResponse {
+	return InitProducerIDResponse{
+		CorrelationID: int32(r.Uint32()),
+		ErrorCode:     genCode(r),
+		ProducerID:    genProducerID(r),
+		ProducerEpoch: genProducerEpoch(r),
+	}
+}
+
 // controllerMessage pairs a generator with its decoder, type-erased, so one
 // loop can drive every controller message.
 type controllerMessage struct {
@@ -240,6 +278,10 @@ func controllerMessages() []controllerMessage {
 	add("MetadataRequest", g, d)
 	g, d = erase(genMetadataResponse, DecodeMetadataResponse)
 	add("MetadataResponse", g, d)
+	g, d = erase(genInitProducerIDRequest, DecodeInitProducerIDRequest)
+	add("InitProducerIDRequest", g, d)
+	g, d = erase(genInitProducerIDResponse, DecodeInitProducerIDResponse)
+	add("InitProducerIDResponse", g, d)
 	return out
 }
 
@@ -302,6 +344,20 @@ func TestControllerMessagesRoundTripTable(t *testing.T) {
 	} {
 		checkRoundTrip(t, m, DecodeMetadataResponse)
 	}
+	for _, m := range []InitProducerIDRequest{
+		{},
+		{CorrelationID: 1, TransactionTimeoutMs: -1, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch},
+		{TransactionTimeoutMs: math.MaxInt32, ProducerID: math.MaxInt64, ProducerEpoch: math.MaxInt16},
+	} {
+		checkRoundTrip(t, m, DecodeInitProducerIDRequest)
+	}
+	for _, m := range []InitProducerIDResponse{
+		{},
+		{CorrelationID: 1, ProducerID: 4000, ProducerEpoch: 0},
+		{ErrorCode: CodeNotController, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch},
+	} {
+		checkRoundTrip(t, m, DecodeInitProducerIDResponse)
+	}
 }
 
 // TestControllerMessagesRoundTripRandom is the property: for every valid
@@ -321,6 +377,8 @@ func TestControllerMessagesRoundTripRandom(t *testing.T) {
 		checkRoundTrip(t, genElectLeadersResponse(r), DecodeElectLeadersResponse)
 		checkRoundTrip(t, genMetadataRequest(r), DecodeMetadataRequest)
 		checkRoundTrip(t, genMetadataResponse(r), DecodeMetadataResponse)
+		checkRoundTrip(t, genInitProducerIDRequest(r), DecodeInitProducerIDRequest)
+		checkRoundTrip(t, genInitProducerIDResponse(r), DecodeInitProducerIDResponse)
 	}
 }
 
@@ -339,6 +397,25 @@ func TestControllerLayoutMatchesDoc(t *testing.T) {
 	}
 	if got := mustEncode(t, m); !bytes.Equal(got, want.Bytes()) {
 		t.Fatalf("AppendTo\n% x\noracle\n% x", got, want.Bytes())
+	}
+	for _, c := range []struct {
+		m      encodable
+		fields []any
+	}{
+		{InitProducerIDRequest{CorrelationID: 4, TransactionTimeoutMs: -1, ProducerID: -1, ProducerEpoch: -1},
+			[]any{int16(22), int16(0), int32(4), int32(-1), int64(-1), int16(-1)}},
+		{InitProducerIDResponse{CorrelationID: 4, ErrorCode: CodeNone, ProducerID: 1000, ProducerEpoch: 0},
+			[]any{int16(22), int16(0), int32(4), int16(0), int64(1000), int16(0)}},
+	} {
+		var want bytes.Buffer
+		for _, v := range c.fields {
+			if err := binary.Write(&want, binary.BigEndian, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := mustEncode(t, c.m); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%T AppendTo\n% x\noracle\n% x", c.m, got, want.Bytes())
+		}
 	}
 	all := mustEncode(t, MetadataRequest{})
 	if got := all[headerSize:]; !bytes.Equal(got, []byte{0xff, 0xff, 0xff, 0xff}) {
@@ -373,6 +450,10 @@ func TestControllerEncodersRefuseWhatDecodersRefuse(t *testing.T) {
 		{"MetadataRequest.Topics", MetadataRequest{Topics: []string{long}}, ErrFrameTooLarge},
 		{"MetadataResponse.Brokers.Endpoint", MetadataResponse{Brokers: []MetadataBroker{{Endpoint: long}}}, ErrFrameTooLarge},
 		{"MetadataResponse.Partitions.LeaderEpoch", MetadataResponse{Topics: []MetadataTopic{{Partitions: []MetadataPartition{{LeaderEpoch: -2}}}}}, ErrInvalidEpoch},
+		{"InitProducerIDRequest.ProducerID", InitProducerIDRequest{ProducerID: -2}, ErrInvalidValue},
+		{"InitProducerIDRequest.ProducerEpoch", InitProducerIDRequest{ProducerEpoch: -2}, ErrInvalidValue},
+		{"InitProducerIDResponse.ProducerID", InitProducerIDResponse{ProducerID: math.MinInt64}, ErrInvalidValue},
+		{"InitProducerIDResponse.ProducerEpoch", InitProducerIDResponse{ProducerEpoch: math.MinInt16}, ErrInvalidValue},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.m.AppendTo([]byte("keep"))
@@ -393,6 +474,8 @@ func TestControllerMalformedPayloads(t *testing.T) {
 	ap := valid(AlterPartitionRequest{Topic: "t", NewISR: []BrokerState{{1, 1}}})
 	md := valid(MetadataRequest{Topics: []string{"t"}})
 	ct := valid(CreateTopicsRequest{Assignment: [][]int32{{1}}})
+	ipq := valid(InitProducerIDRequest{ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch})
+	ips := valid(InitProducerIDResponse{ProducerID: 5})
 	for _, tc := range []struct {
 		name    string
 		payload []byte
@@ -414,6 +497,11 @@ func TestControllerMalformedPayloads(t *testing.T) {
 		{"Topics count huge", patch(md, 8, int32(1<<30)), decodeErr(DecodeMetadataRequest), ErrTruncated, "Topics"},
 		{"Assignment count huge", patch(ct, 21, int32(1<<30)), decodeErr(DecodeCreateTopicsRequest), ErrTruncated, "Assignment"},
 		{"Assignment replicas huge", patch(ct, 25, int32(1<<30)), decodeErr(DecodeCreateTopicsRequest), ErrTruncated, "Assignment.Replicas"},
+		{"ProducerID -2", patch(ipq, 12, int64(-2)), decodeErr(DecodeInitProducerIDRequest), ErrInvalidValue, "ProducerID"},
+		{"ProducerEpoch -2", patch(ipq, 20, int16(-2)), decodeErr(DecodeInitProducerIDRequest), ErrInvalidValue, "ProducerEpoch"},
+		{"response ProducerID -5", patch(ips, 10, int64(-5)), decodeErr(DecodeInitProducerIDResponse), ErrInvalidValue, "ProducerID"},
+		{"response ProducerEpoch -2", patch(ips, 18, int16(-2)), decodeErr(DecodeInitProducerIDResponse), ErrInvalidValue, "ProducerEpoch"},
+		{"request with a trailing byte", append(bytes.Clone(ipq), 0), decodeErr(DecodeInitProducerIDRequest), ErrTrailingBytes, "InitProducerIDRequest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.decode(tc.payload)
@@ -523,13 +611,14 @@ func TestControllerAPIKeys(t *testing.T) {
 	for k, want := range map[APIKey]string{
 		APIMetadata: "Metadata", APICreateTopics: "CreateTopics", APIElectLeaders: "ElectLeaders",
 		APIAlterPartition: "AlterPartition", APIBrokerRegistration: "BrokerRegistration", APIBrokerHeartbeat: "BrokerHeartbeat",
+		APIInitProducerID: "InitProducerID",
 	} {
 		if got := k.String(); got != want {
 			t.Errorf("APIKey(%d).String() = %q, want %q", int16(k), got, want)
 		}
 	}
 	// Kafka's numbers, from clients/src/main/resources/common/message/*.json.
-	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIElectLeaders: 43,
+	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIInitProducerID: 22, APIElectLeaders: 43,
 		APIAlterPartition: 56, APIBrokerRegistration: 62, APIBrokerHeartbeat: 63} {
 		if int16(k) != want {
 			t.Errorf("%s = %d, want Kafka's %d", k, int16(k), want)
@@ -571,6 +660,9 @@ func TestControllerGoldenEncodings(t *testing.T) {
 		{"create_topics_response", CreateTopicsResponse{CorrelationID: 6, ErrorCode: CodeInvalidRequest, ErrorMessage: "bad"}},
 		{"elect_leaders_request", ElectLeadersRequest{CorrelationID: 7, Topic: "orders", Partition: 1, Unclean: true}},
 		{"elect_leaders_response", ElectLeadersResponse{CorrelationID: 7, Leader: 3, LeaderEpoch: 4, DataMayBeLost: true}},
+		{"init_producer_id_request", InitProducerIDRequest{CorrelationID: 10, TransactionTimeoutMs: -1, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch}},
+		{"init_producer_id_response", InitProducerIDResponse{CorrelationID: 10, ProducerID: 4000, ProducerEpoch: 0}},
+		{"init_producer_id_response_refused", InitProducerIDResponse{CorrelationID: 11, ErrorCode: CodeNotController, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch}},
 		{"metadata_request_all", MetadataRequest{CorrelationID: 8}},
 		{"metadata_request", MetadataRequest{CorrelationID: 9, Topics: []string{"orders"}}},
 		{"metadata_response", MetadataResponse{CorrelationID: 9, Brokers: []MetadataBroker{{ID: 1, Endpoint: "b1:9092"}, {ID: 2, Endpoint: "b2:9092", Fenced: true}},

@@ -116,6 +116,10 @@
 //	  | UncleanLeaderElection bool | Assignment [n]{[n]{i32}}
 //	CreateTopicsResponse (19):
 //	  ErrorCode i16 | ErrorMessage string
+//	InitProducerIDRequest (22):
+//	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
+//	InitProducerIDResponse (22):
+//	  ErrorCode i16 | ProducerID i64 | ProducerEpoch i16
 //	ElectLeadersRequest (43):
 //	  Topic string | Partition i32 | Unclean bool
 //	ElectLeadersResponse (43):
@@ -195,7 +199,8 @@
 // Any other negative offset, or a pair with only one -1, is malformed.
 // Identifiers keep Kafka's -1 in memory, because they are names, not
 // quantities: ReplicaID (ConsumerReplicaID, a consumer), leader ids
-// (NoLeader), broker epochs (NoBrokerEpoch), request epochs (NoEpoch,
+// (NoLeader), broker epochs (NoBrokerEpoch), producer ids and epochs
+// (NoProducerID, NoProducerEpoch), request epochs (NoEpoch,
 // "none" or "do not check"), and ListOffsets' Timestamp selectors
 // (LatestTimestamp, EarliestTimestamp). Epochs below -1 are malformed.
 //
@@ -258,6 +263,7 @@
 //	  33  INVALID_TOPIC_EXCEPTION              17             invalid topic name
 //	  34  UNSUPPORTED_VERSION                  35             message version not supported
 //	  35  NETWORK_EXCEPTION                    13  yes        connection closed before the response
+//	  36  OFFSET_NOT_AVAILABLE                 78  yes        new leader's high watermark not caught up yet
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a

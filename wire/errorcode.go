@@ -194,6 +194,12 @@ const (
 	// arrived. Like Kafka's client, a kaenlog client makes it up locally;
 	// a broker has no reason to send it.
 	CodeNetworkException ErrorCode = 35
+
+	// CodeOffsetNotAvailable is returned to a consumer's ListOffsets for
+	// the log end while the leader's high watermark lags the start of its
+	// leader epoch (KIP-207): the previous leader may already have given
+	// out a larger one.
+	CodeOffsetNotAvailable ErrorCode = 36
 )
 
 // Error is the type of every code's sentinel error (ErrNotEnoughReplicas,
@@ -303,6 +309,7 @@ var errorTable = [...]Error{
 	{CodeInvalidTopicException, "INVALID_TOPIC_EXCEPTION", 17, false, "invalid topic name"},
 	{CodeUnsupportedVersion, "UNSUPPORTED_VERSION", 35, false, "message version not supported"},
 	{CodeNetworkException, "NETWORK_EXCEPTION", 13, true, "connection closed before the response"},
+	{CodeOffsetNotAvailable, "OFFSET_NOT_AVAILABLE", 78, true, "new leader's high watermark not caught up yet"},
 }
 
 // row returns c's row, or nil for a code the table does not list.
@@ -398,6 +405,8 @@ var (
 	ErrUnsupportedVersion = row(CodeUnsupportedVersion)
 	// ErrNetworkException is CodeNetworkException's error.
 	ErrNetworkException = row(CodeNetworkException)
+	// ErrOffsetNotAvailable is CodeOffsetNotAvailable's error.
+	ErrOffsetNotAvailable = row(CodeOffsetNotAvailable)
 )
 
 // String returns the Kafka-style name ("NONE", "NOT_ENOUGH_REPLICAS", ...),

@@ -66,6 +66,7 @@ func TestErrorCodeTable(t *testing.T) {
 		{CodeInvalidTopicException, 33, "INVALID_TOPIC_EXCEPTION", 17, false, ErrInvalidTopicException},
 		{CodeUnsupportedVersion, 34, "UNSUPPORTED_VERSION", 35, false, ErrUnsupportedVersion},
 		{CodeNetworkException, 35, "NETWORK_EXCEPTION", 13, true, ErrNetworkException},
+		{CodeOffsetNotAvailable, 36, "OFFSET_NOT_AVAILABLE", 78, true, ErrOffsetNotAvailable},
 	} {
 		if int16(tc.code) != tc.num {
 			t.Errorf("%s = %d, want %d", tc.name, tc.code, tc.num)
@@ -108,7 +109,7 @@ func TestErrorCodeTable(t *testing.T) {
 			t.Errorf("IsRetriable(wrapped %s) = %v", tc.name, !tc.retriable)
 		}
 	}
-	if got := len(errorTable); got != 37 {
+	if got := len(errorTable); got != 38 {
 		t.Errorf("errorTable has %d rows; add a new code to this test too", got)
 	}
 }

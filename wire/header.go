@@ -51,6 +51,8 @@ func (k APIKey) String() string {
 		return "BrokerRegistration"
 	case APIBrokerHeartbeat:
 		return "BrokerHeartbeat"
+	case APIInitProducerID:
+		return "InitProducerID"
 	}
 	return fmt.Sprintf("APIKey(%d)", int16(k))
 }
@@ -59,7 +61,7 @@ func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
 		APIMetadata, APICreateTopics, APIElectLeaders, APIAlterPartition,
-		APIBrokerRegistration, APIBrokerHeartbeat:
+		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID:
 		return true
 	}
 	return false

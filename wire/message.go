@@ -54,6 +54,8 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeBrokerRegistrationRequest)
 	case APIBrokerHeartbeat:
 		return decodeAs(payload, DecodeBrokerHeartbeatRequest)
+	case APIInitProducerID:
+		return decodeAs(payload, DecodeInitProducerIDRequest)
 	}
 	return nil, unknownKey(key)
 }
@@ -86,6 +88,8 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeBrokerRegistrationResponse)
 	case APIBrokerHeartbeat:
 		return decodeAs(payload, DecodeBrokerHeartbeatResponse)
+	case APIInitProducerID:
+		return decodeAs(payload, DecodeInitProducerIDResponse)
 	}
 	return nil, unknownKey(key)
 }
@@ -131,6 +135,8 @@ var (
 	_ Message = BrokerRegistrationResponse{}
 	_ Message = BrokerHeartbeatRequest{}
 	_ Message = BrokerHeartbeatResponse{}
+	_ Message = InitProducerIDRequest{}
+	_ Message = InitProducerIDResponse{}
 )
 
 // APIKey returns APIProduce.
@@ -252,3 +258,15 @@ func (BrokerHeartbeatResponse) APIKey() APIKey { return APIBrokerHeartbeat }
 
 // Correlation returns m.CorrelationID.
 func (m BrokerHeartbeatResponse) Correlation() int32 { return m.CorrelationID }
+
+// APIKey returns APIInitProducerID.
+func (InitProducerIDRequest) APIKey() APIKey { return APIInitProducerID }
+
+// Correlation returns m.CorrelationID.
+func (m InitProducerIDRequest) Correlation() int32 { return m.CorrelationID }
+
+// APIKey returns APIInitProducerID.
+func (InitProducerIDResponse) APIKey() APIKey { return APIInitProducerID }
+
+// Correlation returns m.CorrelationID.
+func (m InitProducerIDResponse) Correlation() int32 { return m.CorrelationID }

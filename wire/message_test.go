@@ -336,6 +336,10 @@ func derefMessage(m Message) Message {
 		return *m
 	case *BrokerHeartbeatResponse:
 		return *m
+	case *InitProducerIDRequest:
+		return *m
+	case *InitProducerIDResponse:
+		return *m
 	}
 	return m
 }

@@ -80,6 +80,10 @@ type Controller struct {
 	image    *Image
 	sessions map[int32]*session
 	err      error
+	// nextProducerID is the next producer id InitProducerID hands out,
+	// inside the block the image's NextProducerID ends; at Open it is that
+	// end, so the first call allocates a fresh block.
+	nextProducerID int64
 }
 
 // Open replays store into a new Controller. Every registered broker gets a
@@ -114,7 +118,7 @@ func Open(store Store, cfg Config, nowMs int64) (*Controller, error) {
 	if img.end != end {
 		return nil, fmt.Errorf("%w: replay reached offset %d, the store ends at %d", ErrBadRecord, img.end, end)
 	}
-	c := &Controller{cfg: cfg, store: store, image: img, sessions: map[int32]*session{}}
+	c := &Controller{cfg: cfg, store: store, image: img, sessions: map[int32]*session{}, nextProducerID: img.nextProducerID}
 	for id, b := range img.brokers {
 		s := &session{lastContactMs: nowMs}
 		if b.InControlledShutdown && !b.Fenced {

@@ -20,9 +20,10 @@
 // # Handlers
 //
 // [Controller.RegisterBroker], [Controller.Heartbeat],
-// [Controller.AlterPartition], [Controller.CreateTopics] and
-// [Controller.ElectLeaders] take a wire request and nowMs and return the
-// wire response; [Controller.Metadata] takes no time. Every handler returns
+// [Controller.AlterPartition], [Controller.CreateTopics],
+// [Controller.ElectLeaders] and [Controller.InitProducerID] take a wire
+// request and nowMs and return the wire response; [Controller.Metadata]
+// takes no time. Every handler returns
 // a response alone, never an error: a refusal is the response's ErrorCode.
 // Go errors appear only where there is no response ([Open],
 // [Controller.ReadMetadata], [Controller.Failed], [Image.Apply],
@@ -110,6 +111,21 @@
 // PreviousBrokerEpoch equal to its last epoch is clean and keeps its ISR
 // and ELR places.
 //
+// Producer ids. kaenlog's clients ask the controller for metadata, so they
+// ask it for producer ids too (Kafka's producers ask a broker, whose
+// transaction coordinator takes blocks from the controller). Every
+// InitProducerID gets a new id with epoch 0, as Kafka's coordinator gives a
+// producer without a transactional id; the request's fields are not
+// consulted, and nothing but a failed controller (NOT_CONTROLLER) or ids
+// exhausted at math.MaxInt64 (UNKNOWN_SERVER_ERROR, as KRaft) is refused.
+// Ids come from blocks of [ProducerIDBlockSize] (1000, Kafka's), each
+// allocated by one ProducerIDsRecord carrying the block's end, so most
+// calls write nothing. The end only goes up, and a controller opened again
+// starts at the next block: an id is never handed out twice, though the
+// rest of a block in use at a restart is skipped. The broker and epoch
+// fields of KRaft's record are written as -1: the controller allocates for
+// its own clients.
+//
 // Failure. A store Append that fails (or appends elsewhere than the
 // controller's end offset) fails the controller: nothing of that operation
 // is applied, every later call answers NOT_CONTROLLER, and only [Open] on
@@ -136,6 +152,7 @@
 //	                                   ELR ids | LastKnownELR ids | Leader i32 |
 //	                                   LeaderEpoch i32 | PartitionEpoch i32 | LeaderRecoveryState i8
 //	5  PartitionChangeRecord           as PartitionRecord without Replicas
+//	15 ProducerIDsRecord               BrokerID i32 | BrokerEpoch i64 | NextProducerID i64
 //	17 BrokerRegistrationChangeRecord  BrokerID i32 | BrokerEpoch i64 |
 //	                                   Fenced i8 | InControlledShutdown i8
 //

@@ -126,6 +126,9 @@ type Image struct {
 	end     uint64
 	brokers map[int32]BrokerRegistration
 	topics  map[string]*topicState
+	// nextProducerID is the end of the last block of producer ids
+	// allocated (ProducerIDsRecord), 0 before any.
+	nextProducerID int64
 }
 
 // NewImage returns the empty image, before the metadata log's first record.
@@ -136,6 +139,11 @@ func NewImage() *Image {
 // EndOffset is the offset of the next record to apply: the number of
 // records applied. A broker sends it as BrokerHeartbeatRequest.MetadataOffset.
 func (im *Image) EndOffset() uint64 { return im.end }
+
+// NextProducerID is the end of the last block of producer ids the
+// metadata log allocated: every id below it has been handed out or
+// skipped. 0 before the first block.
+func (im *Image) NextProducerID() int64 { return im.nextProducerID }
 
 // Broker returns the registration of broker id.
 func (im *Image) Broker(id int32) (BrokerRegistration, bool) {
@@ -211,7 +219,7 @@ func (im *Image) eachPartition(f func(t *topicState, p *PartitionState) error) e
 // Clone returns an independent copy of the image. (Apply never changes a
 // partition's slices in place, so the copy shares them safely.)
 func (im *Image) Clone() *Image {
-	c := &Image{end: im.end, brokers: maps.Clone(im.brokers), topics: make(map[string]*topicState, len(im.topics))}
+	c := &Image{end: im.end, brokers: maps.Clone(im.brokers), topics: make(map[string]*topicState, len(im.topics)), nextProducerID: im.nextProducerID}
 	for name, t := range im.topics {
 		c.topics[name] = &topicState{Topic: t.Topic, parts: slices.Clone(t.parts)}
 	}
@@ -229,6 +237,9 @@ func (im *Image) String() string {
 	for _, r := range im.Brokers() {
 		fmt.Fprintf(&b, "broker %d epoch %d incarnation %x endpoint %q fenced %t shutting-down %t\n",
 			r.ID, r.Epoch, r.IncarnationID, r.Endpoint, r.Fenced, r.InControlledShutdown)
+	}
+	if im.nextProducerID > 0 {
+		fmt.Fprintf(&b, "producer ids allocated below %d\n", im.nextProducerID)
 	}
 	for _, name := range im.TopicNames() {
 		t := im.topics[name]
@@ -257,6 +268,8 @@ func (im *Image) Apply(r Record) error {
 		err = im.applyPartition(r)
 	case PartitionChangeRecord:
 		err = im.applyPartitionChange(r)
+	case ProducerIDsRecord:
+		err = im.applyProducerIDs(r)
 	default:
 		err = invariant("unknown record %T", r)
 	}
@@ -368,6 +381,20 @@ func (im *Image) applyPartitionChange(r PartitionChangeRecord) error {
 	return nil
 }
 
+// applyProducerIDs allocates a block: the next block's start only goes up
+// (KRaft's ProducerIdControlManager.replay refuses anything else), so no
+// id is ever handed out twice.
+func (im *Image) applyProducerIDs(r ProducerIDsRecord) error {
+	switch {
+	case r.NextProducerID <= im.nextProducerID:
+		return invariant("producer ids: next block at %d, not above %d", r.NextProducerID, im.nextProducerID)
+	case r.BrokerID < NoLeader || r.BrokerEpoch < -1:
+		return invariant("producer ids for broker %d epoch %d", r.BrokerID, r.BrokerEpoch)
+	}
+	im.nextProducerID = r.NextProducerID
+	return nil
+}
+
 // checkPartition checks one partition's invariants.
 func checkPartition(p PartitionState) error {
 	name := fmt.Sprintf("%s-%d", p.Topic, p.Partition)
@@ -417,9 +444,13 @@ func checkPartition(p PartitionState) error {
 // distinct; ISR, ELR and last known ELR inside them and distinct; ISR and
 // ELR disjoint; the leader, if any, in the ISR; epochs not negative; a
 // recovering leader alone in its ISR), every partition's topic and index,
-// and every broker epoch below the end offset. Apply keeps these; Check is
-// for tests and for a broker that wants to audit what it built.
+// every broker epoch below the end offset, and a next producer id not
+// below 0. Apply keeps these; Check is for tests and for a broker that
+// wants to audit what it built.
 func (im *Image) Check() error {
+	if im.nextProducerID < 0 {
+		return invariant("next producer id %d", im.nextProducerID)
+	}
 	for id, b := range im.brokers {
 		if b.ID != id || id < 0 || b.Epoch < 0 || uint64(b.Epoch) >= im.end {
 			return invariant("broker %d: registration %+v at end offset %d", id, b, im.end)

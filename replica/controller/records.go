@@ -23,6 +23,9 @@ const (
 	TypePartition RecordType = 3
 	// TypePartitionChange marks a PartitionChangeRecord (Kafka's 5).
 	TypePartitionChange RecordType = 5
+	// TypeProducerIDs marks a ProducerIDsRecord (Kafka's 15,
+	// ProducerIdsRecord).
+	TypeProducerIDs RecordType = 15
 	// TypeBrokerRegistrationChange marks a BrokerRegistrationChangeRecord
 	// (Kafka's 17).
 	TypeBrokerRegistrationChange RecordType = 17
@@ -41,6 +44,8 @@ func (t RecordType) String() string {
 		return "PartitionChange"
 	case TypeBrokerRegistrationChange:
 		return "BrokerRegistrationChange"
+	case TypeProducerIDs:
+		return "ProducerIDs"
 	}
 	return fmt.Sprintf("RecordType(%d)", uint8(t))
 }
@@ -50,8 +55,8 @@ func (t RecordType) String() string {
 const recordVersion uint8 = 0
 
 // Record is one metadata record: one of RegisterBrokerRecord,
-// BrokerRegistrationChangeRecord, TopicRecord, PartitionRecord and
-// PartitionChangeRecord. The set is closed.
+// BrokerRegistrationChangeRecord, TopicRecord, PartitionRecord,
+// PartitionChangeRecord and ProducerIDsRecord. The set is closed.
 type Record interface {
 	// Type returns the record's kind.
 	Type() RecordType
@@ -194,6 +199,22 @@ type PartitionChangeRecord struct {
 	LeaderRecoveryState wire.LeaderRecoveryState
 }
 
+// ProducerIDsRecord allocates a block of producer ids: every id below
+// NextProducerID has been handed out or skipped, and the next block starts
+// there (KRaft's ProducerIdsRecord). BrokerID and BrokerEpoch name who asked for
+// the block; kaenlog's controller allocates for the clients it serves
+// itself, and writes NoLeader (-1) and -1.
+type ProducerIDsRecord struct {
+	// BrokerID is the broker the block is for, or -1 (the controller's
+	// own clients).
+	BrokerID int32
+	// BrokerEpoch is that broker's epoch, or -1.
+	BrokerEpoch int64
+	// NextProducerID is the end of the block allocated: the first id of
+	// the next block.
+	NextProducerID int64
+}
+
 // Type returns TypeRegisterBroker.
 func (RegisterBrokerRecord) Type() RecordType { return TypeRegisterBroker }
 
@@ -209,11 +230,15 @@ func (PartitionRecord) Type() RecordType { return TypePartition }
 // Type returns TypePartitionChange.
 func (PartitionChangeRecord) Type() RecordType { return TypePartitionChange }
 
+// Type returns TypeProducerIDs.
+func (ProducerIDsRecord) Type() RecordType { return TypeProducerIDs }
+
 func (RegisterBrokerRecord) isRecord()           {}
 func (BrokerRegistrationChangeRecord) isRecord() {}
 func (TopicRecord) isRecord()                    {}
 func (PartitionRecord) isRecord()                {}
 func (PartitionChangeRecord) isRecord()          {}
+func (ProducerIDsRecord) isRecord()              {}
 
 // maxLength is the longest string or array a record can hold: its length
 // is a uint16.
@@ -345,6 +370,14 @@ func (r PartitionChangeRecord) AppendTo(dst []byte) ([]byte, error) {
 	dst = putI32(dst, r.LeaderEpoch)
 	dst = putI32(dst, r.PartitionEpoch)
 	return append(dst, byte(r.LeaderRecoveryState)), nil
+}
+
+// AppendTo appends the record's encoding to dst.
+func (r ProducerIDsRecord) AppendTo(dst []byte) ([]byte, error) {
+	dst = header(dst, r.Type())
+	dst = putI32(dst, r.BrokerID)
+	dst = putI64(dst, r.BrokerEpoch)
+	return putI64(dst, r.NextProducerID), nil
 }
 
 // recordDecoder reads one record's fields. The first error sticks and later
@@ -523,6 +556,12 @@ func DecodeRecord(b []byte) (Record, error) {
 			LeaderEpoch:         d.i32("LeaderEpoch"),
 			PartitionEpoch:      d.i32("PartitionEpoch"),
 			LeaderRecoveryState: d.recoveryState(),
+		}
+	case TypeProducerIDs:
+		r = ProducerIDsRecord{
+			BrokerID:       d.i32("BrokerID"),
+			BrokerEpoch:    d.i64("BrokerEpoch"),
+			NextProducerID: d.i64("NextProducerID"),
 		}
 	default:
 		return nil, badRecord(d.t, "unknown record type")

@@ -36,7 +36,7 @@ func genName(r *rand.Rand) string {
 func genRecord(r *rand.Rand) Record {
 	lrs := wire.LeaderRecoveryState(r.IntN(2))
 	changes := []BoolChange{Unchanged, SetTrue, SetFalse}
-	switch r.IntN(5) {
+	switch r.IntN(6) {
 	case 0:
 		rec := RegisterBrokerRecord{BrokerID: int32(r.Uint32()), BrokerEpoch: int64(r.Uint64()), Endpoint: genName(r), Fenced: r.IntN(2) == 0}
 		for i := range rec.IncarnationID {
@@ -48,6 +48,8 @@ func genRecord(r *rand.Rand) Record {
 			Fenced: changes[r.IntN(3)], InControlledShutdown: changes[r.IntN(3)]}
 	case 2:
 		return TopicRecord{Name: genName(r), MinISR: int32(r.Uint32()), UncleanLeaderElection: r.IntN(2) == 0}
+	case 4:
+		return ProducerIDsRecord{BrokerID: int32(r.Uint32()), BrokerEpoch: int64(r.Uint64()), NextProducerID: int64(r.Uint64())}
 	case 3:
 		return PartitionRecord{Topic: genName(r), Partition: int32(r.Uint32()), Replicas: genIDs(r), ISR: genIDs(r), ELR: genIDs(r),
 			LastKnownELR: genIDs(r), Leader: int32(r.Uint32()), LeaderEpoch: int32(r.Uint32()), PartitionEpoch: int32(r.Uint32()), LeaderRecoveryState: lrs}
@@ -94,6 +96,8 @@ func TestRecordsRoundTrip(t *testing.T) {
 		PartitionRecord{Topic: "o", Replicas: []int32{1}, ELR: []int32{1}, LastKnownELR: []int32{1}, Leader: NoLeader, LeaderRecoveryState: wire.LeaderRecovering},
 		PartitionChangeRecord{Topic: "orders", ISR: []int32{2}, ELR: []int32{1, 3}, Leader: 2, LeaderEpoch: 1, PartitionEpoch: 5},
 		PartitionChangeRecord{Topic: "orders", LastKnownELR: []int32{1}, Leader: NoLeader, LeaderEpoch: 2, PartitionEpoch: 6},
+		ProducerIDsRecord{BrokerID: NoLeader, BrokerEpoch: -1, NextProducerID: 1000},
+		ProducerIDsRecord{BrokerID: 3, BrokerEpoch: 7, NextProducerID: math.MaxInt64},
 	} {
 		checkRecordRoundTrip(t, rec)
 	}

@@ -103,6 +103,8 @@ func errorResponse(key wire.APIKey, corr int32, code wire.ErrorCode) (wire.Messa
 		return &wire.BrokerRegistrationResponse{CorrelationID: corr, ErrorCode: code, BrokerEpoch: wire.NoBrokerEpoch}, true
 	case wire.APIBrokerHeartbeat:
 		return &wire.BrokerHeartbeatResponse{CorrelationID: corr, ErrorCode: code, IsFenced: true}, true
+	case wire.APIInitProducerID:
+		return &wire.InitProducerIDResponse{CorrelationID: corr, ErrorCode: code, ProducerID: -1, ProducerEpoch: -1}, true
 	}
 	return nil, false
 }
@@ -166,6 +168,8 @@ func decodeResponse(key wire.APIKey, l *link) (wire.Message, error) {
 		m, err = decodeAs(l.buf, wire.DecodeBrokerRegistrationResponse)
 	case wire.APIBrokerHeartbeat:
 		m, err = decodeAs(l.buf, wire.DecodeBrokerHeartbeatResponse)
+	case wire.APIInitProducerID:
+		m, err = decodeAs(l.buf, wire.DecodeInitProducerIDResponse)
 	default:
 		m, err = wire.DecodeResponse(l.buf)
 		if err == nil && m.APIKey() != key {

@@ -12,20 +12,16 @@ import (
 // TestFollowerLinkCutAndHealed: a follower's connection to its leader is
 // cut — the socket closes and dials are refused. Both ends are told
 // (Disconnected: the follower of the leader, the leader of the client
-// connection), the leader takes the silent follower out of the ISR on its
-// timer and commits acks=all with the two left; once healed the follower
-// dials again, catches up and is taken back into the ISR.
+// connection), and the follower of every refused dial; the leader takes
+// the silent follower out of the ISR on its timer and commits acks=all
+// with the two left; once healed the follower dials again, catches up and
+// is taken back into the ISR.
 func TestFollowerLinkCutAndHealed(t *testing.T) {
 	var px proxies
 	c := startCluster(t, clusterOptions{
 		brokers: 3, wrap: record,
-		hostCfg: func(id int32, cfg *server.Config) { cfg.Resolve = px.resolver(id) },
-		brokerCfg: func(cfg *replica.BrokerConfig) {
-			cfg.Replica.LagMaxMs = 2000
-			// A broker without Disconnected sends a lost request again
-			// only after its request timeout.
-			cfg.RequestTimeoutMs = 3000
-		},
+		hostCfg:   func(id int32, cfg *server.Config) { cfg.Resolve = px.resolver(id) },
+		brokerCfg: func(cfg *replica.BrokerConfig) { cfg.Replica.LagMaxMs = 2000 },
 	})
 	px.setCluster(c)
 	defer px.close()
@@ -47,6 +43,9 @@ func TestFollowerLinkCutAndHealed(t *testing.T) {
 		return f.wasDisconnected(func(a replica.Addr) bool { return a == replica.BrokerAt(leader) }) &&
 			l.wasDisconnected(func(a replica.Addr) bool { return a.Kind == replica.ClientAddr })
 	})
+
+	toLeader := func(a replica.Addr) bool { return a == replica.BrokerAt(leader) }
+	c.ev.await(t, "a refused dial told to the follower", func() bool { return f.disconnects(toLeader) >= 2 })
 
 	p := c.produce(tp, wire.AcksAll, "during")
 	if p.ErrorCode != wire.CodeNone {

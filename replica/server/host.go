@@ -153,10 +153,11 @@ type nodeAPI struct {
 // Serve starts a Host for node on ln and returns at once: connections are
 // accepted and the node's timed work runs until Close or Kill. Whatever the
 // node already holds in its outbox (a new broker's registration) is sent
-// first. The host owns ln from now on.
+// first. The host owns ln from now on. Without a listener, a node or a
+// clock it returns an error matching replica.ErrInvalidConfig.
 func Serve(ln net.Listener, node replica.Node, cfg Config) (*Host, error) {
-	if cfg.Clock == nil {
-		return nil, fmt.Errorf("server: Config.Clock is required: %w", wire.ErrInvalidRequest)
+	if cfg.Clock == nil || node == nil || ln == nil {
+		return nil, fmt.Errorf("server: Serve needs a listener, a node and Config.Clock: %w", replica.ErrInvalidConfig)
 	}
 	h := &Host{
 		cfg: cfg, clk: cfg.Clock, ln: ln, codec: kaenlogCodec{}, node: node,
@@ -245,7 +246,8 @@ func brokerServes(k wire.APIKey) bool {
 func controllerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIElectLeaders,
-		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat:
+		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat,
+		wire.APIInitProducerID:
 		return true
 	}
 	return false

@@ -42,16 +42,23 @@ func (r *recorder) Outbox() []replica.Envelope {
 }
 
 // wasDisconnected reports whether the broker was told of a broken
-// connection with a peer of kind k (and, for a broker, id).
+// connection with a peer that match accepts.
 func (r *recorder) wasDisconnected(match func(replica.Addr) bool) bool {
+	return r.disconnects(match) > 0
+}
+
+// disconnects counts the broken connections the broker was told of with
+// peers that match accepts.
+func (r *recorder) disconnects(match func(replica.Addr) bool) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	n := 0
 	for _, a := range r.disconnected {
 		if match(a) {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // hasAnswered reports whether the broker has answered correlation id corr

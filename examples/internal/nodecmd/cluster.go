@@ -246,10 +246,15 @@ func (c *cluster) createTopic(f *clusterFlags) error {
 	if err != nil {
 		return fmt.Errorf("create topic %s: %w", f.Topic, err)
 	}
-	if ct := resp.(*wire.CreateTopicsResponse); ct.ErrorCode != wire.CodeNone {
+	switch ct := resp.(*wire.CreateTopicsResponse); ct.ErrorCode {
+	case wire.CodeNone:
+		c.out.printf("topic %s: %d partitions, replication factor %d, min ISR %d\n", f.Topic, f.Partitions, f.RF, f.MinISR)
+	case wire.CodeTopicAlreadyExists:
+		// A cluster started again on its old -dir: the topic is there.
+		c.out.printf("topic %s: already there\n", f.Topic)
+	default:
 		return fmt.Errorf("create topic %s: %w: %s", f.Topic, ct.ErrorCode.Err(), ct.ErrorMessage)
 	}
-	c.out.printf("topic %s: %d partitions, replication factor %d, min ISR %d\n", f.Topic, f.Partitions, f.RF, f.MinISR)
 	resp, err = call(c.ctl.addr, &wire.MetadataRequest{CorrelationID: 2, Topics: []string{f.Topic}})
 	if err != nil {
 		return fmt.Errorf("metadata of %s: %w", f.Topic, err)
