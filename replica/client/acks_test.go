@@ -22,26 +22,6 @@ func newClient(t *testing.T, c *cluster) *client.Client {
 	return cl
 }
 
-// requireIdempotence skips a test of the idempotent producer when the
-// cluster's controller does not serve InitProducerId yet.
-//
-// TEMPORARY: branch idem adds InitProducerId to the controller; the host of
-// branch net must list wire.APIInitProducerID among the requests a
-// controller serves. Until both are in this branch, the cluster closes the
-// connection of an InitProducerId and these tests cannot run.
-func requireIdempotence(t *testing.T, cl *client.Client) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
-	defer cancel()
-	ok, err := client.ServesInitProducerID(ctx, cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		t.Skip("the controller does not serve InitProducerId yet (branches idem and net)")
-	}
-}
-
 // createTopic creates a topic through the client and waits until every
 // broker applied it.
 func createTopic(t *testing.T, c *cluster, cl *client.Client, name string, partitions int32, rf int16, minISR int32) {
@@ -88,9 +68,6 @@ func TestProduceEachAcksAndConsumeBack(t *testing.T) {
 	createTopic(t, c, cl, "acks", 3, 3, 2)
 	for i, acks := range []client.Acks{client.AcksNone, client.AcksLeader, client.AcksAll} {
 		t.Run("acks="+acks.String(), func(t *testing.T) {
-			if acks == client.AcksAll {
-				requireIdempotence(t, cl)
-			}
 			tp := client.TopicPartition{Topic: "acks", Partition: int32(i)}
 			p, err := cl.NewProducer(client.ProducerConfig{Acks: acks, LingerMs: 5})
 			if err != nil {

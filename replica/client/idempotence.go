@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/kaenlog/kaenlog/wire"
@@ -258,4 +259,26 @@ func (p *Producer) initFailedLocked(err error, now int64) {
 		clear(part.batches[len(kept):])
 		part.batches = kept
 	}
+}
+
+// newInitProducerIDRequest is a new producer's InitProducerId: no id, no
+// epoch, no transaction timeout.
+func newInitProducerIDRequest() *wire.InitProducerIDRequest {
+	return &wire.InitProducerIDRequest{TransactionTimeoutMs: -1, ProducerID: wire.NoProducerID, ProducerEpoch: wire.NoProducerEpoch}
+}
+
+// decodeInitProducerID decodes the controller's answer and turns a refusal
+// into its error.
+func decodeInitProducerID(payload []byte) (producerIdent, error) {
+	resp, err := wire.DecodeInitProducerIDResponse(payload)
+	if err != nil {
+		return producerIdent{}, networkError("controller", err)
+	}
+	if resp.ErrorCode != wire.CodeNone {
+		return producerIdent{}, fmt.Errorf("client: InitProducerId: %w", resp.ErrorCode.Err())
+	}
+	if resp.ProducerID < 0 || resp.ProducerEpoch < 0 {
+		return producerIdent{}, networkError("controller", fmt.Errorf("%w: InitProducerIdResponse without a producer id", wire.ErrMalformed))
+	}
+	return producerIdent{id: resp.ProducerID, epoch: resp.ProducerEpoch, ok: true}, nil
 }

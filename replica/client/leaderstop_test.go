@@ -21,7 +21,6 @@ import (
 func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 	c := startCluster(t, clusterOptions{brokers: 3, lagMs: 2000, sessionMs: 3000})
 	cl := newClient(t, c)
-	requireIdempotence(t, cl)
 	createTopic(t, c, cl, "stream", 1, 3, 2)
 	tp := client.TopicPartition{Topic: "stream"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*clusterWait)

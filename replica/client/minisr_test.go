@@ -18,7 +18,6 @@ import (
 func TestNotEnoughReplicasIsRetriedUntilTheDeliveryTimeout(t *testing.T) {
 	c := startCluster(t, clusterOptions{brokers: 3, lagMs: 1000})
 	cl := newClient(t, c)
-	requireIdempotence(t, cl)
 	createTopic(t, c, cl, "strict", 1, 3, 3)
 	p, err := cl.NewProducer(client.ProducerConfig{AckTimeoutMs: 1000, DeliveryTimeoutMs: 3000})
 	if err != nil {
