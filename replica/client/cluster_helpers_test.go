@@ -15,6 +15,7 @@ import (
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/server"
+	"github.com/kaenlog/kaenlog/wire"
 )
 
 // A real cluster for the client's tests: a controller and brokers, each on
@@ -200,6 +201,36 @@ func (c *cluster) awaitBrokers() {
 		}
 		return true
 	})
+}
+
+// createTopic creates a topic with a raw request to the controller (the
+// harness does not lean on the client it tests) and waits until every
+// broker has applied it.
+func (c *cluster) createTopic(name string, partitions int32, rf int16, minISR int32) {
+	c.t.Helper()
+	nc, err := net.Dial("tcp", c.controller())
+	if err != nil {
+		c.t.Fatalf("%v", err)
+	}
+	defer nc.Close()
+	payload, err := (&wire.CreateTopicsRequest{CorrelationID: 1, Name: name, Partitions: partitions, ReplicationFactor: rf, MinISR: minISR}).AppendTo(nil)
+	if err == nil {
+		err = wire.WriteFrame(nc, payload)
+	}
+	if err == nil {
+		payload, err = wire.ReadFrame(nc, nil, 0)
+	}
+	var resp wire.CreateTopicsResponse
+	if err == nil {
+		resp, err = wire.DecodeCreateTopicsResponse(payload)
+	}
+	if err == nil && resp.ErrorCode != wire.CodeNone {
+		err = fmt.Errorf("%v: %s", resp.ErrorCode, resp.ErrorMessage)
+	}
+	if err != nil {
+		c.t.Fatalf("create topic %s: %v", name, err)
+	}
+	c.awaitBrokers()
 }
 
 // exampleTB is the harness's tb for an Example: a failure panics, and
