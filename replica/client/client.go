@@ -57,7 +57,9 @@ type Config struct {
 
 // TopicPartition names a partition.
 type TopicPartition struct {
-	Topic     string
+	// Topic is the partition's topic.
+	Topic string
+	// Partition is the partition's index in its topic, from 0.
 	Partition int32
 }
 
@@ -69,9 +71,10 @@ type Header = log.Header
 
 // Record is a record to produce, or one consumed.
 type Record struct {
-	// Topic and Partition say where the record goes or came from. The
-	// producer does not choose partitions: Partition is the one written.
-	Topic     string
+	// Topic is the topic the record goes to or came from.
+	Topic string
+	// Partition is the partition the record goes to or came from. The
+	// producer does not choose partitions: this is the one written.
 	Partition int32
 	// Key and Value are the record's bytes; nil is null. The producer
 	// copies them before Produce or ProduceAsync returns. A consumer's
@@ -94,7 +97,9 @@ type Record struct {
 
 // Offset is where a produced record landed.
 type Offset struct {
-	Topic     string
+	// Topic is the record's topic.
+	Topic string
+	// Partition is the record's partition.
 	Partition int32
 	// Offset is the record's offset in its partition, meaningful only when
 	// HasOffset.
@@ -119,8 +124,9 @@ type Client struct {
 	meta       metadata
 	seedSource *rand.Rand // seeds each backoff the client makes
 
-	fetches atomic.Int64   // fetch requests sent, for tests
-	onSleep func(ms int64) // told when a consumer backs off, for tests
+	fetches   atomic.Int64   // fetch requests sent, for tests
+	fetchSent chan struct{}  // closed at the next fetch, made by a test waiting for one
+	onSleep   func(ms int64) // told when a consumer backs off, for tests
 }
 
 // connKey names a shared connection: the controller's, or a broker's

@@ -333,7 +333,9 @@ func setCorrelation(m wire.Message, corr int32) {
 		r.CorrelationID = corr
 	case *wire.CreateTopicsRequest:
 		r.CorrelationID = corr
+	case *wire.InitProducerIDRequest:
+		r.CorrelationID = corr
 	default:
-		setOtherCorrelation(m, corr)
+		panic(fmt.Sprintf("client: setCorrelation: %T", m))
 	}
 }

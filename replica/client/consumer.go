@@ -304,6 +304,12 @@ func (s *session) listOffsets(ctx context.Context, epoch int32, ts int64) (uint6
 func (s *session) fetch(ctx context.Context, epoch int32, offset uint64, yield func(Record, error) bool) (uint64, error) {
 	cfg := &s.co.cfg
 	s.c.fetches.Add(1)
+	s.c.mu.Lock()
+	if s.c.fetchSent != nil {
+		close(s.c.fetchSent)
+		s.c.fetchSent = nil
+	}
+	s.c.mu.Unlock()
 	payload, err := s.c.roundTrip(ctx, s.cn, &wire.FetchRequest{
 		ReplicaID:    wire.ConsumerReplicaID,
 		ReplicaEpoch: wire.NoBrokerEpoch,

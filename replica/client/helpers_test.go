@@ -3,7 +3,6 @@ package client
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -33,7 +32,7 @@ type fakeReq struct {
 	conn    *fakeConn
 	key     wire.APIKey
 	corr    int32
-	msg     wire.Message // decoded, nil for InitProducerId
+	msg     wire.Message // decoded
 	payload []byte
 }
 
@@ -84,29 +83,9 @@ func setResponseCorrelation(m wire.Message, corr int32) {
 		r.CorrelationID = corr
 	case *wire.CreateTopicsResponse:
 		r.CorrelationID = corr
-	case *initProducerIDResponse:
-		r.corr = corr
+	case *wire.InitProducerIDResponse:
+		r.CorrelationID = corr
 	}
-}
-
-// initProducerIDResponse is the fake controller's answer to InitProducerId
-// (the layout of branch idem's wire.InitProducerIdResponse).
-type initProducerIDResponse struct {
-	corr  int32
-	code  wire.ErrorCode
-	id    int64
-	epoch int16
-}
-
-func (initProducerIDResponse) APIKey() wire.APIKey  { return apiInitProducerID }
-func (r initProducerIDResponse) Correlation() int32 { return r.corr }
-func (r initProducerIDResponse) AppendTo(dst []byte) ([]byte, error) {
-	dst = binary.BigEndian.AppendUint16(dst, uint16(apiInitProducerID))
-	dst = binary.BigEndian.AppendUint16(dst, 0)
-	dst = binary.BigEndian.AppendUint32(dst, uint32(r.corr))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(r.code))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(r.id))
-	return binary.BigEndian.AppendUint16(dst, uint16(r.epoch)), nil
 }
 
 // fakeConn is one accepted connection.
@@ -172,12 +151,11 @@ func (s *fakeServer) read(c *fakeConn) {
 			return
 		}
 		key, corr, err := wire.PeekHeader(payload)
+		if err != nil {
+			panic(err)
+		}
 		r := &fakeReq{conn: c, key: key, corr: corr, payload: payload}
-		if err == nil {
-			if r.msg, err = wire.DecodeRequest(payload); err != nil {
-				panic(err)
-			}
-		} else if key != apiInitProducerID {
+		if r.msg, err = wire.DecodeRequest(payload); err != nil {
 			panic(err)
 		}
 		s.handle(r)
@@ -294,14 +272,13 @@ func (fc *fakeCluster) control(r *fakeReq) {
 		}
 		fc.metadata++
 		r.reply(resp)
-	case nil, *wire.InitProducerIDRequest:
-		if fc.withhold {
-			fc.held = append(fc.held, r)
-			return
+	case *wire.InitProducerIDRequest:
+		if m.ProducerID != wire.NoProducerID || m.ProducerEpoch != wire.NoProducerEpoch {
+			panic("fake controller: InitProducerId of a known producer")
 		}
 		fc.pids++
 		fc.nextPID++
-		r.reply(&initProducerIDResponse{id: fc.nextPID})
+		r.reply(&wire.InitProducerIDResponse{ProducerID: fc.nextPID})
 	default:
 		panic("fake controller: unexpected " + r.key.String())
 	}

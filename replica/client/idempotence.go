@@ -1,60 +1,14 @@
 package client
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// The idempotent producer (Kafka's enable.idempotence, the default with
-// acks=all) in the non-transactional case. The rules, and where Kafka's
-// producer differs:
-//
-//   - Identity: a producer id and epoch from the controller's
-//     InitProducerId (a new id, epoch 0), asked for before the first
-//     batch is sent and again when the epoch is exhausted.
-//   - Sequences: each partition numbers its records from 0 under the
-//     identity, wrapping from math.MaxInt32 to 0 as Kafka's
-//     DefaultRecordBatch.incrementSequence does. A batch takes its base
-//     sequence when first sent, and its bytes are fixed from then on.
-//   - At most 5 batches of a partition are in flight: the broker keeps the
-//     last 5 batches of each producer and answers a duplicate of any of
-//     them with its original offset.
-//   - A retry resends the batch's bytes unchanged, in sequence order: after
-//     an error a partition sends nothing until all its batches in flight
-//     have come back, then resends those to retry, oldest first. So a
-//     batch the broker wrote before the error (an acks=all answered
-//     REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND, a connection
-//     broken before the answer, a leader that appended, replicated and
-//     died) is answered from the dedupe window with the offset it was
-//     written at, never written twice.
-//   - OUT_OF_ORDER_SEQUENCE_NUMBER (and UNKNOWN_PRODUCER_ID) as Kafka's
-//     producer since KIP-360 handles them without transactions: the batch
-//     was not written, and is retried. If an earlier batch of the
-//     partition is still unresolved the error only echoes it; otherwise
-//     the broker has lost acknowledged batches of this producer (an
-//     unclean election, a lost disk) and the partition needs a new epoch:
-//     once nothing of it is in flight the producer bumps its epoch
-//     locally (same id, epoch+1, or a new id when the epoch is exhausted)
-//     and the partition's unwritten batches are renumbered from sequence
-//     0. The loss is the broker's; no record is duplicated.
-//   - INVALID_PRODUCER_EPOCH fails the batch with that error (it is not
-//     retriable), and, as for any batch that fails for good after it had
-//     a sequence, the partition's next sequence needs a new epoch — a gap
-//     in the sequences would otherwise refuse every later batch. Batches
-//     that may have been written before the gap are resent with their
-//     bytes first, so only batches the broker proved unwritten are
-//     renumbered. franz-go, by contrast, resets the producer id on these
-//     errors.
-//   - DUPLICATE_SEQUENCE_NUMBER (a batch older than the broker's window)
-//     fails the records with that error: they were written, but no
-//     offset can be given. With at most 5 batches in flight it does not
-//     happen; Kafka reports success without an offset.
-//
-// Epochs are per partition in effect: a bump moves the producer's
-// identity forward, and each partition takes the new identity (starting
-// again at sequence 0) only once none of its batches carries the old one,
-// as Kafka's TransactionManager does.
+// The idempotent producer's rules are told in the package documentation
+// (doc.go, "Idempotence"); this file is their code.
 
 // producerIdent is a producer id and epoch; ok is false until the
 // controller gave one.
@@ -258,4 +212,26 @@ func (p *Producer) initFailedLocked(err error, now int64) {
 		clear(part.batches[len(kept):])
 		part.batches = kept
 	}
+}
+
+// newInitProducerIDRequest is a new producer's InitProducerId: no id, no
+// epoch, no transaction timeout.
+func newInitProducerIDRequest() *wire.InitProducerIDRequest {
+	return &wire.InitProducerIDRequest{TransactionTimeoutMs: -1, ProducerID: wire.NoProducerID, ProducerEpoch: wire.NoProducerEpoch}
+}
+
+// decodeInitProducerID decodes the controller's answer and turns a refusal
+// into its error.
+func decodeInitProducerID(payload []byte) (producerIdent, error) {
+	resp, err := wire.DecodeInitProducerIDResponse(payload)
+	if err != nil {
+		return producerIdent{}, networkError("controller", err)
+	}
+	if resp.ErrorCode != wire.CodeNone {
+		return producerIdent{}, fmt.Errorf("client: InitProducerId: %w", resp.ErrorCode.Err())
+	}
+	if resp.ProducerID < 0 || resp.ProducerEpoch < 0 {
+		return producerIdent{}, networkError("controller", fmt.Errorf("%w: InitProducerIdResponse without a producer id", wire.ErrMalformed))
+	}
+	return producerIdent{id: resp.ProducerID, epoch: resp.ProducerEpoch, ok: true}, nil
 }

@@ -183,7 +183,9 @@ func (m *metadata) fire() {
 	}
 }
 
-// send puts the request on the controller's connection.
+// send puts the request on the controller's connection. Its caller may
+// hold a producer's lock, which the listeners take: a failure to send is
+// therefore handled on a goroutine of its own, like an answer.
 func (m *metadata) send(req *wire.MetadataRequest) {
 	cn, err := m.c.controllerConn()
 	if err == nil {
@@ -192,8 +194,10 @@ func (m *metadata) send(req *wire.MetadataRequest) {
 			return false
 		}, nil)
 	}
-	if err != nil {
-		m.answered(nil, err)
+	if err != nil && !m.c.track.goroutine(func() { m.answered(nil, err) }) {
+		m.mu.Lock()
+		m.inflight = false
+		m.mu.Unlock()
 	}
 }
 

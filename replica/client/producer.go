@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica/clock"
@@ -135,6 +136,8 @@ type Producer struct {
 	initRetryAt  int64
 
 	cq *completer
+
+	resends atomic.Int64 // batches sent again, for tests
 }
 
 // partition is one partition's batches in the producer.
@@ -616,6 +619,8 @@ func (part *partition) take(p *Producer, now int64) *batch {
 			return nil // only what may have been written goes before the bump
 		}
 		p.sequenceLocked(part, b)
+	} else {
+		p.resends.Add(1)
 	}
 	b.state = stInFlight
 	b.attempts++

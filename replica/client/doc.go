@@ -1,0 +1,196 @@
+// Package client is kaenlog's producer and consumer: a library a program
+// uses to write records to a cluster's partitions and read them back, over
+// the TCP runtime of [github.com/kaenlog/kaenlog/replica/server].
+//
+//	c, _ := client.New(client.Config{Controller: "127.0.0.1:9093", Clock: wallclock.New()})
+//	defer c.Close()
+//	p, _ := c.NewProducer(client.ProducerConfig{}) // acks=all, idempotent
+//	off, err := p.Produce(ctx, client.Record{Topic: "orders", Value: []byte("hello")})
+//	cons, _ := c.NewConsumer(client.ConsumerConfig{})
+//	for rec, err := range cons.Records(ctx, client.TopicPartition{Topic: "orders"}, client.FromStart()) { ... }
+//
+// The files, as a table of contents:
+//
+//   - client.go: [Config], [New], [Client] and [Client.Close]; [Record],
+//     [Offset], [TopicPartition]; [Client.CreateTopic].
+//   - conn.go: one connection — requests multiplexed by correlation id,
+//     one writer and one reader goroutine, frames bounded, timeouts.
+//   - metadata.go: leaders, leader epochs and endpoints, from the
+//     controller.
+//   - producer.go: [Producer] — [Producer.Produce], [Producer.ProduceAsync],
+//     [Producer.Flush]; batching by size and linger, acks, retries,
+//     delivery timeout.
+//   - batch.go: a producer's RecordBatch v2, encoded in place.
+//   - idempotence.go: producer ids, sequences, and the rules for
+//     OUT_OF_ORDER_SEQUENCE_NUMBER and INVALID_PRODUCER_EPOCH.
+//   - backoff.go: Kafka's exponential backoff with jitter.
+//   - consumer.go: [Consumer] and [Consumer.Records], an iter.Seq2.
+//   - errors.go: the client's own errors; everything else is a wire error.
+//
+// # Time
+//
+// Like every library package of kaenlog, the client never reads the wall
+// clock: linger, backoff, request and delivery timeouts run on the
+// [clock.Clock] of [Config.Clock], so a test drives them with a
+// [clock.Manual] and a program hands it the wall clock of
+// examples/wallclock.
+//
+// # Connections and metadata
+//
+// A client needs one address, the controller's: kaenlog's controller
+// answers Metadata (brokers' endpoints, each partition's leader and
+// leader epoch) and InitProducerId (Kafka asks any broker). It keeps one
+// connection to the controller and one per broker for producing, dialled
+// on first use; each consumer iteration has its own connection to its
+// partition's leader, because a broker answers one connection's requests
+// in order and parks a fetch for up to its MaxWaitMs — a produce behind a
+// parked fetch would wait for it (franz-go separates them too). On a
+// connection, requests are matched to answers by correlation id; each
+// frame read is checked against [Config.MaxFrameBytes] before anything is
+// allocated for it; a request not answered within the wait it allows the
+// broker plus [Config.RequestTimeoutMs] fails with an error matching
+// wire.ErrRequestTimedOut and breaks the connection, as in Kafka.
+//
+// The metadata is refreshed when a broker answers NOT_LEADER_OR_FOLLOWER,
+// FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, UNKNOWN_TOPIC_OR_PARTITION,
+// LEADER_NOT_AVAILABLE or KAFKA_STORAGE_ERROR, when a broker's connection
+// breaks, and while a partition has no leader. One refresh is in flight at
+// a time, at least RetryBackoffMs after the last, backing off while they
+// fail. A partition's leader is replaced only by one with a newer or equal
+// leader epoch, so a stale answer never undoes a newer leader a broker
+// named (a fetch's CurrentLeader, KIP-951).
+//
+// # Producing
+//
+// A record is encoded at once into its partition's open batch (a
+// RecordBatch v2, uncompressed: kaenlog stores uncompressed batches only).
+// The batch is sent when it is full (the next record would pass
+// [ProducerConfig.BatchBytes]), when its LingerMs has passed since its
+// first record, or at Flush. Per leader, a request carries at most one
+// batch of each partition; at most MaxInFlight batches of a partition are
+// in flight.
+//
+// acks=0 ([AcksNone]) waits for nothing: a record is done once its
+// request is written, with no offset. acks=1 and acks=all are answered.
+// A retriable refusal (its *wire.Error says Retriable), a broken
+// connection or a timed-out request sends the batch again after the
+// partition's backoff — Kafka's: 100 ms doubling to 1000 ms, ±20%,
+// from a seeded source — until DeliveryTimeoutMs after the record was
+// handed over; a non-retriable one fails its records with it. After an
+// error a partition sends nothing new until its batches in flight have
+// all come back, then resends the failed ones, oldest first, with their
+// original bytes: the partition's order on the wire never changes.
+//
+// With acks=all the producer is idempotent by default (Kafka's default
+// since 3.0); "Idempotence" below tells its rules. In short: a producer id and
+// epoch from the controller and a sequence per partition in every batch,
+// at most 5 batches in flight, and every retry the same bytes, so the
+// broker answers a batch it already wrote with its original offset: a
+// retry after REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS_AFTER_APPEND, a
+// broken connection or a change of leader never writes a record twice.
+//
+// A record's outcome is its [Offset] (partition and absolute offset) or
+// its error: [Producer.Produce] waits for it; [Producer.ProduceAsync]
+// hands it to a callback, called from one goroutine per producer in the
+// order outcomes are decided; [Producer.Flush] waits until every record
+// handed over before it has its outcome.
+//
+// # Idempotence
+//
+// The idempotent producer is Kafka's enable.idempotence (the default with
+// acks=all) without transactions. Its rules, and where Kafka's producer
+// differs:
+//
+//   - Identity: a producer id and epoch from the controller's
+//     InitProducerId (a new id, epoch 0), asked for before the first
+//     batch is sent and again when the epoch is exhausted.
+//   - Sequences: each partition numbers its records from 0 under the
+//     identity, wrapping from math.MaxInt32 to 0 as Kafka's
+//     DefaultRecordBatch.incrementSequence does. A batch takes its base
+//     sequence when first sent, and its bytes are fixed from then on.
+//   - At most 5 batches of a partition are in flight: the broker keeps the
+//     last 5 batches of each producer and answers a duplicate of any of
+//     them with its original offset.
+//   - A retry resends the batch's bytes unchanged, in sequence order: after
+//     an error a partition sends nothing until all its batches in flight
+//     have come back, then resends those to retry, oldest first. So a
+//     batch the broker wrote before the error (an acks=all answered
+//     REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND, a connection
+//     broken before the answer, a leader that appended, replicated and
+//     died) is answered from the dedupe window with the offset it was
+//     written at, never written twice.
+//   - OUT_OF_ORDER_SEQUENCE_NUMBER (and UNKNOWN_PRODUCER_ID) as Kafka's
+//     producer since KIP-360 handles them without transactions: the batch
+//     was not written, and is retried. If an earlier batch of the
+//     partition is still unresolved the error only echoes it; otherwise
+//     the broker has lost acknowledged batches of this producer (an
+//     unclean election, a lost disk) and the partition needs a new epoch:
+//     once nothing of it is in flight the producer bumps its epoch
+//     locally (same id, epoch+1, or a new id when the epoch is exhausted)
+//     and the partition's unwritten batches are renumbered from sequence
+//     0. The loss is the broker's; no record is duplicated.
+//   - INVALID_PRODUCER_EPOCH fails the batch with that error (it is not
+//     retriable), and, as for any batch that fails for good after it had
+//     a sequence, the partition's next sequence needs a new epoch — a gap
+//     in the sequences would otherwise refuse every later batch. Batches
+//     that may have been written before the gap are resent with their
+//     bytes first, so only batches the broker proved unwritten are
+//     renumbered. franz-go, by contrast, resets the producer id on these
+//     errors.
+//   - DUPLICATE_SEQUENCE_NUMBER (a batch older than the broker's window)
+//     fails the records with that error: they were written, but no
+//     offset can be given. With at most 5 batches in flight it does not
+//     happen; Kafka reports success without an offset.
+//
+// Epochs are per partition in effect: a bump moves the producer's
+// identity forward, and each partition takes the new identity (starting
+// again at sequence 0) only once none of its batches carries the old one,
+// as Kafka's TransactionManager does.
+//
+// # Consuming
+//
+// [Consumer.Records] reads one partition's committed records — it fetches
+// as a consumer (ReplicaID -1), so the leader serves up to its high
+// watermark, and the client shows nothing at or above it either — from an
+// offset, or from the start or end the leader gives (ListOffsets). It
+// long-polls: a fetch asks the leader to wait up to MaxWaitMs for MinBytes,
+// and the leader parks it until data arrives. It follows the leader as the
+// producer does. Batches are verified and decoded by package log (CRC,
+// layout); records below the position are skipped. OFFSET_OUT_OF_RANGE
+// ends the iteration with an [OffsetOutOfRangeError] telling the
+// partition's start and end: the client never resets a position by itself.
+//
+// # Errors
+//
+// A broker's refusal reaches the caller as an error wrapping the code's
+// *wire.Error: errors.Is(err, wire.ErrNotEnoughReplicas), wire.CodeOf(err),
+// wire.IsRetriable(err) or errors.As with a *wire.Error and its
+// Retriable. A broken connection matches wire.ErrNetworkException, a
+// request that timed out wire.ErrRequestTimedOut. The client's own
+// conditions are sentinels: [ErrClosed], [ErrDeliveryTimeout] (which also
+// wraps the last error the record met), [ErrBufferFull],
+// [ErrInvalidConfig].
+//
+// # Where this client differs from Kafka's
+//
+//   - Metadata and producer ids come from the controller, the only address
+//     a client is given; Kafka's clients ask any broker.
+//   - The producer does not choose partitions: a record names its own
+//     (there is no partitioner and no key hashing).
+//   - Retries are bounded by the delivery timeout only (Kafka's retries
+//     setting defaults to "unbounded" too). A batch in flight when its
+//     delivery time ends fails when its answer or its request's timeout
+//     comes, not before: failing it earlier would leave its fate unknown.
+//   - The wire's produce timeout is [ProducerConfig.AckTimeoutMs]; the
+//     client waits [Config.RequestTimeoutMs] beyond it (franz-go's
+//     request timeout overhead), where Kafka uses request.timeout.ms for
+//     both, so its answer and its own timeout race.
+//   - LingerMs defaults to 0 (Kafka 4.0 moved linger.ms to 5).
+//   - Idempotence: see its section above (DUPLICATE_SEQUENCE_NUMBER, the
+//     gap after a failed batch).
+//   - The consumer is a per-partition iterator: no groups, no committed
+//     offsets, no automatic reset (Kafka's auto.offset.reset=none). It does
+//     not validate its position with OffsetsForLeaderEpoch after a change
+//     of leader (KIP-320): it reads committed records only, which a clean
+//     election never truncates.
+package client

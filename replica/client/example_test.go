@@ -1,0 +1,75 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kaenlog/kaenlog/examples/wallclock"
+	"github.com/kaenlog/kaenlog/replica/client"
+)
+
+// produceAndConsume is the README's snippet: it writes two records to
+// partition 0 of topic orders on the cluster whose controller is at
+// controller, acks=all and idempotent, and reads them back.
+//
+// README begin
+func produceAndConsume(controller string) error {
+	ctx := context.Background()
+	c, err := client.New(client.Config{Controller: controller, Clock: wallclock.New()})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	p, err := c.NewProducer(client.ProducerConfig{}) // acks=all, idempotent
+	if err != nil {
+		return err
+	}
+	for _, v := range []string{"hello", "world"} {
+		off, err := p.Produce(ctx, client.Record{Topic: "orders", Partition: 0, Value: []byte(v)})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("produced %q to orders-%d at offset %d\n", v, off.Partition, off.Offset)
+	}
+
+	cons, err := c.NewConsumer(client.ConsumerConfig{})
+	if err != nil {
+		return err
+	}
+	orders0 := client.TopicPartition{Topic: "orders", Partition: 0}
+	read := 0
+	for rec, err := range cons.Records(ctx, orders0, client.FromStart()) {
+		if err != nil {
+			return err
+		}
+		fmt.Printf("read %q at offset %d\n", rec.Value, rec.Offset)
+		if read++; read == 2 {
+			break
+		}
+	}
+	return nil
+}
+
+// README end
+
+// Produce two records to a local cluster and read them back: a controller
+// and three brokers over loopback TCP, in this process, with the topic
+// orders (3 partitions, 3 replicas, min.insync.replicas 2) — what
+// `go run ./examples/cluster -topic orders -partitions 3 -rf 3 -min-isr 2`
+// starts as processes and prints the controller's address of.
+func Example() {
+	var t exampleTB
+	defer t.done()
+	cluster := startCluster(&t, clusterOptions{brokers: 3})
+	cluster.createTopic("orders", 3, 3, 2)
+
+	if err := produceAndConsume(cluster.controller()); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// produced "hello" to orders-0 at offset 0
+	// produced "world" to orders-0 at offset 1
+	// read "hello" at offset 0
+	// read "world" at offset 1
+}

@@ -1,0 +1,141 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/kaenlog/kaenlog/replica/client"
+)
+
+// A leader stopped mid-stream: an idempotent acks=all producer streams
+// records while the partition's leader is killed. Its batches in flight
+// fail (the connection breaks), the controller elects a new leader from
+// the ISR, the producer finds it in the metadata and resends the same
+// bytes there; what the old leader had replicated is answered from the
+// new leader's dedupe window with its original offset. A consumer reading
+// all along follows the leader too. Every acknowledged record is read
+// exactly once, at its acknowledged offset, in the order it was produced;
+// no record is read twice.
+func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
+	c := startCluster(t, clusterOptions{brokers: 3, lagMs: 2000, sessionMs: 3000})
+	cl := newClient(t, c)
+	createTopic(t, c, cl, "stream", 1, 3, 2)
+	tp := client.TopicPartition{Topic: "stream"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*clusterWait)
+	defer cancel()
+
+	// The consumer, from the start, all along.
+	cons, err := cl.NewConsumer(client.ConsumerConfig{MaxWaitMs: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type read struct {
+		off   uint64
+		value string
+		err   error
+	}
+	readsCh := make(chan read, 10000)
+	consCtx, stopConsumer := context.WithCancel(ctx)
+	defer stopConsumer()
+	go func() {
+		for rec, err := range cons.Records(consCtx, tp, client.FromStart()) {
+			readsCh <- read{rec.Offset, string(rec.Value), err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu     sync.Mutex
+		acked  = map[string]uint64{}
+		order  []string
+		failed []error
+	)
+	produced := 0
+	produce := func(n int) {
+		for range n {
+			v := fmt.Sprintf("v%06d", produced)
+			produced++
+			if err := p.ProduceAsync(client.Record{Topic: "stream", Value: []byte(v)}, func(off client.Offset, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					failed = append(failed, err)
+					return
+				}
+				acked[v] = off.Offset
+				order = append(order, v)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	produce(300)
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := c.partition("stream", 0)
+	produce(500) // in flight when the leader goes
+	c.kill(old.Leader)
+	produce(500)
+	c.ev.await(t, "a new leader", func() bool {
+		now := c.partition("stream", 0)
+		return now.Leader >= 0 && now.Leader != old.Leader
+	})
+	produce(500)
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(failed) > 0 {
+		t.Errorf("%d records failed, the first with %v", len(failed), failed[0])
+	}
+	var last uint64
+	for i, v := range order {
+		if i > 0 && acked[v] <= last {
+			t.Fatalf("%s acknowledged at %d after an earlier record at %d", v, acked[v], last)
+		}
+		last = acked[v]
+	}
+	mu.Unlock()
+	t.Logf("%d records acknowledged, %d batches resent; leader %d killed, now %d", len(acked), client.Resends(p), old.Leader, c.partition("stream", 0).Leader)
+	if client.Resends(p) == 0 {
+		t.Fatal("no batch was resent: nothing was in flight when the leader went, the test tested nothing")
+	}
+
+	// The consumer reads up to the last acknowledged offset.
+	var reads []read
+	for len(reads) == 0 || reads[len(reads)-1].off < last {
+		select {
+		case r := <-readsCh:
+			if r.err != nil {
+				t.Fatalf("the consumer ended after %d records: %v", len(reads), r.err)
+			}
+			reads = append(reads, r)
+		case <-ctx.Done():
+			t.Fatalf("the consumer read %d records, the last acknowledged offset is %d", len(reads), last)
+		}
+	}
+	seen := map[string]uint64{}
+	for i, r := range reads {
+		if i > 0 && r.off != reads[i-1].off+1 {
+			t.Fatalf("read offset %d after %d", r.off, reads[i-1].off)
+		}
+		if at, dup := seen[r.value]; dup {
+			t.Fatalf("%s read twice, at %d and %d", r.value, at, r.off)
+		}
+		seen[r.value] = r.off
+	}
+	for v, off := range acked {
+		if got, ok := seen[v]; !ok || got != off {
+			t.Fatalf("%s acknowledged at %d, read at %d (%t)", v, off, got, ok)
+		}
+	}
+}
