@@ -8,9 +8,9 @@ import (
 
 // Entry is one record at one offset of one partition.
 type Entry struct {
-	Partition int32
-	Offset    uint64
-	Value     string
+	Partition int32  // the partition the record is in
+	Offset    uint64 // its offset there
+	Value     string // its value, unique in a run
 }
 
 // History is what a run observed, as the checker takes it.
@@ -111,10 +111,10 @@ func Check(h History) Result {
 // Replica is one broker's copy of one partition, up to its checkpointed
 // high watermark.
 type Replica struct {
-	Broker    int
-	Partition int32
-	HW        uint64
-	Records   map[uint64]string
+	Broker    int               // the broker holding this copy
+	Partition int32             // the partition it is a copy of
+	HW        uint64            // its checkpointed high watermark
+	Records   map[uint64]string // its values by offset
 }
 
 // CompareReplicas reports every offset below both high watermarks at
