@@ -615,3 +615,26 @@ func TestTruncationDeletesSnapshotsDurably(t *testing.T) {
 		t.Fatalf("the snapshot at %d came back after a power cut: %v", v, err)
 	}
 }
+
+// TruncateFullyAndStartAt forgets every producer; a crash right after it
+// checkpointed the new log start leaves only segments below that start,
+// which Open drops: it forgets the producers too, rather than replay them.
+func TestInterruptedTruncateFullyForgetsProducers(t *testing.T) {
+	mem := vfs.NewMem()
+	opts := Options{FS: mem, SegmentBytes: 1000}
+	l := stOpen(t, pdir, opts)
+	pWorkload(t, l, 3, 30, rand.New(rand.NewPCG(13, 14)))
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	start := l.EndOffset() + 100
+	if err := writeFilesAtomic(mem, pdir, checkpointFile{logStartFileName, formatCheckpoint(start)}); err != nil {
+		t.Fatal(err)
+	}
+	l.Abandon()
+	l = stOpen(t, pdir, opts)
+	if l.StartOffset() != start || l.EndOffset() != start || len(l.Producers()) != 0 {
+		t.Fatalf("start %d, end %d, producers %+v; want an empty log at %d and no producer\n%s",
+			l.StartOffset(), l.EndOffset(), l.Producers(), start, l.Recovery())
+	}
+}
