@@ -482,3 +482,37 @@ func binaryPutSeq(batch []byte, seq int32) {
 	crc := ChecksumCRC32C(batch[posAttributes:size])
 	batch[posCRC], batch[posCRC+1], batch[posCRC+2], batch[posCRC+3] = byte(crc>>24), byte(crc>>16), byte(crc>>8), byte(crc)
 }
+
+// Rebuilding from batch headers reads only the headers of large batches,
+// and gets the same state as from small ones.
+func TestProducerRebuildOverLargeBatches(t *testing.T) {
+	l, _ := memLog(t, Options{SegmentBytes: 200 << 10})
+	seqs := map[int64]int32{}
+	for i := range 40 {
+		pid := int64(i % 3)
+		recs := stRecords(2, 9000, nil)
+		b := Batch{BaseTimestamp: int64(i), MaxTimestamp: int64(i) + 1, ProducerID: pid, ProducerEpoch: 0, BaseSequence: seqs[pid], Records: recs}
+		batch, err := AppendBatch(nil, &b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AppendAsLeader(batch, 1); err != nil {
+			t.Fatal(err)
+		}
+		seqs[pid] += 2
+		if i%5 == 0 {
+			plainAppend(t, l, 3, int64(i))
+		}
+	}
+	for _, s := range append([]uint64(nil), l.snapshots...) {
+		if err := l.removeSnapshot(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, off := range []uint64{l.EndOffset() - 1, l.EndOffset() / 2, 7, 1} {
+		if err := l.TruncateTo(off); err != nil {
+			t.Fatal(err)
+		}
+		checkProducersMatchLog(t, l, fmt.Sprintf("TruncateTo(%d) over large batches", off))
+	}
+}

@@ -201,6 +201,12 @@ func (rc *recovery) finishProducers() error {
 		if m == nil && leo > floor {
 			r.ProducerStateRebuilt = true
 		}
+	} else if rc.droppedAll {
+		// Every segment lay below the checkpointed log start: the
+		// leftovers of a TruncateFullyAndStartAt a crash interrupted
+		// (retention never deletes the last segment), which forgets
+		// every producer.
+		m = producerMap{}
 	} else if p := rc.pr; p != nil && !p.straddle && p.from <= leo {
 		m = p.m
 		r.ProducerSnapshot, r.HaveProducerSnapshot, r.ProducerBatchesReplayed = p.snap, p.haveSnap, p.replayed

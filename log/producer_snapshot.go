@@ -410,8 +410,9 @@ func (l *Log) replayProducerHeaders(m producerMap, from, to uint64) (int, error)
 // bytes from byte pos, where a batch starting at offset next must begin,
 // up to the file's end (where offset end must be reached) or offset to,
 // and applies to m the producer batches whose base lies in [from, to). It
-// reads in chunks, so a segment of small batches costs few reads. bad
-// reports framing that does not hold together.
+// reads in chunks, so a segment of small batches costs few reads, and
+// after a large batch only the next header. bad reports framing that does
+// not hold together.
 func walkProducerHeaders(f interface {
 	ReadAt([]byte, int64) (int, error)
 }, size, pos int64, next, end, from, to uint64, m producerMap, buf []byte) (applied int, bad bool, _ []byte, err error) {
@@ -421,12 +422,16 @@ func walkProducerHeaders(f interface {
 	}
 	buf = buf[:cap(buf)]
 	var bufStart, bufLen int64 = 0, 0
+	last := 0 // the size of the previous batch
 	for pos < size && next < to {
 		if size-pos < BatchHeaderSize {
 			return applied, true, buf, nil
 		}
 		if pos < bufStart || pos+BatchHeaderSize > bufStart+bufLen {
 			n := min(int64(len(buf)), size-pos)
+			if last > chunk/16 {
+				n = BatchHeaderSize // large batches: read their headers only
+			}
 			k, err := f.ReadAt(buf[:n], pos)
 			if int64(k) != n {
 				if err == nil {
@@ -448,7 +453,7 @@ func walkProducerHeaders(f interface {
 			}
 		}
 		pos += int64(h.Size())
-		next = h.NextOffset()
+		next, last = h.NextOffset(), h.Size()
 	}
 	if next < to && next != end {
 		return applied, true, buf, nil

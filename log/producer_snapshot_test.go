@@ -118,7 +118,11 @@ func TestProducerStateAfterACrashReplaysOnlyPastTheRecoveryPoint(t *testing.T) {
 // tears or keeps what was not fsynced. Open must succeed, and the state it
 // rebuilds must equal the state recomputed from the log that survived.
 // Retention and expiry are left out: they forget producers on purpose,
-// which the recomputation could not know.
+// which the recomputation could not know. So is TruncateFullyAndStartAt:
+// a cut in the middle of one above the log end leaves a directory that
+// Open refuses today, whatever the producers (the recovery point still
+// counts the deleted segments as flushed); its producer side is
+// TestInterruptedTruncateFullyForgetsProducers.
 var producerCuts = flag.Int("producercuts", 600, "power cuts TestProducerStatePowerCuts runs")
 
 func TestProducerStatePowerCuts(t *testing.T) {
@@ -180,7 +184,7 @@ func pPowerCut(t *testing.T, seed uint64) RecoveryReport {
 		case r < 77:
 			err = l.CheckpointRecoveryPoint()
 		case r < 88:
-			err = l.TruncateTo(rng.Uint64N(l.EndOffset() + 1))
+			err = l.TruncateTo(l.StartOffset() + rng.Uint64N(l.EndOffset()-l.StartOffset()+1))
 		default:
 			if err = l.Close(); err == nil {
 				l, err = Open(pdir, opts)
@@ -221,7 +225,7 @@ func pPowerCut(t *testing.T, seed uint64) RecoveryReport {
 	for i := range 6 {
 		if i%2 == 0 {
 			pWorkload(t, l2, 4, 4, rng)
-		} else if err := l2.TruncateTo(rng.Uint64N(l2.EndOffset() + 1)); err != nil {
+		} else if err := l2.TruncateTo(l2.StartOffset() + rng.Uint64N(l2.EndOffset()-l2.StartOffset()+1)); err != nil {
 			t.Errorf("%s: TruncateTo after the cut: %v", what, err)
 			return RecoveryReport{}
 		}
@@ -613,5 +617,28 @@ func TestTruncationDeletesSnapshotsDurably(t *testing.T) {
 	mem.Crash(vfs.LoseUnsynced, 3)
 	if _, err := mem.OpenFile(filepath.Join(pdir, producerSnapshotName(v)), os.O_RDONLY, 0); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the snapshot at %d came back after a power cut: %v", v, err)
+	}
+}
+
+// TruncateFullyAndStartAt forgets every producer; a crash right after it
+// checkpointed the new log start leaves only segments below that start,
+// which Open drops: it forgets the producers too, rather than replay them.
+func TestInterruptedTruncateFullyForgetsProducers(t *testing.T) {
+	mem := vfs.NewMem()
+	opts := Options{FS: mem, SegmentBytes: 1000}
+	l := stOpen(t, pdir, opts)
+	pWorkload(t, l, 3, 30, rand.New(rand.NewPCG(13, 14)))
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	start := l.EndOffset() + 100
+	if err := writeFilesAtomic(mem, pdir, checkpointFile{logStartFileName, formatCheckpoint(start)}); err != nil {
+		t.Fatal(err)
+	}
+	l.Abandon()
+	l = stOpen(t, pdir, opts)
+	if l.StartOffset() != start || l.EndOffset() != start || len(l.Producers()) != 0 {
+		t.Fatalf("start %d, end %d, producers %+v; want an empty log at %d and no producer\n%s",
+			l.StartOffset(), l.EndOffset(), l.Producers(), start, l.Recovery())
 	}
 }

@@ -249,6 +249,7 @@ type recovery struct {
 	// Open); deadSnapshots are producer-state snapshots that did not load.
 	pr            *producerReplay
 	deadSnapshots []uint64
+	droppedAll    bool // only leftovers below the log start were found
 }
 
 // recover brings the directory to a state the log can trust, filling in
@@ -632,6 +633,7 @@ func (rc *recovery) unclean() error {
 	}
 	// A last segment wholly below the start holds only leftovers.
 	if s := segs[len(segs)-1]; s.next <= start && s.base < start {
+		rc.droppedAll = true
 		if err := rc.dropAllFor(start); err != nil {
 			return err
 		}
