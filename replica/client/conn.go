@@ -8,7 +8,6 @@ import (
 	"net"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
@@ -44,7 +43,6 @@ type conn struct {
 	ctx      context.Context
 	cancel   context.CancelFunc // cancels a dial in progress when it breaks
 
-	sent atomic.Int64 // requests sent, for tests
 }
 
 // call is a request waiting for its answer. handle runs once, in the
@@ -133,7 +131,6 @@ func (c *conn) send(m wire.Message, waitMs int64, handle func([]byte, error) boo
 		}
 	}
 	c.queue = append(c.queue, outFrame{msg: m, written: written})
-	c.sent.Add(1)
 	select {
 	case c.wake <- struct{}{}:
 	default:

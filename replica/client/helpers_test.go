@@ -184,12 +184,10 @@ type fakeCluster struct {
 	controller *fakeServer
 	brokers    map[int32]*fakeBroker
 
-	mu       sync.Mutex
-	leaders  map[TopicPartition]wire.LeaderAndEpoch
-	parts    map[string]int32
-	nextPID  int64
-	pids     int // InitProducerId answered
-	metadata int // Metadata answered
+	mu      sync.Mutex
+	leaders map[TopicPartition]wire.LeaderAndEpoch
+	parts   map[string]int32
+	nextPID int64
 	// endpoints, if set, adds brokers the fakes are not.
 	endpoints map[int32]string
 }
@@ -273,13 +271,11 @@ func (fc *fakeCluster) control(r *fakeReq) {
 			}
 			resp.Topics = append(resp.Topics, mt)
 		}
-		fc.metadata++
 		r.reply(resp)
 	case *wire.InitProducerIDRequest:
 		if m.ProducerID != wire.NoProducerID || m.ProducerEpoch != wire.NoProducerEpoch {
 			panic("fake controller: InitProducerId of a known producer")
 		}
-		fc.pids++
 		fc.nextPID++
 		r.reply(&wire.InitProducerIDResponse{ProducerID: fc.nextPID})
 	default:
