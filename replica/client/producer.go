@@ -513,12 +513,13 @@ func (p *Producer) drainLocked(now int64) {
 	if p.closed {
 		return
 	}
-	if p.idem && !p.ident.ok {
-		if p.hasWork() {
+	defer func() {
+		// New batches wait for a producer id; resends of batches sequenced
+		// under an earlier one need none.
+		if p.idem && !p.ident.ok && p.hasWork() {
 			p.initIdentLocked(now)
 		}
-		return
-	}
+	}()
 	for {
 		dests := p.dests[:0]
 		refresh := false
@@ -607,7 +608,11 @@ func (part *partition) take(p *Producer, now int64) *batch {
 			break
 		}
 	}
-	if b == nil && part.open != nil && p.ready(part.open, now) {
+	// Before a bump only what may have been written goes; a new batch
+	// needs a producer id. An open batch that cannot go keeps taking
+	// records.
+	blocked := part.needBump || (p.idem && !p.ident.ok)
+	if b == nil && part.open != nil && p.ready(part.open, now) && !blocked {
 		part.seal()
 		b = part.batches[len(part.batches)-1]
 	}
@@ -615,8 +620,8 @@ func (part *partition) take(p *Producer, now int64) *batch {
 		return nil
 	}
 	if b.state == stNew {
-		if part.needBump {
-			return nil // only what may have been written goes before the bump
+		if blocked {
+			return nil
 		}
 		p.sequenceLocked(part, b)
 	} else {
