@@ -37,6 +37,9 @@
 //   - [github.com/kaenlog/kaenlog/replica/server]: the network runtime, a
 //     Host that runs a broker or the controller over TCP on an injected
 //     clock.
+//   - [github.com/kaenlog/kaenlog/replica/client]: the producer (batches,
+//     acks 0/1/all, retries, idempotent by default) and the consumer (an
+//     iterator of committed records that long-polls and follows leaders).
 //   - [github.com/kaenlog/kaenlog/replica/clock]: the injected clock and
 //     the driver that runs every state machine's timed work.
 //   - [github.com/kaenlog/kaenlog/examples]: one runnable Example per

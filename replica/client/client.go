@@ -238,15 +238,15 @@ func (c *Client) newBackoff() *backoff {
 // controllerConn returns the connection to the controller, dialling a new
 // one if there is none or the last one broke.
 func (c *Client) controllerConn() (*conn, error) {
-	return c.sharedConn(connKey{controller: true}, "controller", c.cfg.Controller)
+	return c.sharedConn(connKey{controller: true}, c.cfg.Controller)
 }
 
 // produceConn returns the produce connection to broker id at addr.
 func (c *Client) produceConn(id int32, addr string) (*conn, error) {
-	return c.sharedConn(connKey{broker: id}, fmt.Sprintf("broker %d", id), addr)
+	return c.sharedConn(connKey{broker: id}, addr)
 }
 
-func (c *Client) sharedConn(k connKey, peer, addr string) (*conn, error) {
+func (c *Client) sharedConn(k connKey, addr string) (*conn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -254,6 +254,10 @@ func (c *Client) sharedConn(k connKey, peer, addr string) (*conn, error) {
 	}
 	if cn := c.conns[k]; cn != nil && !cn.broken() && cn.addr == addr {
 		return cn, nil
+	}
+	peer := "controller"
+	if !k.controller {
+		peer = brokerName(k.broker)
 	}
 	cn := newConn(c, peer, addr, !k.controller)
 	if old := c.conns[k]; old != nil && !old.broken() {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
@@ -35,13 +34,15 @@ type conn struct {
 	spare    []outFrame
 	calls    map[int32]*call
 	nextCorr int32
+	timer    clock.Timer   // armed while calls wait: at or before the earliest deadline
+	timerAt  int64         // when timer fires
+	free     []*call       // answered calls, for reuse
 	err      error         // why it broke; nil while it works
 	wake     chan struct{} // tells the writer there is work
 	done     chan struct{} // closed when it breaks
 	ctx      context.Context
 	cancel   context.CancelFunc // cancels a dial in progress when it breaks
 
-	sent atomic.Int64 // requests sent, for tests
 }
 
 // call is a request waiting for its answer. handle runs once, in the
@@ -49,16 +50,17 @@ type conn struct {
 // payload or the error; it returns true if it keeps the payload, which the
 // reader then never reuses.
 type call struct {
-	key    wire.APIKey
-	corr   int32
-	waitMs int64
-	timer  clock.Timer
-	handle func(payload []byte, err error) (kept bool)
+	key        wire.APIKey
+	corr       int32
+	deadlineMs int64 // when it times out, on the client's clock
+	timeoutMs  int64 // the wait it was given, for the error
+	handle     func(payload []byte, err error) (kept bool)
 }
 
-// outFrame is a request queued for the writer. written, set for a produce
-// with acks=0 (which nothing answers), is told when the frame has been
-// written or could not be.
+// outFrame is a request queued for the writer. written, if set, is told
+// when the frame has been written or could not be: for a produce with
+// acks=0, which nothing answers, that is its end; for others, that the
+// writer is done with the request's memory.
 type outFrame struct {
 	msg     wire.Message
 	written func(error)
@@ -114,14 +116,21 @@ func (c *conn) send(m wire.Message, waitMs int64, handle func([]byte, error) boo
 		if c.nextCorr < 0 {
 			c.nextCorr = 1
 		}
-		cl := &call{key: m.APIKey(), corr: c.nextCorr, waitMs: waitMs, handle: handle}
-		setCorrelation(m, cl.corr)
+		var cl *call
+		if n := len(c.free); n > 0 {
+			cl, c.free = c.free[n-1], c.free[:n-1]
+		} else {
+			cl = new(call)
+		}
 		timeout := waitMs + c.cl.cfg.RequestTimeoutMs
-		cl.timer = c.cl.clock.AfterFunc(timeout, func() { c.timedOut(cl, timeout) })
+		*cl = call{key: m.APIKey(), corr: c.nextCorr, deadlineMs: c.cl.clock.NowMs() + timeout, timeoutMs: timeout, handle: handle}
+		setCorrelation(m, cl.corr)
 		c.calls[cl.corr] = cl
+		if c.timer == nil {
+			c.armLocked(cl.deadlineMs)
+		}
 	}
 	c.queue = append(c.queue, outFrame{msg: m, written: written})
-	c.sent.Add(1)
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -129,18 +138,48 @@ func (c *conn) send(m wire.Message, waitMs int64, handle func([]byte, error) boo
 	return nil
 }
 
-// timedOut breaks the connection if cl is still waiting.
-func (c *conn) timedOut(cl *call, ms int64) {
+// armLocked sets the timeout timer for atMs. One timer serves all the
+// connection's calls: when it fires it fails the connection if a call is
+// overdue, and otherwise waits again for the earliest deadline — so a
+// steady stream of requests costs no timer each (Kafka's NetworkClient
+// likewise checks its requests' timeouts as it polls).
+func (c *conn) armLocked(atMs int64) {
+	c.timerAt = atMs
+	c.timer = c.cl.clock.AfterFunc(atMs-c.cl.clock.NowMs(), c.checkTimeouts)
+}
+
+// checkTimeouts is the timer: it breaks the connection if a call waited
+// past its deadline, and otherwise rearms for the earliest one.
+func (c *conn) checkTimeouts() {
+	now := c.cl.clock.NowMs()
 	c.mu.Lock()
-	waiting := c.calls[cl.corr] == cl
-	c.mu.Unlock()
-	if waiting {
-		c.fail(timeoutError(c.peer, cl.key, ms))
+	c.timer = nil
+	if c.err != nil || len(c.calls) == 0 {
+		c.mu.Unlock()
+		return
 	}
+	var overdue *call
+	earliest := int64(0)
+	for _, cl := range c.calls {
+		if now >= cl.deadlineMs && (overdue == nil || cl.corr < overdue.corr) {
+			overdue = cl
+		}
+		if earliest == 0 || cl.deadlineMs < earliest {
+			earliest = cl.deadlineMs
+		}
+	}
+	if overdue == nil {
+		c.armLocked(earliest)
+		c.mu.Unlock()
+		return
+	}
+	key, ms := overdue.key, overdue.timeoutMs
+	c.mu.Unlock()
+	c.fail(timeoutError(c.peer, key, ms))
 }
 
 // fail breaks the connection once: every request waiting on it gets err
-// (in the order they were sent), every acks=0 frame not yet written too,
+// (in the order they were sent), every frame not yet written is told so,
 // and the client forgets it.
 func (c *conn) fail(err error) {
 	c.mu.Lock()
@@ -159,13 +198,16 @@ func (c *conn) fail(err error) {
 	queue := c.queue
 	c.queue = nil
 	nc := c.nc
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
 	c.mu.Unlock()
 	if nc != nil {
 		nc.Close()
 	}
 	sort.Slice(calls, func(i, j int) bool { return calls[i].corr < calls[j].corr })
 	for _, cl := range calls {
-		cl.timer.Stop()
 		cl.handle(nil, err)
 	}
 	for _, f := range queue {
@@ -271,7 +313,6 @@ func (c *conn) writeLoop() {
 func (c *conn) refuse(f outFrame, err error) {
 	if f.written != nil {
 		f.written(err)
-		return
 	}
 	corr := f.msg.Correlation()
 	c.mu.Lock()
@@ -279,7 +320,6 @@ func (c *conn) refuse(f outFrame, err error) {
 	delete(c.calls, corr)
 	c.mu.Unlock()
 	if cl != nil {
-		cl.timer.Stop()
 		cl.handle(nil, err)
 	}
 }
@@ -311,12 +351,15 @@ func (c *conn) readLoop(nc net.Conn) {
 			c.fail(networkError(c.peer, fmt.Errorf("%w: answer %s with correlation id %d matches no request", wire.ErrMalformed, key, corr)))
 			return
 		}
-		cl.timer.Stop()
 		if cl.handle(payload, nil) {
 			buf = nil
 		} else {
 			buf = payload
 		}
+		c.mu.Lock()
+		*cl = call{}
+		c.free = append(c.free, cl)
+		c.mu.Unlock()
 	}
 }
 

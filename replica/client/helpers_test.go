@@ -110,7 +110,7 @@ type fakeServer struct {
 	wg     sync.WaitGroup
 }
 
-func newFakeServer(t *testing.T, handle func(*fakeReq)) *fakeServer {
+func newFakeServer(t testing.TB, handle func(*fakeReq)) *fakeServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -180,18 +180,16 @@ func (s *fakeServer) close() {
 
 // fakeCluster is a fake controller and brokers.
 type fakeCluster struct {
-	t          *testing.T
+	t          testing.TB
 	controller *fakeServer
 	brokers    map[int32]*fakeBroker
 
-	mu       sync.Mutex
-	leaders  map[TopicPartition]wire.LeaderAndEpoch
-	parts    map[string]int32
-	nextPID  int64
-	pids     int  // InitProducerId answered
-	metadata int  // Metadata answered
-	withhold bool // leave InitProducerId unanswered
-	held     []*fakeReq
+	mu      sync.Mutex
+	leaders map[TopicPartition]wire.LeaderAndEpoch
+	parts   map[string]int32
+	nextPID int64
+	// endpoints, if set, adds brokers the fakes are not.
+	endpoints map[int32]string
 }
 
 // fakeBroker is a broker whose requests the test answers.
@@ -225,7 +223,7 @@ func (b *fakeBroker) none(t *testing.T) {
 
 // newFakeCluster starts a controller and brokers 1..n; every partition of
 // topic "t" (parts partitions) is led by broker 1 at epoch 0.
-func newFakeCluster(t *testing.T, n int, parts int32) *fakeCluster {
+func newFakeCluster(t testing.TB, n int, parts int32) *fakeCluster {
 	fc := &fakeCluster{t: t, brokers: map[int32]*fakeBroker{}, leaders: map[TopicPartition]wire.LeaderAndEpoch{},
 		parts: map[string]int32{"t": parts}, nextPID: 1000}
 	for id := int32(1); id <= int32(n); id++ {
@@ -257,6 +255,9 @@ func (fc *fakeCluster) control(r *fakeReq) {
 		for id := int32(1); id <= int32(len(fc.brokers)); id++ {
 			resp.Brokers = append(resp.Brokers, wire.MetadataBroker{ID: id, Endpoint: fc.brokers[id].addr()})
 		}
+		for id, addr := range fc.endpoints {
+			resp.Brokers = append(resp.Brokers, wire.MetadataBroker{ID: id, Endpoint: addr})
+		}
 		for _, topic := range m.Topics {
 			n, ok := fc.parts[topic]
 			if !ok {
@@ -270,13 +271,11 @@ func (fc *fakeCluster) control(r *fakeReq) {
 			}
 			resp.Topics = append(resp.Topics, mt)
 		}
-		fc.metadata++
 		r.reply(resp)
 	case *wire.InitProducerIDRequest:
 		if m.ProducerID != wire.NoProducerID || m.ProducerEpoch != wire.NoProducerEpoch {
 			panic("fake controller: InitProducerId of a known producer")
 		}
-		fc.pids++
 		fc.nextPID++
 		r.reply(&wire.InitProducerIDResponse{ProducerID: fc.nextPID})
 	default:
@@ -346,7 +345,7 @@ func values(b log.Batch) []string {
 }
 
 // primeMetadata waits until the client knows tp's leader.
-func primeMetadata(t *testing.T, c *Client, tp TopicPartition) {
+func primeMetadata(t testing.TB, c *Client, tp TopicPartition) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitGuard)
 	defer cancel()

@@ -413,3 +413,29 @@ func TestDuplicateSequenceFailsWithoutAGap(t *testing.T) {
 		t.Fatalf("next: epoch %d sequence %d, want 0, 2", epoch, seq)
 	}
 }
+
+// An epoch bump past math.MaxInt16 asks the controller for a new producer
+// id instead (Kafka's resetIdempotentProducerId): the batch goes again
+// under the new id, epoch 0, sequence 0.
+func TestExhaustedEpochTakesANewProducerID(t *testing.T) {
+	fc, clk, p, tp := idempotentSetup(t, ProducerConfig{})
+	p.mu.Lock()
+	p.ident.epoch = math.MaxInt16
+	p.parts[tp].ident.epoch = math.MaxInt16
+	p.mu.Unlock()
+	out := produceAsync(t, p, tp, "a")
+	r := fc.brokers[1].next(t)
+	if id, epoch, seq := producerFields(t, r); id != 1001 || epoch != math.MaxInt16 || seq != 1 {
+		t.Fatalf("producer %d epoch %d sequence %d", id, epoch, seq)
+	}
+	r.answerProduce(t, wire.CodeOutOfOrderSequenceNumber, 0)
+	clk.AdvanceTo(retryDue(t, p, tp))
+	r = fc.brokers[1].next(t)
+	if id, epoch, seq := producerFields(t, r); id != 1002 || epoch != 0 || seq != 0 {
+		t.Fatalf("after the last epoch: producer %d epoch %d sequence %d, want 1002, 0, 0", id, epoch, seq)
+	}
+	r.answerProduce(t, wire.CodeNone, 1)
+	if o := await(t, out); o.err != nil || o.off.Offset != 1 {
+		t.Fatalf("%+v %v", o.off, o.err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kaenlog/kaenlog/replica/client"
 )
@@ -15,7 +16,7 @@ import (
 // the ISR, the producer finds it in the metadata and resends the same
 // bytes there; what the old leader had replicated is answered from the
 // new leader's dedupe window with its original offset. A consumer reading
-// all along follows the leader too. Every acknowledged record is read
+// all along follows the leader too, and long-polls the new one. Every acknowledged record is read
 // exactly once, at its acknowledged offset, in the order it was produced;
 // no record is read twice.
 func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
@@ -27,7 +28,7 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 	defer cancel()
 
 	// The consumer, from the start, all along.
-	cons, err := cl.NewConsumer(client.ConsumerConfig{MaxWaitMs: 200})
+	cons, err := cl.NewConsumer(client.ConsumerConfig{MaxWaitMs: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +123,14 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("the consumer read %d records, the last acknowledged offset is %d", len(reads), last)
 		}
+	}
+	// Caught up with the new leader, the consumer long-polls it: a fetch
+	// per MaxWaitMs over an idle second, not a stream of them.
+	before := client.FetchesSent(cl)
+	idle := time.NewTimer(time.Second) // the measure, not a wait for a condition
+	<-idle.C
+	if n := client.FetchesSent(cl) - before; n > 4 {
+		t.Errorf("%d fetches in an idle second with MaxWaitMs 500 after the change of leader: a busy loop", n)
 	}
 	seen := map[string]uint64{}
 	for i, r := range reads {

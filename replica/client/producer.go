@@ -116,17 +116,19 @@ type Producer struct {
 	acks int16
 	idem bool
 
-	mu       sync.Mutex
-	closed   bool
-	closedCh chan struct{}
-	driver   *clock.Driver
-	parts    map[TopicPartition]*partition
-	order    []*partition // parts in the order they were first used
-	buffered int64
-	room     chan struct{} // closed (and replaced) when buffered shrinks
-	back     *backoff
-	resp     wire.ProduceResponse // decoding scratch, under mu
-	done     []completion         // outcomes to hand to the completer after the event
+	mu        sync.Mutex
+	closed    bool
+	closedCh  chan struct{}
+	driver    *clock.Driver
+	parts     map[TopicPartition]*partition
+	order     []*partition // parts in the order they were first used
+	buffered  int64
+	room      chan struct{} // made when a record waits for room, closed when buffered shrinks
+	back      *backoff
+	resp      wire.ProduceResponse // decoding scratch, under mu
+	done      []completion         // outcomes to hand to the completer after the event
+	dests     []*produceCall       // drainLocked's scratch
+	freeCalls []*produceCall       // answered calls, for reuse
 
 	watch chan struct{} // closed after the next event; made only when a test waits
 
@@ -187,7 +189,6 @@ func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 		c: c, cfg: cfg, acks: cfg.Acks.Wire(), idem: idem,
 		closedCh: make(chan struct{}),
 		parts:    map[TopicPartition]*partition{},
-		room:     make(chan struct{}),
 		back:     c.newBackoff(),
 		cq:       newCompleter(),
 	}
@@ -303,6 +304,9 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 	}
 	size := int64(encodedSize(body))
 	if p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
+		if p.room == nil {
+			p.room = make(chan struct{})
+		}
 		return p.room, ErrBufferFull
 	}
 	if b == nil {
@@ -510,19 +514,15 @@ func (p *Producer) drainLocked(now int64) {
 	if p.closed {
 		return
 	}
-	if p.idem && !p.ident.ok {
-		if p.hasWork() {
+	defer func() {
+		// New batches wait for a producer id; resends of batches sequenced
+		// under an earlier one need none.
+		if p.idem && !p.ident.ok && p.hasWork() {
 			p.initIdentLocked(now)
 		}
-		return
-	}
-	type dest struct {
-		leader  int32
-		addr    string
-		batches []*batch
-	}
+	}()
 	for {
-		var dests []*dest
+		dests := p.dests[:0]
 		refresh := false
 		for _, part := range p.order {
 			if !part.hasWork(p, now) {
@@ -541,26 +541,28 @@ func (p *Producer) drainLocked(now int64) {
 			if b == nil {
 				continue
 			}
-			var d *dest
+			var pc *produceCall
 			for _, x := range dests {
 				if x.leader == leader {
-					d = x
+					pc = x
 				}
 			}
-			if d == nil {
-				d = &dest{leader: leader, addr: addr}
-				dests = append(dests, d)
+			if pc == nil {
+				pc = p.newCall(leader, addr)
+				dests = append(dests, pc)
 			}
-			d.batches = append(d.batches, b)
+			pc.batches = append(pc.batches, b)
 		}
+		p.dests = dests
 		if refresh {
 			p.c.meta.refresh()
 		}
 		if len(dests) == 0 {
 			return
 		}
-		for _, d := range dests {
-			p.sendLocked(d.leader, d.addr, d.batches, now)
+		for i, pc := range dests {
+			dests[i] = nil
+			p.sendLocked(pc, now)
 		}
 	}
 }
@@ -607,7 +609,11 @@ func (part *partition) take(p *Producer, now int64) *batch {
 			break
 		}
 	}
-	if b == nil && part.open != nil && p.ready(part.open, now) {
+	// Before a bump only what may have been written goes; a new batch
+	// needs a producer id. An open batch that cannot go keeps taking
+	// records.
+	blocked := part.needBump || (p.idem && !p.ident.ok)
+	if b == nil && part.open != nil && p.ready(part.open, now) && !blocked {
 		part.seal()
 		b = part.batches[len(part.batches)-1]
 	}
@@ -615,8 +621,8 @@ func (part *partition) take(p *Producer, now int64) *batch {
 		return nil
 	}
 	if b.state == stNew {
-		if part.needBump {
-			return nil // only what may have been written goes before the bump
+		if blocked {
+			return nil
 		}
 		p.sequenceLocked(part, b)
 	} else {
@@ -638,30 +644,80 @@ func (part *partition) hasRetry() bool {
 	return false
 }
 
-// produceCall is one produce request on its way.
+// produceCall is one produce request on its way. A call is reused once
+// the connection's writer has put it out and (unless acks=0) the broker
+// has answered it; one that failed is left to the collector, since the
+// writer may still be reading it.
 type produceCall struct {
-	p       *Producer
-	leader  int32
-	batches []*batch
+	p        *Producer
+	leader   int32
+	addr     string
+	batches  []*batch
+	req      wire.ProduceRequest
+	refs     int                      // the writer's and the answer's holds, under p.mu
+	answerFn func([]byte, error) bool // pc.answered, made once
+	writeFn  func(error)              // pc.written, made once
+	sentFn   func(error)              // pc.sent, made once
 }
 
-// sendLocked puts batches in one request to leader.
-func (p *Producer) sendLocked(leader int32, addr string, batches []*batch, now int64) {
-	req := &wire.ProduceRequest{Acks: p.acks, TimeoutMs: int32(p.cfg.AckTimeoutMs), Partitions: make([]wire.ProducePartition, len(batches))}
-	for i, b := range batches {
-		req.Partitions[i] = wire.ProducePartition{Topic: b.part.tp.Topic, Partition: b.part.tp.Partition, Records: b.buf}
+// newCall returns a produce call to leader, from the free list.
+func (p *Producer) newCall(leader int32, addr string) *produceCall {
+	var pc *produceCall
+	if n := len(p.freeCalls); n > 0 {
+		pc, p.freeCalls = p.freeCalls[n-1], p.freeCalls[:n-1]
+	} else {
+		pc = &produceCall{p: p}
+		pc.answerFn, pc.writeFn, pc.sentFn = pc.answered, pc.written, pc.sent
 	}
-	pc := &produceCall{p: p, leader: leader, batches: batches}
-	cn, err := p.c.produceConn(leader, addr)
+	pc.leader, pc.addr = leader, addr
+	return pc
+}
+
+// sent is the writer's word on an answered request: written out, or not.
+func (pc *produceCall) sent(err error) {
+	if err != nil {
+		return
+	}
+	p := pc.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.releaseLocked(pc)
+}
+
+// releaseLocked drops a hold on pc and reuses it when none is left.
+func (p *Producer) releaseLocked(pc *produceCall) {
+	if pc.refs--; pc.refs == 0 {
+		p.recycleLocked(pc)
+	}
+}
+
+// recycleLocked puts pc back on the free list.
+func (p *Producer) recycleLocked(pc *produceCall) {
+	clear(pc.batches)
+	clear(pc.req.Partitions)
+	pc.batches, pc.req.Partitions = pc.batches[:0], pc.req.Partitions[:0]
+	p.freeCalls = append(p.freeCalls, pc)
+}
+
+// sendLocked puts pc's batches in one request to its leader.
+func (p *Producer) sendLocked(pc *produceCall, now int64) {
+	pc.req = wire.ProduceRequest{Acks: p.acks, TimeoutMs: int32(p.cfg.AckTimeoutMs), Partitions: pc.req.Partitions[:0]}
+	for _, b := range pc.batches {
+		pc.req.Partitions = append(pc.req.Partitions, wire.ProducePartition{Topic: b.part.tp.Topic, Partition: b.part.tp.Partition, Records: b.buf})
+	}
+	cn, err := p.c.produceConn(pc.leader, pc.addr)
 	if err == nil {
 		if p.acks == wire.AcksNone {
-			err = cn.send(req, 0, nil, pc.written)
+			pc.refs = 1
+			err = cn.send(&pc.req, 0, nil, pc.writeFn)
 		} else {
-			err = cn.send(req, p.cfg.AckTimeoutMs, pc.answered, nil)
+			pc.refs = 2
+			err = cn.send(&pc.req, p.cfg.AckTimeoutMs, pc.answerFn, pc.sentFn)
 		}
 	}
 	if err != nil {
 		p.requestFailedLocked(pc, err, now)
+		p.recycleLocked(pc) // never queued: nothing reads it
 	}
 }
 
@@ -675,12 +731,15 @@ func (pc *produceCall) written(err error) {
 	}
 	now := p.c.clock.NowMs()
 	if err != nil {
+		// The request may be partly out: its bytes are the writer's
+		// still, so pc is not reused.
 		p.requestFailedLocked(pc, err, now)
 	} else {
 		for _, b := range pc.batches {
 			b.part.inflight--
 			p.succeedLocked(b, 0, false)
 		}
+		p.releaseLocked(pc)
 	}
 	p.afterLocked(now)
 }
@@ -700,7 +759,7 @@ func (pc *produceCall) answered(payload []byte, err error) bool {
 		}
 	}
 	if err != nil {
-		p.requestFailedLocked(pc, err, now)
+		p.requestFailedLocked(pc, err, now) // pc is not reused: see written
 		p.afterLocked(now)
 		return false
 	}
@@ -717,6 +776,7 @@ func (pc *produceCall) answered(payload []byte, err error) bool {
 		}
 		p.answerLocked(b, r, pc.leader, now)
 	}
+	p.releaseLocked(pc)
 	p.afterLocked(now)
 	return false
 }
@@ -801,8 +861,10 @@ func (p *Producer) resolveLocked(b *batch, off Offset, err error, answered bool)
 	off.Topic, off.Partition = b.part.tp.Topic, b.part.tp.Partition
 	p.done = append(p.done, completion{b: b, off: off, err: err, release: answered})
 	p.buffered -= b.bytes
-	close(p.room)
-	p.room = make(chan struct{})
+	if p.room != nil {
+		close(p.room)
+		p.room = nil
+	}
 }
 
 // pushLocked hands the queued outcomes to the completer.

@@ -1,0 +1,142 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kaenlog/kaenlog/examples/wallclock"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// quickBroker answers every produce at once with success, reusing its
+// buffers, so that a benchmark's allocations are the client's.
+func quickBroker(tb testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			tb.Cleanup(func() { nc.Close() })
+			go func() {
+				br, bw := bufio.NewReaderSize(nc, 256<<10), bufio.NewWriterSize(nc, 64<<10)
+				var (
+					buf, out []byte
+					req      wire.ProduceRequest
+					resp     wire.ProduceResponse
+					next     uint64
+				)
+				for {
+					payload, err := wire.ReadFrame(br, buf, 0)
+					if err != nil {
+						return
+					}
+					buf = payload
+					if err := wire.DecodeProduceRequestInto(payload, &req); err != nil {
+						panic(err)
+					}
+					resp.CorrelationID = req.CorrelationID
+					resp.Partitions = resp.Partitions[:0]
+					for _, p := range req.Partitions {
+						n, _ := countRecords(p.Records)
+						resp.Partitions = append(resp.Partitions, wire.ProducePartitionResponse{Topic: p.Topic, Partition: p.Partition, BaseOffset: next, HasBaseOffset: true})
+						next += uint64(n)
+					}
+					if req.Acks == wire.AcksNone {
+						continue
+					}
+					out, _ = resp.AppendTo(out[:0])
+					wire.WriteFrame(bw, out)
+					if br.Buffered() == 0 {
+						bw.Flush()
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// countRecords reads a batch's record count.
+func countRecords(b []byte) (int32, bool) {
+	if len(b) < 61 {
+		return 0, false
+	}
+	return int32(b[57])<<24 | int32(b[58])<<16 | int32(b[59])<<8 | int32(b[60]), true
+}
+
+// BenchmarkProduce is the producer's path for 100-byte records, acks=all
+// and idempotent, to a broker that answers at once: encoding into the
+// batch, sequencing, the request, the answer, the callback. One op is one
+// record; allocs/op is allocations per record.
+func BenchmarkProduce(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		cfg  ProducerConfig
+	}{
+		{"acks=all/idempotent", ProducerConfig{}},
+		{"acks=1", ProducerConfig{Acks: AcksLeader}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			fc := newFakeCluster(b, 0, 1)
+			broker := quickBroker(b)
+			fc.mu.Lock()
+			fc.endpoints = map[int32]string{1: broker}
+			fc.mu.Unlock()
+			c, err := New(Config{Controller: fc.controller.addr(), Clock: wallclock.New(), Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			p, err := c.NewProducer(bc.cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var done atomic.Int64
+			callback := func(_ Offset, err error) {
+				if err != nil {
+					panic(err)
+				}
+				done.Add(1)
+			}
+			rec := Record{Topic: "t", Value: make([]byte, 100)}
+			produce := func(n int) {
+				for range n {
+					for {
+						err := p.ProduceAsync(rec, callback)
+						if err == nil {
+							break
+						}
+						if err != ErrBufferFull {
+							b.Fatal(err)
+						}
+						p.Flush(context.Background())
+					}
+				}
+				p.Flush(context.Background())
+			}
+			produce(20000) // warm: metadata, producer id, pools
+			b.SetBytes(100)
+			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			b.ResetTimer()
+			produce(b.N)
+			b.StopTimer()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			// allocs/op rounds down; this is the fraction, the broker's
+			// few included.
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N), "allocs/record")
+		})
+	}
+}
