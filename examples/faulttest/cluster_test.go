@@ -98,6 +98,7 @@ func (n *node) startWait(t testing.TB, limit time.Duration) bool {
 	fmt.Fprintf(f, "=== %s: start\n", time.Now().Format("15:04:05.000"))
 	cmd := exec.Command(n.bin, n.args...)
 	cmd.Stdout, cmd.Stderr = f, f
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		t.Fatalf("start %s: %v", n.name, err)
