@@ -91,7 +91,8 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	}
 	next, maxTs := first, int64(noTimestamp)
 	l.maxTimestamps = l.maxTimestamps[:0]
-	var idem producerBatch // the idempotent batch, if any
+	var idem producerBatch   // the idempotent batch, if any
+	var entry *producerEntry // its producer's state, if known
 	idempotent := false
 	for pos := 0; pos < len(batches); {
 		h, err := validateLeaderBatch(batches[pos:], l.opts.MaxBatchBytes)
@@ -118,10 +119,11 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 		if info.Batches > 1 {
 			return refused, fmt.Errorf("log: an idempotent producer's batch must be alone in its append, this one has %d batches: %w", info.Batches, ErrInvalidRecord)
 		}
-		dup, err := l.producers.check(&idem)
+		e, dup, err := l.producers.check(&idem)
 		if err != nil {
 			return refused, err
 		}
+		entry = e
 		if dup != nil {
 			return AppendInfo{FirstOffset: dup.FirstOffset, NextOffset: dup.LastOffset + 1, LastEpoch: -1, MaxTimestamp: noTimestamp, Duplicate: true}, nil
 		}
@@ -149,7 +151,11 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	if err := l.write(seg, nil, batches, next, maxTs); err != nil {
 		return info, err
 	}
-	if idempotent {
+	switch {
+	case entry != nil:
+		entry.add(idem.epoch, idem.meta)
+		l.producersGen++
+	case idempotent:
 		l.producers.apply(&idem)
 		l.producersGen++
 	}

@@ -119,6 +119,9 @@ func BenchmarkOpenAfterCrash(b *testing.B) {
 				b.Fatal(err)
 			}
 			rp := l.EndOffset()
+			// The producer-state snapshot Flush wrote with the recovery
+			// point: part of the crashed state each iteration restores.
+			snap := stReadFile(b, filepath.Join(dir, producerSnapshotName(rp)))
 			stBenchFill(b, l, past, 64<<10)
 			stBenchCrash(l)
 			b.SetBytes(past)
@@ -130,13 +133,15 @@ func BenchmarkOpenAfterCrash(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StopTimer()
-				if r := l.Recovery(); r.Clean || r.RecoveryPoint != rp || r.BytesVerified < past {
+				if r := l.Recovery(); r.Clean || r.RecoveryPoint != rp || r.BytesVerified < past ||
+					r.ProducerStateRebuilt || !r.HaveProducerSnapshot || r.ProducerSnapshot != rp {
 					b.Fatalf("recovery point %d verified %d bytes:\n%s", r.RecoveryPoint, r.BytesVerified, r)
 				}
 				stBenchCrash(l)
 				// Back to the crashed state: Open wrote the recovery point
-				// it reached.
-				if err := writeFilesAtomic(vfs.OS(), dir, checkpointFile{recoveryPointFileName, formatCheckpoint(rp)}); err != nil {
+				// it reached, with its snapshot, and deleted the old one.
+				if err := writeFilesAtomic(vfs.OS(), dir, checkpointFile{recoveryPointFileName, formatCheckpoint(rp)},
+					checkpointFile{producerSnapshotName(rp), snap}); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

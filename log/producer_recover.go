@@ -231,11 +231,12 @@ func (rc *recovery) finishProducers() error {
 	case r.Clean && r.ProducerStateRebuilt:
 		// The unclean path writes it with the recovery point; after a
 		// clean shutdown nothing else would until the next Flush.
-		snap, _ := l.snapshotFile()
-		if err := l.writeCheckpoints(snap); err != nil {
-			return err
+		if snap, ok := l.snapshotFile(); ok {
+			if err := l.writeCheckpoints(snap); err != nil {
+				return err
+			}
+			return l.snapshotWritten(leo)
 		}
-		return l.snapshotWritten(leo)
 	}
 	return nil
 }

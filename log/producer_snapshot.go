@@ -118,27 +118,29 @@ func decodeProducerSnapshot(data []byte) (off uint64, m producerMap, err error) 
 		return bad("%d producers in %d bytes", n, len(rest))
 	}
 	m = make(producerMap, n)
+	slab := make([]producerEntry, n) // one allocation for every producer
 	prevID := int64(-1)
-	for range n {
+	for k := range n {
 		if len(rest) < producerEntryMin {
 			return bad("producer cut short")
 		}
 		id := int64(binary.BigEndian.Uint64(rest))
 		epoch := int16(binary.BigEndian.Uint16(rest[8:]))
-		k := int(rest[10])
+		nb := int(rest[10])
 		rest = rest[producerEntryHeader:]
 		switch {
 		case id <= prevID:
 			return bad("producer id %d after %d", id, prevID)
 		case epoch < 0:
 			return bad("producer %d has epoch %d", id, epoch)
-		case k < 1 || k > ProducerBatchesRetained:
-			return bad("producer %d has %d batches", id, k)
-		case len(rest) < k*producerBatchSize:
-			return bad("producer %d: %d batches cut short", id, k)
+		case nb < 1 || nb > ProducerBatchesRetained:
+			return bad("producer %d has %d batches", id, nb)
+		case len(rest) < nb*producerBatchSize:
+			return bad("producer %d: %d batches cut short", id, nb)
 		}
-		e := &producerEntry{epoch: epoch}
-		for i := range k {
+		e := &slab[k]
+		e.epoch = epoch
+		for i := range nb {
 			b := BatchMetadata{
 				FirstSeq:     int32(binary.BigEndian.Uint32(rest)),
 				LastSeq:      int32(binary.BigEndian.Uint32(rest[4:])),

@@ -205,26 +205,27 @@ func (m producerMap) apply(b *producerBatch) {
 //   - the same epoch must continue the last sequence: ErrOutOfOrderSequence.
 //
 // A producer the log has no state for may start at any epoch and sequence
-// (Kafka accepts it: its batches may have gone with retention).
-func (m producerMap) check(b *producerBatch) (dup *BatchMetadata, err error) {
-	e := m[b.id]
+// (Kafka accepts it: its batches may have gone with retention). It also
+// returns the producer's entry (nil if unknown), for the append to update.
+func (m producerMap) check(b *producerBatch) (e *producerEntry, dup *BatchMetadata, err error) {
+	e = m[b.id]
 	if e == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if b.epoch == e.epoch {
 		if d, ok := e.find(b.meta.FirstSeq, b.meta.LastSeq); ok {
-			return d, nil
+			return e, d, nil
 		}
 	}
 	switch {
 	case b.epoch < e.epoch:
-		return nil, fmt.Errorf("log: producer %d writes at epoch %d, the partition knows epoch %d: %w", b.id, b.epoch, e.epoch, ErrInvalidProducerEpoch)
+		return e, nil, fmt.Errorf("log: producer %d writes at epoch %d, the partition knows epoch %d: %w", b.id, b.epoch, e.epoch, ErrInvalidProducerEpoch)
 	case b.epoch > e.epoch && b.meta.FirstSeq != 0:
-		return nil, fmt.Errorf("log: producer %d opens epoch %d at sequence %d, not 0: %w", b.id, b.epoch, b.meta.FirstSeq, ErrOutOfOrderSequence)
+		return e, nil, fmt.Errorf("log: producer %d opens epoch %d at sequence %d, not 0: %w", b.id, b.epoch, b.meta.FirstSeq, ErrOutOfOrderSequence)
 	case b.epoch == e.epoch && !inSequence(e.last().LastSeq, b.meta.FirstSeq):
-		return nil, fmt.Errorf("log: producer %d epoch %d sends sequence %d after %d: %w", b.id, b.epoch, b.meta.FirstSeq, e.last().LastSeq, ErrOutOfOrderSequence)
+		return e, nil, fmt.Errorf("log: producer %d epoch %d sends sequence %d after %d: %w", b.id, b.epoch, b.meta.FirstSeq, e.last().LastSeq, ErrOutOfOrderSequence)
 	}
-	return nil, nil
+	return e, nil, nil
 }
 
 // clone returns a deep copy of m.
