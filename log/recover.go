@@ -620,15 +620,17 @@ func (rc *recovery) unclean() error {
 	}
 	leo := segs[len(segs)-1].next
 	// Flushed offsets the files no longer hold (deleted last segments, an
-	// empty directory): damage too.
-	if rc.rpFound && leo < rp && !r.LostFlushedData {
+	// empty directory): damage too — unless they are below the log start,
+	// where deleting them was the point (a TruncateFullyAndStartAt past the
+	// LEO killed after it checkpointed the new start).
+	if rc.rpFound && max(leo, start) < rp && !r.LostFlushedData {
 		last := segs[len(segs)-1]
 		bad := &CorruptError{File: last.name(), Pos: int(max(last.size, 0)), Err: ErrHole}
 		if !l.opts.Repair {
 			return fmt.Errorf("log: open %s: offsets [%d, %d) were flushed but no segment holds them: %w: %w",
-				l.dir, leo, rp, ErrDamageBelowRecoveryPoint, bad)
+				l.dir, max(leo, start), rp, ErrDamageBelowRecoveryPoint, bad)
 		}
-		r.Cuts = append(r.Cuts, Cut{File: bad.File, Pos: int64(bad.Pos), FirstOffset: leo, Reason: bad, BelowRecoveryPoint: true})
+		r.Cuts = append(r.Cuts, Cut{File: bad.File, Pos: int64(bad.Pos), FirstOffset: max(leo, start), Reason: bad, BelowRecoveryPoint: true})
 		r.LostFlushedData = true
 	}
 	// A last segment wholly below the start holds only leftovers.
