@@ -50,10 +50,19 @@ func TestABatchOverMaxBatchBytesIsRefused(t *testing.T) {
 // A broker refuses a configuration where an accepted batch would not fit a
 // fetch response: replication would stall on it for good.
 func TestSizesThatWouldStallAreRefused(t *testing.T) {
-	cfg := replica.BrokerConfig{ID: 1, Dir: t.TempDir(), MaxFetchResponseBytes: 1 << 20,
+	cfg := replica.BrokerConfig{ID: 1, Dir: t.TempDir(), IncarnationID: [16]byte{1}, MaxFetchResponseBytes: 1 << 20,
 		Replica: replica.Options{Log: log.Options{MaxBatchBytes: 2 << 20}}}
 	if _, err := replica.OpenBroker(cfg, t0); !errors.Is(err, replica.ErrInvalidConfig) {
 		t.Fatalf("a batch larger than a fetch response: %v", err)
+	}
+}
+
+// The zero IncarnationID is refused where it is configured: the controller
+// would refuse every registration of that broker.
+func TestTheZeroIncarnationIDIsRefused(t *testing.T) {
+	cfg := replica.BrokerConfig{ID: 1, Dir: t.TempDir()}
+	if _, err := replica.OpenBroker(cfg, t0); !errors.Is(err, replica.ErrInvalidConfig) {
+		t.Fatalf("OpenBroker with the zero IncarnationID: %v, want ErrInvalidConfig", err)
 	}
 }
 

@@ -62,7 +62,7 @@ type BrokerConfig struct {
 	Endpoint string
 	// IncarnationID is new for every start of the broker: the controller
 	// tells a restart from a retried registration by it. Commands draw it
-	// at random, the simulator from its seed.
+	// at random, the simulator from its seed. It may not be all zeros.
 	IncarnationID [16]byte
 	// Replica configures every hosted partition. Its Brokers field is the
 	// broker's own: the metadata it learned from the controller.
@@ -301,6 +301,11 @@ type producing struct {
 func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	if cfg.ID < 0 {
 		return nil, fmt.Errorf("replica: broker id %d: ids are >= 0: %w", cfg.ID, ErrInvalidConfig)
+	}
+	if cfg.IncarnationID == ([16]byte{}) {
+		// The controller refuses it at every registration: fail here, where
+		// the mistake is, not in a broker that never joins.
+		return nil, fmt.Errorf("replica: broker %d: the zero IncarnationID: %w", cfg.ID, ErrInvalidConfig)
 	}
 	if err := cfg.checkSizes(); err != nil {
 		return nil, err

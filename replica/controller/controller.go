@@ -36,6 +36,9 @@ type Config struct {
 	// DisableUncleanShutdownRule turns off KIP-966's rule that a broker
 	// registering after an unclean shutdown leaves every ISR and ELR. Only
 	// a simulator wants this: to show the data loss the rule prevents.
+	// With DisableELR the rule cannot take the last ISR member out (the ISR
+	// never becomes empty), so it protects less there, as in Kafka, which
+	// applies it only with ELR.
 	DisableUncleanShutdownRule bool
 }
 
