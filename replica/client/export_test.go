@@ -1,6 +1,9 @@
 package client
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // FetchesSent returns how many fetches c's consumers have sent.
 func FetchesSent(c *Client) int64 { return c.fetches.Load() }
@@ -29,6 +32,72 @@ func AwaitLeaderOtherThan(ctx context.Context, c *Client, tp TopicPartition, old
 		}
 		if err := c.meta.wait(ctx, seen); err != nil {
 			return 0, err
+		}
+	}
+}
+
+// AwaitInFlight waits until n batches of tp are in flight in p and none
+// waits to be sent.
+func AwaitInFlight(ctx context.Context, p *Producer, tp TopicPartition, n int) error {
+	for {
+		p.mu.Lock()
+		part := p.parts[tp]
+		ok := part != nil && part.inflight == n
+		ch := p.nextEvent()
+		p.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if part != nil {
+				var bs []string
+				for _, b := range part.batches {
+					bs = append(bs, fmt.Sprintf("{state %d seq %d hasSeq %t notWritten %t created %d err %v}", b.state, b.seq, b.hasSeq, b.notWritten, b.createdMs, b.lastErr))
+				}
+				return fmt.Errorf("%w: now %d, partition: inflight %d ident %+v producer ident %+v needBump %t retryAt %d nextSeq %d batches %v", ctx.Err(), p.c.clock.NowMs(), part.inflight, part.ident, p.ident, part.needBump, part.retryAt, part.nextSeq, bs)
+			}
+			return ctx.Err()
+		}
+	}
+}
+
+// PartitionView is what a test may see of a producer's partition.
+type PartitionView struct {
+	InFlight int
+	Epoch    int16 // the producer epoch of its sequences
+	Resends  int64 // batches the producer sent again, all partitions
+	Pending  int   // batches without an outcome yet
+}
+
+// AwaitPartition waits until cond holds for tp's state in p, looking
+// after each of the producer's events.
+func AwaitPartition(ctx context.Context, p *Producer, tp TopicPartition, cond func(PartitionView) bool) error {
+	for {
+		p.mu.Lock()
+		part := p.parts[tp]
+		ok := part != nil && cond(PartitionView{InFlight: part.inflight, Epoch: part.ident.epoch, Resends: p.resends.Load(), Pending: len(part.batches)})
+		ch := p.nextEvent()
+		p.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if part != nil {
+				var bs []string
+				for _, b := range part.batches {
+					bs = append(bs, fmt.Sprintf("{state %d seq %d hasSeq %t notWritten %t created %d err %v}", b.state, b.seq, b.hasSeq, b.notWritten, b.createdMs, b.lastErr))
+				}
+				return fmt.Errorf("%w: now %d, partition: inflight %d ident %+v producer ident %+v needBump %t retryAt %d nextSeq %d batches %v", ctx.Err(), p.c.clock.NowMs(), part.inflight, part.ident, p.ident, part.needBump, part.retryAt, part.nextSeq, bs)
+			}
+			return ctx.Err()
 		}
 	}
 }
