@@ -73,14 +73,18 @@ type batch struct {
 	dones     []func(Offset, error)
 	bytes     int64 // what the batch counts against MaxBufferedBytes
 
-	state      batchState
-	hasSeq     bool          // buf's header is written, with seq and ident
-	ident      producerIdent // the producer id and epoch in the header
-	seq        int32         // base sequence in the header
-	notWritten bool          // the last answer proved the broker did not write it
-	attempts   int           // requests sent with it
-	lastErr    error         // the last retriable error, for a delivery timeout
-	flushers   []*flushWaiter
+	state  batchState
+	hasSeq bool          // buf's header is written, with seq and ident
+	ident  producerIdent // the producer id and epoch in the header
+	seq    int32         // base sequence in the header
+	// maybeWritten: an attempt with its sequence may have been written (no
+	// answer, or an answer after the append). One later refusal that
+	// proves only its own attempt unwritten (NOT_ENOUGH_REPLICAS) does not
+	// clear it: such a batch is never renumbered.
+	maybeWritten bool
+	attempts     int   // requests sent with it
+	lastErr      error // the last retriable error, for a delivery timeout
+	flushers     []*flushWaiter
 }
 
 // batchPool recycles batches and their buffers once the broker has answered

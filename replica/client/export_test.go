@@ -51,16 +51,7 @@ func AwaitInFlight(ctx context.Context, p *Producer, tp TopicPartition, n int) e
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			if part != nil {
-				var bs []string
-				for _, b := range part.batches {
-					bs = append(bs, fmt.Sprintf("{state %d seq %d hasSeq %t notWritten %t created %d err %v}", b.state, b.seq, b.hasSeq, b.notWritten, b.createdMs, b.lastErr))
-				}
-				return fmt.Errorf("%w: now %d, partition: inflight %d ident %+v producer ident %+v needBump %t retryAt %d nextSeq %d batches %v", ctx.Err(), p.c.clock.NowMs(), part.inflight, part.ident, p.ident, part.needBump, part.retryAt, part.nextSeq, bs)
-			}
-			return ctx.Err()
+			return partitionGaveUp(ctx, p, part)
 		}
 	}
 }
@@ -88,16 +79,23 @@ func AwaitPartition(ctx context.Context, p *Producer, tp TopicPartition, cond fu
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			if part != nil {
-				var bs []string
-				for _, b := range part.batches {
-					bs = append(bs, fmt.Sprintf("{state %d seq %d hasSeq %t notWritten %t created %d err %v}", b.state, b.seq, b.hasSeq, b.notWritten, b.createdMs, b.lastErr))
-				}
-				return fmt.Errorf("%w: now %d, partition: inflight %d ident %+v producer ident %+v needBump %t retryAt %d nextSeq %d batches %v", ctx.Err(), p.c.clock.NowMs(), part.inflight, part.ident, p.ident, part.needBump, part.retryAt, part.nextSeq, bs)
-			}
-			return ctx.Err()
+			return partitionGaveUp(ctx, p, part)
 		}
 	}
+}
+
+// partitionGaveUp is the error of a wait on part that ran out of time,
+// with what the partition looked like.
+func partitionGaveUp(ctx context.Context, p *Producer, part *partition) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if part == nil {
+		return ctx.Err()
+	}
+	var bs []string
+	for _, b := range part.batches {
+		bs = append(bs, fmt.Sprintf("{state %d seq %d hasSeq %t maybeWritten %t created %d err %v}", b.state, b.seq, b.hasSeq, b.maybeWritten, b.createdMs, b.lastErr))
+	}
+	return fmt.Errorf("%w: now %d, partition: inflight %d (to %d) ident %+v producer ident %+v needBump %t retryAt %d nextSeq %d batches %v",
+		ctx.Err(), p.c.clock.NowMs(), part.inflight, part.inflightTo, part.ident, p.ident, part.needBump, part.retryAt, part.nextSeq, bs)
 }

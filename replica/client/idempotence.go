@@ -82,7 +82,7 @@ func (p *Producer) settleLocked(part *partition) {
 	if part.needBump {
 		maybeWritten := false
 		for _, b := range part.batches {
-			if b.state == stRetry && !b.notWritten {
+			if b.state == stRetry && b.maybeWritten {
 				maybeWritten = true
 			}
 		}

@@ -48,7 +48,7 @@ func newBlackhole() *blackhole {
 // which stops answering (its socket stays open). L1 is replaced by L2,
 // which never had this producer. The client learns of L2 (here through a
 // consumer of the same client) and sends r2's batch (sequence 1) to L2
-// while r1's is still in flight to L1: nothing in take() holds a new batch
+// while r1's is still in flight to L1, unless take() holds a new batch
 // back while an earlier one is in flight to another leader. L2 knows no
 // state for the producer and accepts sequence 1 (log: "a producer the log
 // has no state for may start at any epoch and sequence"). When r1's
@@ -154,12 +154,15 @@ func TestIdempotentProducerKeepsOrderAcrossALeaderChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// r2 waits while r1 is in flight to the old leader: sent to the new
+	// one now, it would get there first.
 	r2 := produce("r2")
-	o2 := wait("r2", r2)
 	// The stopped leader's connection breaks at last (its request timeout,
-	// or the peer's death noticed): r1 is resent to the new leader.
+	// or the peer's death noticed): r1 is resent to the new leader, then r2
+	// goes.
 	hole.far.Close()
 	o1 := wait("r1", r1)
+	o2 := wait("r2", r2)
 	t.Logf("leader %d -> %d; r1 acknowledged at %d, r2 at %d; %d resends", old, now, o1.off.Offset, o2.off.Offset, client.Resends(p))
 	if o1.off.Offset >= o2.off.Offset {
 		t.Fatalf("r1, produced first, acknowledged at offset %d, after r2 at %d: the producer reordered the partition", o1.off.Offset, o2.off.Offset)

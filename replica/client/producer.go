@@ -147,8 +147,11 @@ type partition struct {
 	tp      TopicPartition
 	open    *batch   // taking records
 	batches []*batch // sealed and not yet resolved, in record order
-	// inflight counts batches sent and not yet answered.
-	inflight int
+	// inflight counts batches sent and not yet answered, all to the
+	// broker inflightTo: a partition never has batches in flight to two
+	// leaders, or a newer batch could reach a new leader first.
+	inflight   int
+	inflightTo int32
 	// retryAt is when the partition may send again after an error;
 	// attempts counts errors since its last success.
 	retryAt  int64
@@ -537,7 +540,7 @@ func (p *Producer) drainLocked(now int64) {
 				refresh = true
 				continue
 			}
-			b := part.take(p, now)
+			b := part.take(p, leader, now)
 			if b == nil {
 				continue
 			}
@@ -591,11 +594,17 @@ func (part *partition) hasWork(p *Producer, now int64) bool {
 	return part.open != nil && p.ready(part.open, now)
 }
 
-// take returns part's next batch to send, marked in flight, or nil. After
-// an error it first waits until nothing of part is in flight, then settles
-// the batches to retry: the barrier keeps a partition's batches in
-// sequence order on the wire whatever came back.
-func (part *partition) take(p *Producer, now int64) *batch {
+// take returns part's next batch to send to leader, marked in flight, or
+// nil. After an error it first waits until nothing of part is in flight,
+// then settles the batches to retry; after a change of leader it waits
+// until nothing is in flight to the old one. The barriers keep a
+// partition's batches in sequence order on the wire whatever came back:
+// a new leader that never saw this producer would take a later sequence
+// first, and the earlier batch's resend would then be out of order.
+func (part *partition) take(p *Producer, leader int32, now int64) *batch {
+	if part.inflight > 0 && part.inflightTo != leader {
+		return nil
+	}
 	if part.hasRetry() || part.needBump {
 		if part.inflight > 0 {
 			return nil
@@ -631,6 +640,7 @@ func (part *partition) take(p *Producer, now int64) *batch {
 	b.state = stInFlight
 	b.attempts++
 	part.inflight++
+	part.inflightTo = leader
 	return b
 }
 
@@ -827,7 +837,8 @@ func (p *Producer) failLocked(b *batch, err error) {
 }
 
 // retryLocked sends b again later, after the backoff, unless its delivery
-// time is over.
+// time is over. notWritten says the broker proved this attempt unwritten;
+// an earlier attempt may still have been.
 func (p *Producer) retryLocked(b *batch, err error, notWritten bool, now int64) {
 	part := b.part
 	if now >= b.createdMs+p.cfg.DeliveryTimeoutMs {
@@ -836,7 +847,7 @@ func (p *Producer) retryLocked(b *batch, err error, notWritten bool, now int64) 
 	}
 	b.state = stRetry
 	b.lastErr = err
-	b.notWritten = notWritten
+	b.maybeWritten = b.maybeWritten || !notWritten
 	part.attempts++
 	part.retryAt = now + p.back.delayMs(part.attempts-1)
 }
