@@ -14,7 +14,12 @@ const maxProducePartitions = 1 << 16
 // appended by its leader replica; partitions refused are answered at once,
 // and an acks=all partition whose records are not yet committed parks the
 // whole response until its outcome (the last parked partition sends it).
-// acks=0 gets no response at all: the producer asked for none.
+// acks=0 gets no response at all: the producer asked for none. But if a
+// partition was refused, the broker closes the connection (an envelope
+// with Close), as Kafka's does: that is the only way such a producer
+// learns to refresh its metadata — else it would go on sending to a
+// broker that is no longer the leader, each record reported done and
+// dropped.
 func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64) {
 	resp := wire.ProduceResponse{CorrelationID: req.CorrelationID, Partitions: make([]wire.ProducePartitionResponse, len(req.Partitions))}
 	b.produceSeq++
@@ -44,6 +49,12 @@ func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64)
 		}
 	}
 	if req.Acks == wire.AcksNone {
+		for i := range resp.Partitions {
+			if resp.Partitions[i].ErrorCode != wire.CodeNone {
+				b.outbox = append(b.outbox, Envelope{From: BrokerAt(b.cfg.ID), To: from, Close: true})
+				break
+			}
+		}
 		return
 	}
 	if left == 0 {

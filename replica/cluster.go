@@ -260,6 +260,9 @@ func (c *Cluster) Watch(f func(Envelope)) { c.watchers = append(c.watchers, f) }
 // flush sends what node has to send.
 func (c *Cluster) flush(node Node) {
 	for _, env := range node.Outbox() {
+		if env.Close {
+			continue // the in-memory network has no connections to close
+		}
 		c.net.Send(env)
 	}
 }

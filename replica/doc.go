@@ -81,7 +81,9 @@
 // NOT_ENOUGH_REPLICAS_AFTER_APPEND if the committed ISR falls under
 // min.insync.replicas first (Kafka 4.0 waits for the timeout instead),
 // REQUEST_TIMED_OUT at its deadline, or NOT_LEADER_OR_FOLLOWER if the
-// replica stops leading. acks=0 gets no response at all.
+// replica stops leading. acks=0 gets no response at all; a [Broker] that
+// refuses one closes the connection instead ([Envelope].Close), as Kafka's
+// does, so that the producer refreshes its metadata.
 //
 // Idempotent producers ([Replica.Produce]): the log checks a producer's
 // batch against the producer state it keeps (package log, "Producer

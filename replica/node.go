@@ -56,6 +56,10 @@ type Envelope struct {
 	// the direction of a connection does.
 	Response bool
 	Msg      wire.Message // the request or response, a Go value
+	// Close, with no Msg, asks the transport to close the connection to
+	// To, a client, as Kafka's broker does after an acks=0 produce it
+	// refused. A transport without connections ignores it.
+	Close bool
 }
 
 // Node is a state machine that talks: a Broker or a ControllerNode. A

@@ -67,7 +67,8 @@
 // client that does not read its responses stops itself, not the host.
 // MaxInFlight 1 is Kafka's server exactly (muted from a request until its
 // response is out). An acks=0 produce has no response and takes no place
-// in the order.
+// in the order; when the node refuses one it asks for the connection to
+// be closed ([replica.Envelope].Close), and the host closes it.
 //
 // A request's place (its slot) holds the frame's bytes and the values it
 // decodes into (produce and fetch decode with [wire.DecodeProduceRequestInto]

@@ -319,6 +319,15 @@ func (h *Host) routeEach(out []replica.Envelope) {
 		if h.closed {
 			continue
 		}
+		if env.Close {
+			// Kafka's closeConnection: the client's only news of a refused
+			// acks=0 produce. Responses not yet written go with it; the
+			// client resends what they answered.
+			if c := h.inbound[env.To.ID]; c != nil && env.To.Kind == replica.ClientAddr {
+				c.shut()
+			}
+			continue
+		}
 		if env.Response {
 			if env.To.Kind != replica.ClientAddr {
 				h.logf("dropped a %v response to %v: responses go back on inbound connections", env.Msg.APIKey(), env.To)
