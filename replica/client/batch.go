@@ -78,9 +78,10 @@ type batch struct {
 	ident  producerIdent // the producer id and epoch in the header
 	seq    int32         // base sequence in the header
 	// maybeWritten: an attempt with its sequence may have been written (no
-	// answer, or an answer after the append). One later refusal that
-	// proves only its own attempt unwritten (NOT_ENOUGH_REPLICAS) does not
-	// clear it: such a batch is never renumbered.
+	// answer, or an answer after the append). A later refusal that proves
+	// only its own attempt unwritten (NOT_ENOUGH_REPLICAS) does not clear
+	// it; only the leader's word that its log holds no such sequence does.
+	// A batch that may have been written is never renumbered.
 	maybeWritten bool
 	attempts     int   // requests sent with it
 	lastErr      error // the last retriable error, for a delivery timeout

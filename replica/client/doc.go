@@ -118,7 +118,15 @@
 //     REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND, a connection
 //     broken before the answer, a leader that appended, replicated and
 //     died) is answered from the dedupe window with the offset it was
-//     written at, never written twice.
+//     written at, never written twice. NOT_ENOUGH_REPLICAS to a retry
+//     proves only that this attempt was not appended (the leader checks
+//     min.insync.replicas before its dedupe), so an earlier attempt still
+//     counts as possibly written.
+//   - A partition's batches in flight all go to one broker: after a
+//     change of leader nothing goes to the new one until every batch in
+//     flight to the old one has come back. A new leader that never saw
+//     this producer would take a later sequence first and refuse the
+//     earlier batch's resend as out of order.
 //   - OUT_OF_ORDER_SEQUENCE_NUMBER (and UNKNOWN_PRODUCER_ID) as Kafka's
 //     producer since KIP-360 handles them without transactions: the batch
 //     was not written, and is retried. If an earlier batch of the
@@ -140,7 +148,9 @@
 //   - DUPLICATE_SEQUENCE_NUMBER (a batch older than the broker's window)
 //     fails the records with that error: they were written, but no
 //     offset can be given. With at most 5 batches in flight it does not
-//     happen; Kafka reports success without an offset.
+//     happen, and kaenlog's broker never sends it (a retry older than the
+//     window gets OUT_OF_ORDER_SEQUENCE_NUMBER, as from Kafka's); Kafka's
+//     producer reports success without an offset.
 //
 // Epochs are per partition in effect: a bump moves the producer's
 // identity forward, and each partition takes the new identity (starting

@@ -106,6 +106,22 @@ func (p *Producer) settleLocked(part *partition) {
 	}
 }
 
+// attemptVerdict is what an attempt's failure proves about its batch.
+type attemptVerdict uint8
+
+const (
+	// mayBeWritten: no answer, or one given after the append.
+	mayBeWritten attemptVerdict = iota
+	// attemptNotWritten: this attempt was refused before the append; an
+	// earlier one may still have been written.
+	attemptNotWritten
+	// notInLog: the leader's producer state has no such sequence
+	// (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID), so no attempt
+	// is in its log — within the 5-batch window the dedupe would have
+	// answered it.
+	notInLog
+)
+
 // answerLocked applies the broker's answer for b.
 func (p *Producer) answerLocked(b *batch, r *wire.ProducePartitionResponse, leader int32, now int64) {
 	code := r.ErrorCode
@@ -124,13 +140,18 @@ func (p *Producer) answerLocked(b *batch, r *wire.ProducePartitionResponse, lead
 		if p.idem && b.hasSeq && part.batches[0] == b {
 			part.needBump = true // no earlier batch explains it: a gap
 		}
-		p.retryLocked(b, err, true, now)
+		p.retryLocked(b, err, notInLog, now)
 	case code == wire.CodeInvalidProducerEpoch:
 		p.failLocked(b, err)
 	case code.Retriable():
-		// NOT_ENOUGH_REPLICAS is checked before the append: nothing was
-		// written. Every other retriable code may follow an append.
-		p.retryLocked(b, err, code == wire.CodeNotEnoughReplicas, now)
+		// NOT_ENOUGH_REPLICAS is checked before the append (and before
+		// the dedupe): this attempt was not written, an earlier one may
+		// have been. Every other retriable code may follow an append.
+		verdict := mayBeWritten
+		if code == wire.CodeNotEnoughReplicas {
+			verdict = attemptNotWritten
+		}
+		p.retryLocked(b, err, verdict, now)
 		if leaderMoved(code) {
 			p.c.meta.refresh()
 		}

@@ -781,7 +781,7 @@ func (pc *produceCall) answered(payload []byte, err error) bool {
 			if from == "" {
 				from = fmt.Sprintf("broker %d", pc.leader)
 			}
-			p.retryLocked(b, networkError(from, fmt.Errorf("%w: no answer for %s", wire.ErrMalformed, b.part.tp)), false, now)
+			p.retryLocked(b, networkError(from, fmt.Errorf("%w: no answer for %s", wire.ErrMalformed, b.part.tp)), mayBeWritten, now)
 			continue
 		}
 		p.answerLocked(b, r, pc.leader, now)
@@ -812,7 +812,7 @@ func (p *Producer) answerFor(tp TopicPartition, i int) *wire.ProducePartitionRes
 func (p *Producer) requestFailedLocked(pc *produceCall, err error, now int64) {
 	for _, b := range pc.batches {
 		b.part.inflight--
-		p.retryLocked(b, err, false, now)
+		p.retryLocked(b, err, mayBeWritten, now)
 	}
 	p.c.meta.refresh()
 }
@@ -837,9 +837,8 @@ func (p *Producer) failLocked(b *batch, err error) {
 }
 
 // retryLocked sends b again later, after the backoff, unless its delivery
-// time is over. notWritten says the broker proved this attempt unwritten;
-// an earlier attempt may still have been.
-func (p *Producer) retryLocked(b *batch, err error, notWritten bool, now int64) {
+// time is over. verdict is what the failed attempt proves.
+func (p *Producer) retryLocked(b *batch, err error, verdict attemptVerdict, now int64) {
 	part := b.part
 	if now >= b.createdMs+p.cfg.DeliveryTimeoutMs {
 		p.failLocked(b, deliveryTimeout(part.tp, p.cfg.DeliveryTimeoutMs, err))
@@ -847,7 +846,12 @@ func (p *Producer) retryLocked(b *batch, err error, notWritten bool, now int64) 
 	}
 	b.state = stRetry
 	b.lastErr = err
-	b.maybeWritten = b.maybeWritten || !notWritten
+	switch verdict {
+	case mayBeWritten:
+		b.maybeWritten = true
+	case notInLog:
+		b.maybeWritten = false
+	}
 	part.attempts++
 	part.retryAt = now + p.back.delayMs(part.attempts-1)
 }
