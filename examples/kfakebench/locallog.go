@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kaenlog/kaenlog/log"
+)
+
+// batchBytes is the batch size of both producers (kaenlog's
+// DefaultBatchBytes, kgo's default ProducerBatchMaxBytes is larger but
+// its batches of 100-byte records land near it too).
+const batchBytes = 16384
+
+// localBatch encodes one batch of as many records of value as fit in
+// batchBytes, as the producer fills its batches.
+func localBatch(value []byte) ([]byte, int, error) {
+	var recs []log.Record
+	var best []byte
+	for {
+		recs = append(recs, log.Record{OffsetDelta: int32(len(recs)), Value: value})
+		b, err := log.AppendBatch(nil, &log.Batch{
+			BaseTimestamp: time.Now().UnixMilli(), MaxTimestamp: time.Now().UnixMilli(),
+			ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Records: recs})
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(b) > batchBytes && best != nil {
+			return best, len(recs) - 1, nil
+		}
+		best = b
+	}
+}
+
+// localRead is the consumer's reference: n records of value in one local
+// log in dir (written beforehand, batch by batch as the producer would,
+// and closed), then, timed, log.Open and reads of 1 MiB (the consumer's
+// max.partition.fetch.bytes) from the start, each batch decoded and each
+// record's value looked at, as the consumer does. It returns the time of
+// Open plus the reads, and of Open alone.
+func localRead(dir string, value []byte, n int) (total, open time.Duration, err error) {
+	batch, per, err := localBatch(value)
+	if err != nil {
+		return 0, 0, err
+	}
+	l, err := log.Open(dir, log.Options{})
+	if err != nil {
+		return 0, 0, err
+	}
+	const batchesPerAppend = 64
+	var buf []byte
+	for written := 0; written < n; {
+		buf = buf[:0]
+		for i := 0; i < batchesPerAppend && written < n; i++ {
+			buf = append(buf, batch...)
+			written += per
+		}
+		if _, err := l.AppendAsLeader(buf, 0); err != nil {
+			l.Close()
+			return 0, 0, err
+		}
+	}
+	if err := l.Close(); err != nil {
+		return 0, 0, err
+	}
+
+	start := time.Now()
+	l, err = log.Open(dir, log.Options{})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer l.Close()
+	open = time.Since(start)
+	var off uint64
+	got, bytes := 0, 0
+	buf = make([]byte, 0, 2<<20)
+	for got < n {
+		buf, err = l.Read(buf[:0], off, 1<<20, log.IsolationLogEnd)
+		if err != nil {
+			return 0, 0, err
+		}
+		if len(buf) == 0 {
+			return 0, 0, fmt.Errorf("local log: nothing at offset %d, %d records read", off, got)
+		}
+		for rest := buf; len(rest) > 0; {
+			b, size, err := log.DecodeBatch(rest)
+			if err != nil {
+				return 0, 0, err
+			}
+			rest = rest[size:]
+			for i := range b.Records {
+				if b.BaseOffset+uint64(b.Records[i].OffsetDelta) >= off && got < n {
+					bytes += len(b.Records[i].Value)
+					got++
+				}
+			}
+			off = b.BaseOffset + uint64(b.Records[len(b.Records)-1].OffsetDelta) + 1
+		}
+	}
+	total = time.Since(start)
+	if bytes != n*len(value) {
+		return 0, 0, fmt.Errorf("local log: %d value bytes read, want %d", bytes, n*len(value))
+	}
+	return total, open, nil
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// peer is the other side: franz-go's kfake, three fake brokers in the
+// harness's process (it replicates nothing), driven by kgo with its
+// defaults: acks=all, idempotent, linger 10 ms (ProduceSync does not
+// linger), 16 KiB batches.
+type peer struct {
+	c     *kfake.Cluster
+	addrs []string
+}
+
+func startPeer(topics ...string) (*peer, error) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.SeedTopics(1, topics...))
+	if err != nil {
+		return nil, err
+	}
+	return &peer{c: c, addrs: c.ListenAddrs()}, nil
+}
+
+func (p *peer) close() { p.c.Close() }
+
+func (p *peer) client(opts ...kgo.Opt) (*kgo.Client, error) {
+	return kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(p.addrs...)}, opts...)...)
+}
+
+// produceAsync is kcluster.produceAsync with kgo: Produce (which blocks
+// while kgo buffers its maximum) then Flush.
+func (p *peer) produceAsync(ctx context.Context, topic string, value []byte, n int, deadline time.Time) (int, time.Duration, error) {
+	cl, err := p.client(kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer cl.Close()
+	var acked atomic.Int64
+	var failed atomic.Pointer[error]
+	done := func(_ *kgo.Record, err error) {
+		if err != nil {
+			failed.CompareAndSwap(nil, &err)
+		}
+		acked.Add(1)
+	}
+	start := time.Now()
+	for sent := 0; sent < n && (sent%1024 != 0 || time.Now().Before(deadline)); sent++ {
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: value}, done)
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return 0, 0, err
+	}
+	elapsed := time.Since(start)
+	if e := failed.Load(); e != nil {
+		return 0, 0, *e
+	}
+	return int(acked.Load()), elapsed, nil
+}
+
+// produceSync is kcluster.produceSync with kgo's ProduceSync.
+func (p *peer) produceSync(ctx context.Context, topic string, value []byte, n int, deadline time.Time) ([]time.Duration, error) {
+	cl, err := p.client(kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	lat := make([]time.Duration, 0, n)
+	for i := 0; i < n && (i == 0 || time.Now().Before(deadline)); i++ {
+		start := time.Now()
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: value}).FirstErr(); err != nil {
+			return nil, err
+		}
+		lat = append(lat, time.Since(start))
+	}
+	return lat, nil
+}
+
+// consume reads n records of topic from its start with a kgo direct
+// consumer (no group) and returns the time it took.
+func (p *peer) consume(ctx context.Context, topic string, n int) (time.Duration, int64, error) {
+	if n == 0 {
+		return 0, 0, nil
+	}
+	cl, err := p.client(kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer cl.Close()
+	start := time.Now()
+	got, bytes := 0, int64(0)
+	for got < n {
+		fs := cl.PollFetches(ctx)
+		if errs := fs.Errors(); len(errs) > 0 {
+			return 0, 0, fmt.Errorf("kgo fetch: %v", errs[0].Err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			bytes += int64(len(r.Value))
+			got++
+		})
+	}
+	return time.Since(start), bytes, nil
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// profile is a CPU profile written during a row.
+type profile struct {
+	row, who, path string
+}
+
+// percentiles returns the p50 and p99 of lat.
+func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	return s[len(s)/2], s[len(s)*99/100]
+}
+
+// median returns the median of xs (the lower middle for an even count).
+func median[T float64 | time.Duration](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+func us(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1e3) }
+
+func rate(r float64) string {
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.2f M/s", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.0f k/s", r/1e3)
+	}
+	return fmt.Sprintf("%.0f /s", r)
+}
+
+func rates(rs []float64) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, rate(r))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func durs(ds []time.Duration) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, us(d))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func floats(xs []float64, format string) string {
+	var parts []string
+	for _, x := range xs {
+		parts = append(parts, fmt.Sprintf(format, x))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// report prints the table.
+func (b *bench) report() {
+	cfg := b.cfg
+	w := b.out
+	pr := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	pr("")
+	pr("kfakebench: kaenlog (controller + %d broker processes, RF 3, min ISR 2, client in the harness)", brokers)
+	pr("vs the peer, franz-go's kfake (%d brokers in the harness's process, replicates nothing) driven by kgo;", brokers)
+	pr("both over loopback TCP, defaults on both clients (acks=all, idempotent).")
+	pr("%s %s/%s, %d CPUs; -records %d -record-bytes %d -duration %v -latency-records %d -count %d; medians of %d runs, interleaved",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cfg.records, cfg.recordBytes, cfg.duration, cfg.latencyRecords, cfg.count, cfg.count)
+	pr("uptime before: %s", b.loadBefore)
+	pr("uptime after:  %s", b.loadAfter)
+	pr("")
+	var rtt time.Duration
+	if len(b.rtt) > 0 {
+		var p99 time.Duration
+		rtt, p99 = percentiles(b.rtt)
+		pr("raw TCP round trip, harness to another process over loopback, %d B ping-pong x %d: p50 %s, p99 %s", pingBytes, len(b.rtt), us(rtt), us(p99))
+		pr("")
+	}
+	pr("| measure | kaenlog | peer (kfake + kgo) | ratio | target |")
+	pr("|---|---|---|---|---|")
+	if len(b.k.produce) > 0 && len(b.p.produce) > 0 {
+		k, p := median(b.k.produce), median(b.p.produce)
+		pr("| acks=all produce, %d-byte records, records/s | %s | %s | %.2fx the peer | >= 5 M/s and >= 3x the peer |", cfg.recordBytes, rate(k), rate(p), k/p)
+	}
+	if len(b.k.p50) > 0 && len(b.p.p50) > 0 {
+		k, p := median(b.k.p50), median(b.p.p50)
+		rt := func(d time.Duration) string {
+			if rtt == 0 {
+				return ""
+			}
+			return fmt.Sprintf(" (%.1f RTT)", float64(d)/float64(rtt))
+		}
+		pr("| single-record acks=all p50 | %s%s | %s%s | %.2fx the peer's time | <= 3 RTT, at or below the peer |", us(k), rt(k), us(p), rt(p), float64(k)/float64(p))
+		k99, p99 := median(b.k.p99), median(b.p.p99)
+		pr("| single-record acks=all p99 | %s%s | %s%s | %.2fx | (none) |", us(k99), rt(k99), us(p99), rt(p99), float64(k99)/float64(p99))
+	}
+	if len(b.k.consume) > 0 && len(b.local) > 0 {
+		k, l := median(b.k.consume), median(b.local)
+		p := "-"
+		if len(b.p.consume) > 0 {
+			p = rate(median(b.p.consume))
+		}
+		pr("| consume from the start, records/s | %s | %s | %.2fx one local log (%s) | >= 0.8x one local log |", rate(k), p, k/l, rate(l))
+	}
+	if len(b.allocs) > 0 {
+		worst := 0.0
+		for _, a := range b.allocs {
+			worst = max(worst, a.allocsOp/a.recordsOp)
+		}
+		marginal, ok := b.marginalProduceAllocs()
+		m := ""
+		if ok {
+			m = fmt.Sprintf("; %.4f more per extra record", marginal)
+		}
+		pr("| allocations per record, broker produce and fetch paths (replica/server benchmarks) | at most %.3f%s | - | - | 0 |", worst, m)
+	}
+	pr("")
+	if len(b.k.produce) > 0 {
+		pr("each run, in order:")
+		pr("  kaenlog produce: %s", rates(b.k.produce))
+		pr("  kfake produce:   %s", rates(b.p.produce))
+	}
+	if len(b.k.p50) > 0 {
+		pr("  kaenlog p50: %s; p99: %s", durs(b.k.p50), durs(b.k.p99))
+		pr("  kfake p50:   %s; p99: %s", durs(b.p.p50), durs(b.p.p99))
+	}
+	if len(b.k.consume) > 0 {
+		pr("  kaenlog consume: %s", rates(b.k.consume))
+		pr("  local log read:  %s (log.Open alone: %s)", rates(b.local), durs(b.localOpen))
+		if len(b.p.consume) > 0 {
+			pr("  kgo consume:     %s", rates(b.p.consume))
+		}
+	}
+	if len(b.leaderCPU) > 0 {
+		pr("")
+		pr("cost per record in the produce row (CPU time by getrusage; mallocs by runtime.MemStats, whole process):")
+		pr("  kaenlog leader broker:    %s CPU µs/record; %s mallocs/record", floats(b.leaderCPU, "%.2f"), floats(b.leaderAllocs, "%.3f"))
+		pr("  kaenlog follower brokers: %s CPU µs/record; %s mallocs/record", floats(b.followerCPU, "%.2f"), floats(b.followerAllocs, "%.3f"))
+		pr("  kaenlog client (harness): %s CPU µs/record", floats(b.clientCPU, "%.2f"))
+		pr("  kfake + kgo (harness):    %s CPU µs/record", floats(b.peerCPU, "%.2f"))
+	}
+	if len(b.allocs) > 0 || b.allocsErr != nil {
+		pr("")
+		pr("allocations on the broker's paths: cd %s && %s", "<kaenlog module>", strings.Join(allocBench, " "))
+		pr("(allocs/op is the whole test process's per request: raw client, host, brokers, controller)")
+		pr("| benchmark | allocs/op | records/op | allocs/record |")
+		pr("|---|---|---|---|")
+		for _, a := range b.allocs {
+			pr("| %s | %.0f | %.0f (%s) | %.4f |", a.name, a.allocsOp, a.recordsOp, a.derivation, a.allocsOp/a.recordsOp)
+		}
+		if b.allocsErr != nil {
+			pr("allocs row failed: %v", b.allocsErr)
+		}
+	}
+	if len(b.profiles) > 0 {
+		pr("")
+		pr("CPU profiles (first kaenlog run of each row):")
+		for _, p := range b.profiles {
+			pr("  %s, %s: %s", p.row, p.who, p.path)
+		}
+		for _, p := range b.profiles {
+			if !strings.Contains(p.who, "leader") && !(p.row == "produce" && strings.Contains(p.who, "harness")) {
+				continue
+			}
+			out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", p.path).CombinedOutput()
+			pr("")
+			pr("--- go tool pprof -top -nodecount=25 %s  (%s, %s)", p.path, p.row, p.who)
+			if err != nil {
+				pr("pprof: %v", err)
+			}
+			pr("%s", strings.TrimSpace(string(out)))
+		}
+	}
+}
+
+// marginalProduceAllocs is what one more record in a produce request
+// costs in allocations: (allocs of 1000 records - allocs of 1) / 999.
+func (b *bench) marginalProduceAllocs() (float64, bool) {
+	var one, thousand *allocLine
+	for i := range b.allocs {
+		switch b.allocs[i].name {
+		case "BenchmarkProduce/records=1":
+			one = &b.allocs[i]
+		case "BenchmarkProduce/records=1000":
+			thousand = &b.allocs[i]
+		}
+	}
+	if one == nil || thousand == nil {
+		return 0, false
+	}
+	return (thousand.allocsOp - one.allocsOp) / 999, true
+}
