@@ -161,6 +161,7 @@ type bench struct {
 	allocs                                     []allocLine
 	allocsErr                                  error
 	profiles                                   []profile
+	repo                                       string // where the allocs row ran
 }
 
 // sideResults are one side's figures, one per run.
@@ -236,6 +237,7 @@ func (b *bench) run() error {
 			repo = strings.TrimSpace(string(out))
 		}
 		if repo != "" {
+			b.repo = repo
 			b.logf("allocations: %s (in %s)", strings.Join(allocBench, " "), repo)
 			var out string
 			b.allocs, out, b.allocsErr = runAllocBench(repo, 10*time.Minute)

@@ -112,16 +112,19 @@ func (b *bench) report() {
 		pr("| consume from the start, records/s | %s | %s | %.2fx one local log (%s) | >= 0.8x one local log |", rate(k), p, k/l, rate(l))
 	}
 	if len(b.allocs) > 0 {
-		worst := 0.0
+		var cells []string
+		if m, ok := b.marginal("BenchmarkProduce/records=1", "BenchmarkProduce/records=1000"); ok {
+			cells = append(cells, fmt.Sprintf("produce %+.4f per extra record", m))
+		}
+		if m, ok := b.marginal("BenchmarkFetch/maxBytes=1/fastpath=true", "BenchmarkFetch/maxBytes=1048576/fastpath=true"); ok {
+			cells = append(cells, fmt.Sprintf("fetch %+.4f", m))
+		}
 		for _, a := range b.allocs {
-			worst = max(worst, a.allocsOp/a.recordsOp)
+			if a.name == "BenchmarkAcksAllPipelined" {
+				cells = append(cells, fmt.Sprintf("acks=all pipelined %.3f per record (%.0f per 1000-record request, whole process)", a.allocsOp/a.recordsOp, a.allocsOp))
+			}
 		}
-		marginal, ok := b.marginalProduceAllocs()
-		m := ""
-		if ok {
-			m = fmt.Sprintf("; %.4f more per extra record", marginal)
-		}
-		pr("| allocations per record, broker produce and fetch paths (replica/server benchmarks) | at most %.3f%s | - | - | 0 |", worst, m)
+		pr("| allocations per record on the broker's produce and fetch paths | %s | - | - | 0 |", strings.Join(cells, "; "))
 	}
 	pr("")
 	if len(b.k.produce) > 0 {
@@ -150,7 +153,7 @@ func (b *bench) report() {
 	}
 	if len(b.allocs) > 0 || b.allocsErr != nil {
 		pr("")
-		pr("allocations on the broker's paths: cd %s && %s", "<kaenlog module>", strings.Join(allocBench, " "))
+		pr("allocations on the broker's paths: cd %s && %s", b.repo, strings.Join(allocBench, " "))
 		pr("(allocs/op is the whole test process's per request: raw client, host, brokers, controller)")
 		pr("| benchmark | allocs/op | records/op | allocs/record |")
 		pr("|---|---|---|---|")
@@ -171,9 +174,9 @@ func (b *bench) report() {
 			if !strings.Contains(p.who, "leader") && !(p.row == "produce" && strings.Contains(p.who, "harness")) {
 				continue
 			}
-			out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", p.path).CombinedOutput()
+			out, err := exec.Command("go", "tool", "pprof", "-top", "-cum", "-nodecount=30", p.path).CombinedOutput()
 			pr("")
-			pr("--- go tool pprof -top -nodecount=25 %s  (%s, %s)", p.path, p.row, p.who)
+			pr("--- go tool pprof -top -cum -nodecount=30 %s  (%s, %s)", p.path, p.row, p.who)
 			if err != nil {
 				pr("pprof: %v", err)
 			}
@@ -182,20 +185,21 @@ func (b *bench) report() {
 	}
 }
 
-// marginalProduceAllocs is what one more record in a produce request
-// costs in allocations: (allocs of 1000 records - allocs of 1) / 999.
-func (b *bench) marginalProduceAllocs() (float64, bool) {
-	var one, thousand *allocLine
+// marginal is what one more record in a request costs in allocations,
+// between the benchmarks named few and many: the difference of their
+// allocs/op over the difference of their records/op.
+func (b *bench) marginal(few, many string) (float64, bool) {
+	var f, m *allocLine
 	for i := range b.allocs {
 		switch b.allocs[i].name {
-		case "BenchmarkProduce/records=1":
-			one = &b.allocs[i]
-		case "BenchmarkProduce/records=1000":
-			thousand = &b.allocs[i]
+		case few:
+			f = &b.allocs[i]
+		case many:
+			m = &b.allocs[i]
 		}
 	}
-	if one == nil || thousand == nil {
+	if f == nil || m == nil || m.recordsOp == f.recordsOp {
 		return 0, false
 	}
-	return (thousand.allocsOp - one.allocsOp) / 999, true
+	return (m.allocsOp - f.allocsOp) / (m.recordsOp - f.recordsOp), true
 }
