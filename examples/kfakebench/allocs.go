@@ -52,12 +52,19 @@ func runAllocBench(repo string, timeout time.Duration) ([]allocLine, string, err
 		<-done
 		return nil, out.String(), fmt.Errorf("%s: not done within %v", strings.Join(allocBench, " "), timeout)
 	}
+	lines, err := parseAllocBench(out.String())
+	return lines, out.String(), err
+}
+
+// parseAllocBench picks the broker benchmarks' lines out of go test's
+// output, with the records each operation carries.
+func parseAllocBench(out string) ([]allocLine, error) {
 	fetchRecords, err := fetchRecordsPerMiB()
 	if err != nil {
-		return nil, out.String(), err
+		return nil, err
 	}
 	var lines []allocLine
-	for _, l := range strings.Split(out.String(), "\n") {
+	for _, l := range strings.Split(out, "\n") {
 		m := benchLine.FindStringSubmatch(strings.TrimSpace(l))
 		if m == nil {
 			continue
@@ -89,9 +96,9 @@ func runAllocBench(repo string, timeout time.Duration) ([]allocLine, string, err
 		lines = append(lines, a)
 	}
 	if len(lines) == 0 {
-		return nil, out.String(), fmt.Errorf("%s: no benchmark lines", strings.Join(allocBench, " "))
+		return nil, fmt.Errorf("%s: no benchmark lines", strings.Join(allocBench, " "))
 	}
-	return lines, out.String(), nil
+	return lines, nil
 }
 
 // fetchRecordsPerMiB is how many records BenchmarkFetch's 1 MiB fetch

@@ -134,7 +134,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cleanup()
 		os.Exit(1)
 	}()
-	b := &bench{cfg: cfg, self: self, dir: dir, out: stdout, errOut: stderr}
+	b := &bench{cfg: cfg, args: args, self: self, dir: dir, out: stdout, errOut: stderr}
 	err = b.run()
 	cleanup()
 	if err != nil {
@@ -147,6 +147,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // bench is one invocation's state and results.
 type bench struct {
 	cfg         *config
+	args        []string
 	self, dir   string
 	out, errOut io.Writer
 	value       []byte

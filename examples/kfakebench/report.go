@@ -75,6 +75,7 @@ func (b *bench) report() {
 	pr("both over loopback TCP, defaults on both clients (acks=all, idempotent).")
 	pr("%s %s/%s, %d CPUs; -records %d -record-bytes %d -duration %v -latency-records %d -count %d; medians of %d runs, interleaved",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cfg.records, cfg.recordBytes, cfg.duration, cfg.latencyRecords, cfg.count, cfg.count)
+	pr("flags: %q", b.args)
 	pr("uptime before: %s", b.loadBefore)
 	pr("uptime after:  %s", b.loadAfter)
 	pr("")
