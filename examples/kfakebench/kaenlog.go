@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -193,10 +195,10 @@ func (k *kcluster) produceSync(ctx context.Context, topic string, value []byte, 
 	return lat, nil
 }
 
-// consume reads n records of topic from its start with a consumer
+// consume reads n records of topic from offset from with a consumer
 // (defaults: committed records, long-polling) and returns the time it
 // took and the bytes of values seen.
-func (k *kcluster) consume(ctx context.Context, topic string, n int) (time.Duration, int64, error) {
+func (k *kcluster) consume(ctx context.Context, topic string, from uint64, n int) (time.Duration, int64, error) {
 	co, err := k.cl.NewConsumer(client.ConsumerConfig{})
 	if err != nil {
 		return 0, 0, err
@@ -208,12 +210,12 @@ func (k *kcluster) consume(ctx context.Context, topic string, n int) (time.Durat
 	if n == 0 {
 		return 0, 0, nil
 	}
-	for rec, err := range co.Records(ctx, client.TopicPartition{Topic: topic}, client.FromStart()) {
+	for rec, err := range co.Records(ctx, client.TopicPartition{Topic: topic}, client.FromOffset(from)) {
 		if err != nil {
 			return 0, 0, err
 		}
-		if rec.Offset != uint64(got) {
-			return 0, 0, fmt.Errorf("consume %s: record %d at offset %d", topic, got, rec.Offset)
+		if rec.Offset != from+uint64(got) {
+			return 0, 0, fmt.Errorf("consume %s: record %d from %d at offset %d", topic, got, from, rec.Offset)
 		}
 		bytes += int64(len(rec.Value))
 		if got++; got == n {
@@ -253,6 +255,34 @@ func call(addr string, req wire.Message) (wire.Message, error) {
 	}
 	if m.APIKey() != req.APIKey() || m.Correlation() != req.Correlation() {
 		return nil, fmt.Errorf("a %v response %d to a %v request %d", m.APIKey(), m.Correlation(), req.APIKey(), req.Correlation())
+	}
+	return m, nil
+}
+
+// ioCounts are a process's read and write system calls so far.
+type ioCounts struct{ reads, writes int64 }
+
+// syscalls returns each broker's ioCounts by id, from /proc (zero where
+// there is no /proc).
+func (k *kcluster) syscalls() (map[int32]ioCounts, error) {
+	m := map[int32]ioCounts{}
+	for id := int32(1); id <= brokers; id++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", k.broker(id).cmd.Process.Pid))
+		if err != nil {
+			continue
+		}
+		var c ioCounts
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, _ := strings.Cut(line, ": ")
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			switch k {
+			case "syscr":
+				c.reads = n
+			case "syscw":
+				c.writes = n
+			}
+		}
+		m[id] = c
 	}
 	return m, nil
 }

@@ -33,6 +33,13 @@ type config struct {
 	repo           string
 }
 
+// The topics, one partition each; kaenlog's have three replicas and min
+// ISR 2.
+const (
+	topicProduce = "tput"
+	topicLatency = "lat"
+)
+
 var allRows = []string{"produce", "latency", "consume", "allocs"}
 
 func main() {
@@ -46,7 +53,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	c := &config{rows: map[string]bool{}}
 	fs := flag.NewFlagSet("kfakebench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.IntVar(&c.records, "records", 1_000_000, "records per throughput run (produce row; the consume row reads them back)")
+	fs.IntVar(&c.records, "records", 2_000_000, "records per throughput run (produce row; the consume row reads them back)")
 	fs.IntVar(&c.recordBytes, "record-bytes", 100, "each record's value size")
 	fs.DurationVar(&c.duration, "duration", 15*time.Second, "at most this long handing over records in one produce or latency run, whichever of it and the record count ends first")
 	fs.IntVar(&c.latencyRecords, "latency-records", 10_000, "single-record produces per latency run")
@@ -162,7 +169,10 @@ type bench struct {
 	allocs                                     []allocLine
 	allocsErr                                  error
 	profiles                                   []profile
-	repo                                       string // where the allocs row ran
+	repo                                       string       // where the allocs row ran
+	tputLeader, latLeader                      int32        // kaenlog's leaders of the two topics
+	kEnd, pEnd                                 uint64       // each side's produce topic's end before this run
+	leaderSyscalls, followerSyscalls           [][2]float64 // read and write syscalls per commit in the latency row
 }
 
 // sideResults are one side's figures, one per run.
@@ -210,11 +220,16 @@ func (b *bench) run() error {
 			return fmt.Errorf("kaenlog cluster: %w", err)
 		}
 		defer k.close()
-		var topics []string
-		for i := range cfg.count {
-			topics = append(topics, fmt.Sprintf("tput-%d", i), fmt.Sprintf("lat-%d", i))
+		// One topic per row for every run, so that each run meets the same
+		// cluster: kaenlog's followers fetch every partition they follow,
+		// and a partition more per run would make later runs slower.
+		if b.tputLeader, err = k.createTopic(ctx, topicProduce); err != nil {
+			return err
 		}
-		p, err := startPeer(topics...)
+		if b.latLeader, err = k.createTopic(ctx, topicLatency); err != nil {
+			return err
+		}
+		p, err := startPeer(topicProduce, topicLatency)
 		if err != nil {
 			return fmt.Errorf("kfake: %w", err)
 		}
@@ -256,7 +271,7 @@ func (b *bench) run() error {
 // so that neither side always runs on a machine the other just warmed.
 func (b *bench) round(ctx context.Context, k *kcluster, p *peer, i int) error {
 	cfg := b.cfg
-	tput, lat := fmt.Sprintf("tput-%d", i), fmt.Sprintf("lat-%d", i)
+	tput, lat := topicProduce, topicLatency
 	profile := cfg.profileDir != "" && i == 0
 	sides := []func() error{
 		func() error { return b.kaenlogRound(ctx, k, tput, lat, profile) },
@@ -277,10 +292,7 @@ func (b *bench) round(ctx context.Context, k *kcluster, p *peer, i int) error {
 func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string, profile bool) error {
 	cfg := b.cfg
 	if cfg.rows["produce"] {
-		leader, err := k.createTopic(ctx, tput)
-		if err != nil {
-			return err
-		}
+		leader := b.tputLeader
 		stop, err := b.startProfiles(k, profile, "produce", leader)
 		if err != nil {
 			return err
@@ -303,6 +315,7 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		rate := float64(n) / elapsed.Seconds()
 		b.k.produce = append(b.k.produce, rate)
 		b.logf("kaenlog produce: %d records in %v: %.0f records/s (leader broker %d)", n, elapsed.Round(time.Millisecond), rate, leader)
+		defer func() { b.kEnd += uint64(n) }()
 		for id := int32(1); id <= brokers; id++ {
 			cpu := float64(after[id].cpuNs-before[id].cpuNs) / 1e3 / float64(n)
 			allocs := float64(after[id].mallocs-before[id].mallocs) / float64(n)
@@ -315,7 +328,7 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		b.clientCPU = append(b.clientCPU, float64(after[0].cpuNs-before[0].cpuNs)/1e3/float64(n))
 
 		if cfg.rows["consume"] {
-			elapsed, _, err := k.consume(ctx, tput, n)
+			elapsed, _, err := k.consume(ctx, tput, b.kEnd, n)
 			if err != nil {
 				return fmt.Errorf("kaenlog consume: %w", err)
 			}
@@ -334,17 +347,31 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		}
 	}
 	if cfg.rows["latency"] {
-		leader, err := k.createTopic(ctx, lat)
+		leader := b.latLeader
+		stop, err := b.startProfiles(k, profile, "latency", leader)
 		if err != nil {
 			return err
 		}
-		stop, err := b.startProfiles(k, profile, "latency", leader)
+		before, err := k.syscalls()
 		if err != nil {
 			return err
 		}
 		l, err := k.produceSync(ctx, lat, b.value, cfg.latencyRecords, time.Now().Add(cfg.duration))
 		if err := errors.Join(err, stop()); err != nil {
 			return fmt.Errorf("kaenlog latency: %w", err)
+		}
+		after, err := k.syscalls()
+		if err != nil {
+			return err
+		}
+		for id := int32(1); id <= brokers; id++ {
+			r := float64(after[id].reads-before[id].reads) / float64(len(l))
+			w := float64(after[id].writes-before[id].writes) / float64(len(l))
+			if id == leader {
+				b.leaderSyscalls = append(b.leaderSyscalls, [2]float64{r, w})
+			} else {
+				b.followerSyscalls = append(b.followerSyscalls, [2]float64{r, w})
+			}
 		}
 		p50, p99 := percentiles(l)
 		b.k.p50, b.k.p99 = append(b.k.p50, p50), append(b.k.p99, p99)
@@ -366,8 +393,9 @@ func (b *bench) peerRound(ctx context.Context, p *peer, tput, lat string) error 
 		rate := float64(n) / elapsed.Seconds()
 		b.p.produce = append(b.p.produce, rate)
 		b.logf("kfake produce: %d records in %v: %.0f records/s", n, elapsed.Round(time.Millisecond), rate)
+		defer func() { b.pEnd += uint64(n) }()
 		if cfg.rows["consume"] {
-			elapsed, _, err := p.consume(ctx, tput, n)
+			elapsed, _, err := p.consume(ctx, tput, b.pEnd, n)
 			if err != nil {
 				return fmt.Errorf("kfake consume: %w", err)
 			}

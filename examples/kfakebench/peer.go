@@ -81,13 +81,13 @@ func (p *peer) produceSync(ctx context.Context, topic string, value []byte, n in
 	return lat, nil
 }
 
-// consume reads n records of topic from its start with a kgo direct
-// consumer (no group) and returns the time it took.
-func (p *peer) consume(ctx context.Context, topic string, n int) (time.Duration, int64, error) {
+// consume reads n records of topic's partition 0 from offset from with a
+// kgo direct consumer (no group) and returns the time it took.
+func (p *peer) consume(ctx context.Context, topic string, from uint64, n int) (time.Duration, int64, error) {
 	if n == 0 {
 		return 0, 0, nil
 	}
-	cl, err := p.client(kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl, err := p.client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(int64(from))}}))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -99,10 +99,17 @@ func (p *peer) consume(ctx context.Context, topic string, n int) (time.Duration,
 		if errs := fs.Errors(); len(errs) > 0 {
 			return 0, 0, fmt.Errorf("kgo fetch: %v", errs[0].Err)
 		}
+		var bad error
 		fs.EachRecord(func(r *kgo.Record) {
+			if r.Offset != int64(from)+int64(got) && bad == nil {
+				bad = fmt.Errorf("kgo consume %s: record %d from %d at offset %d", topic, got, from, r.Offset)
+			}
 			bytes += int64(len(r.Value))
 			got++
 		})
+		if bad != nil {
+			return 0, 0, bad
+		}
 	}
 	return time.Since(start), bytes, nil
 }

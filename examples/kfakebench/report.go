@@ -152,6 +152,19 @@ func (b *bench) report() {
 		pr("  kaenlog client (harness): %s CPU µs/record", floats(b.clientCPU, "%.2f"))
 		pr("  kfake + kgo (harness):    %s CPU µs/record", floats(b.peerCPU, "%.2f"))
 	}
+	if len(b.leaderSyscalls) > 0 {
+		var l, f []string
+		for _, x := range b.leaderSyscalls {
+			l = append(l, fmt.Sprintf("%.1f+%.1f", x[0], x[1]))
+		}
+		for _, x := range b.followerSyscalls {
+			f = append(f, fmt.Sprintf("%.1f+%.1f", x[0], x[1]))
+		}
+		pr("")
+		pr("system calls per single-record commit in the latency row, reads+writes (/proc/PID/io syscr, syscw; writes include the log's pwrite):")
+		pr("  kaenlog leader broker:    %s", strings.Join(l, ", "))
+		pr("  kaenlog follower brokers: %s", strings.Join(f, ", "))
+	}
 	if len(b.allocs) > 0 || b.allocsErr != nil {
 		pr("")
 		pr("allocations on the broker's paths: cd %s && %s", b.repo, strings.Join(allocBench, " "))
