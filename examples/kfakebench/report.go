@@ -180,7 +180,7 @@ func (b *bench) report() {
 	}
 	if len(b.profiles) > 0 {
 		pr("")
-		pr("CPU profiles (first kaenlog run of each row):")
+		pr("CPU profiles (an extra kaenlog run before the counted ones, its figures not counted):")
 		for _, p := range b.profiles {
 			pr("  %s, %s: %s", p.row, p.who, p.path)
 		}
