@@ -23,6 +23,7 @@ const (
 	roleController = "controller" // nodecmd.RunController: the examples/controller command
 	roleBroker     = "broker"     // nodecmd.RunBroker: the examples/broker command
 	roleEcho       = "echo"       // the far end of the raw TCP round trip
+	roleKfake      = "kfake"      // the peer's cluster, with -peer-process
 )
 
 // Lines a child prints on stdout, besides the node's own.
@@ -30,6 +31,7 @@ const (
 	lineStats    = "kfakebench-child stats "    // mallocs and CPU time so far
 	lineProfiled = "kfakebench-child profiled " // a CPU profile is written
 	lineEcho     = "kfakebench-child echo listening on "
+	lineKfake    = "kfakebench-child kfake listening on " // then its brokers' addresses
 )
 
 // runChild runs the role of a child process and returns its exit status.
@@ -44,8 +46,11 @@ const (
 // stdin ending (the harness died or closed it) ends nothing: the kernel's
 // parent-death signal does that (see startChild).
 func runChild(role string, args []string) int {
-	if role == roleEcho {
+	switch role {
+	case roleEcho:
 		return runEcho()
+	case roleKfake:
+		return runKfake(args)
 	}
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)

@@ -31,6 +31,7 @@ type config struct {
 	profileDir     string
 	keep           bool
 	repo           string
+	peers          []string // where kfake runs: "harness", "process"
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -64,6 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the broker processes and the harness during an extra run of kaenlog's produce and latency rows (not counted) into this directory, and print the leader's top functions")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data, children's logs)")
 	fs.StringVar(&c.repo, "repo", "", "the kaenlog module's directory, where the allocs row runs go test (default: found with go list from the current directory)")
+	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return nil, 0
@@ -96,6 +98,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return bad("-record-bytes %d is not in [0, 900000]", c.recordBytes)
 	case c.duration <= 0 || c.timeout <= 0:
 		return bad("-duration and -timeout must be positive")
+	}
+	switch *peers {
+	case "harness", "process":
+		c.peers = []string{*peers}
+	case "both":
+		c.peers = []string{"harness", "process"}
+	default:
+		return bad("-peer %q: give harness, process or both", *peers)
 	}
 	if c.rows["consume"] {
 		c.rows["produce"] = true // it reads what the produce row wrote
@@ -159,20 +169,38 @@ type bench struct {
 	out, errOut io.Writer
 	value       []byte
 
-	loadBefore, loadAfter                      string
-	rtt                                        []time.Duration
-	k, p                                       sideResults
-	local                                      []float64 // local log read, records/s
-	localOpen                                  []time.Duration
-	leaderCPU, followerCPU, clientCPU, peerCPU []float64 // CPU µs per record in the produce row
-	leaderAllocs, followerAllocs               []float64 // mallocs per record in the produce row
-	allocs                                     []allocLine
-	allocsErr                                  error
-	profiles                                   []profile
-	repo                                       string       // where the allocs row ran
-	tputLeader, latLeader                      int32        // kaenlog's leaders of the two topics
-	kEnd, pEnd                                 uint64       // each side's produce topic's end before this run
-	leaderSyscalls, followerSyscalls           [][2]float64 // read and write syscalls per commit in the latency row
+	loadBefore, loadAfter             string
+	rtt                               []time.Duration
+	k                                 sideResults
+	peers                             []*peerSide
+	local                             []float64 // local log read, records/s
+	localOpen                         []time.Duration
+	leaderCPU, followerCPU, clientCPU []float64 // CPU µs per record in the produce row
+	leaderAllocs, followerAllocs      []float64 // mallocs per record in the produce row
+	allocs                            []allocLine
+	allocsErr                         error
+	profiles                          []profile
+	repo                              string       // where the allocs row ran
+	tputLeader, latLeader             int32        // kaenlog's leaders of the two topics
+	kEnd                              uint64       // kaenlog's produce topic's end before this run
+	leaderSyscalls, followerSyscalls  [][2]float64 // read and write syscalls per commit in the latency row
+}
+
+// peerSide is one placement of the peer and its figures.
+type peerSide struct {
+	name string // "harness" or "process"
+	p    *peer
+	res  sideResults
+	cpu  []float64 // CPU µs per record in the produce row: kgo and kfake
+	end  uint64    // the produce topic's end before this run
+}
+
+// title names the placement in the table.
+func (ps *peerSide) title() string {
+	if ps.name == "process" {
+		return "kfake in its own process"
+	}
+	return "kfake in the harness"
 }
 
 // sideResults are one side's figures, one per run.
@@ -229,11 +257,18 @@ func (b *bench) run() error {
 		if b.latLeader, err = k.createTopic(ctx, topicLatency); err != nil {
 			return err
 		}
-		p, err := startPeer(topicProduce, topicLatency)
-		if err != nil {
-			return fmt.Errorf("kfake: %w", err)
+		for _, where := range cfg.peers {
+			self := ""
+			if where == "process" {
+				self = b.self
+			}
+			p, err := startPeer(self, b.dir, topicProduce, topicLatency)
+			if err != nil {
+				return fmt.Errorf("kfake: %w", err)
+			}
+			defer p.close()
+			b.peers = append(b.peers, &peerSide{name: where, p: p})
 		}
-		defer p.close()
 		if cfg.profileDir != "" {
 			// A profiled run of kaenlog's rows first, its figures thrown
 			// away: profiling four processes slows them.
@@ -248,12 +283,14 @@ func (b *bench) run() error {
 			b.profiles, b.kEnd = pb.profiles, pb.kEnd
 		}
 		for i := range cfg.count {
-			if err := b.round(ctx, k, p, i); err != nil {
+			if err := b.round(ctx, k, i); err != nil {
 				return err
 			}
 		}
 		k.close()
-		p.close()
+		for _, ps := range b.peers {
+			ps.p.close()
+		}
 	}
 
 	if cfg.rows["allocs"] {
@@ -280,17 +317,18 @@ func (b *bench) run() error {
 	return nil
 }
 
-// round runs every row once on each side; odd rounds start with the peer,
-// so that neither side always runs on a machine the other just warmed.
-func (b *bench) round(ctx context.Context, k *kcluster, p *peer, i int) error {
+// round runs every row once on each side; each round starts with the next
+// side, so that no side always runs on a machine another just warmed.
+func (b *bench) round(ctx context.Context, k *kcluster, i int) error {
 	tput, lat := topicProduce, topicLatency
 	sides := []func() error{
 		func() error { return b.kaenlogRound(ctx, k, tput, lat, false) },
-		func() error { return b.peerRound(ctx, p, tput, lat) },
 	}
-	if i%2 == 1 {
-		slices.Reverse(sides)
+	for _, ps := range b.peers {
+		sides = append(sides, func() error { return b.peerRound(ctx, ps, tput, lat) })
 	}
+	r := i % len(sides)
+	sides = append(sides[r:], sides[:r]...)
 	for _, side := range sides {
 		if err := side(); err != nil {
 			return err
@@ -391,38 +429,39 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 	return nil
 }
 
-// peerRound runs kfake's rows once.
-func (b *bench) peerRound(ctx context.Context, p *peer, tput, lat string) error {
+// peerRound runs kfake's rows once, on one placement.
+func (b *bench) peerRound(ctx context.Context, ps *peerSide, tput, lat string) error {
 	cfg := b.cfg
+	p := ps.p
 	if cfg.rows["produce"] {
-		cpu := cpuNanos()
+		cpu := cpuNanos() + p.childCPUNanos()
 		n, elapsed, err := p.produceAsync(ctx, tput, b.value, cfg.records, time.Now().Add(cfg.duration))
 		if err != nil {
-			return fmt.Errorf("kfake produce: %w", err)
+			return fmt.Errorf("%s: produce: %w", ps.title(), err)
 		}
-		b.peerCPU = append(b.peerCPU, float64(cpuNanos()-cpu)/1e3/float64(n))
+		ps.cpu = append(ps.cpu, float64(cpuNanos()+p.childCPUNanos()-cpu)/1e3/float64(n))
 		rate := float64(n) / elapsed.Seconds()
-		b.p.produce = append(b.p.produce, rate)
-		b.logf("kfake produce: %d records in %v: %.0f records/s", n, elapsed.Round(time.Millisecond), rate)
-		defer func() { b.pEnd += uint64(n) }()
+		ps.res.produce = append(ps.res.produce, rate)
+		b.logf("%s: produce: %d records in %v: %.0f records/s", ps.title(), n, elapsed.Round(time.Millisecond), rate)
+		defer func() { ps.end += uint64(n) }()
 		if cfg.rows["consume"] {
-			elapsed, _, err := p.consume(ctx, tput, b.pEnd, n)
+			elapsed, _, err := p.consume(ctx, tput, ps.end, n)
 			if err != nil {
-				return fmt.Errorf("kfake consume: %w", err)
+				return fmt.Errorf("%s: consume: %w", ps.title(), err)
 			}
 			rate := float64(n) / elapsed.Seconds()
-			b.p.consume = append(b.p.consume, rate)
-			b.logf("kfake consume: %d records in %v: %.0f records/s", n, elapsed.Round(time.Millisecond), rate)
+			ps.res.consume = append(ps.res.consume, rate)
+			b.logf("%s: consume: %d records in %v: %.0f records/s", ps.title(), n, elapsed.Round(time.Millisecond), rate)
 		}
 	}
 	if cfg.rows["latency"] {
 		l, err := p.produceSync(ctx, lat, b.value, cfg.latencyRecords, time.Now().Add(cfg.duration))
 		if err != nil {
-			return fmt.Errorf("kfake latency: %w", err)
+			return fmt.Errorf("%s: latency: %w", ps.title(), err)
 		}
 		p50, p99 := percentiles(l)
-		b.p.p50, b.p.p99 = append(b.p.p50, p50), append(b.p.p99, p99)
-		b.logf("kfake single-record acks=all: %d produces, p50 %v, p99 %v", len(l), p50, p99)
+		ps.res.p50, ps.res.p99 = append(ps.res.p50, p50), append(ps.res.p99, p99)
+		b.logf("%s: single-record acks=all: %d produces, p50 %v, p99 %v", ps.title(), len(l), p50, p99)
 	}
 	return nil
 }

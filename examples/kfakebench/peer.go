@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -11,15 +14,32 @@ import (
 )
 
 // peer is the other side: franz-go's kfake, three fake brokers in the
-// harness's process (it replicates nothing), driven by kgo with its
+// harness's process or (-peer-process) in one child process (it
+// replicates nothing), driven by kgo with its
 // defaults: acks=all, idempotent, linger 10 ms (ProduceSync does not
 // linger), 16 KiB batches.
 type peer struct {
-	c     *kfake.Cluster
+	c     *kfake.Cluster // in this process
+	child *proc          // or in a child process
 	addrs []string
 }
 
-func startPeer(topics ...string) (*peer, error) {
+// startPeer starts kfake's brokers in this process, or, with self set,
+// in a child process of their own (-peer-process), which then plays the
+// kfake role.
+func startPeer(self, dir string, topics ...string) (*peer, error) {
+	if self != "" {
+		ch, err := startChild(self, roleKfake, "kfake", logPathIn(dir, "kfake"), topics...)
+		if err != nil {
+			return nil, err
+		}
+		line, err := ch.await(lineKfake, startLimit)
+		if err != nil {
+			ch.kill()
+			return nil, err
+		}
+		return &peer{child: ch, addrs: strings.Fields(strings.TrimPrefix(line, lineKfake))}, nil
+	}
 	c, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.SeedTopics(1, topics...))
 	if err != nil {
 		return nil, err
@@ -27,7 +47,27 @@ func startPeer(topics ...string) (*peer, error) {
 	return &peer{c: c, addrs: c.ListenAddrs()}, nil
 }
 
-func (p *peer) close() { p.c.Close() }
+func (p *peer) close() {
+	if p.c != nil {
+		p.c.Close()
+	}
+	if p.child != nil {
+		p.child.kill()
+	}
+}
+
+// runKfake is the kfake role: kfake's brokers with the topics in args,
+// until the harness kills it.
+func runKfake(topics []string) int {
+	c, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.SeedTopics(1, topics...))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kfakebench kfake: %v\n", err)
+		return 1
+	}
+	defer c.Close()
+	fmt.Printf("%s%s\n", lineKfake, strings.Join(c.ListenAddrs(), " "))
+	select {}
+}
 
 func (p *peer) client(opts ...kgo.Opt) (*kgo.Client, error) {
 	return kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(p.addrs...)}, opts...)...)
@@ -112,4 +152,27 @@ func (p *peer) consume(ctx context.Context, topic string, from uint64, n int) (t
 		}
 	}
 	return time.Since(start), bytes, nil
+}
+
+// childCPUNanos is the CPU time kfake's child process has used, from
+// /proc (in clock ticks of 10 ms); 0 when kfake runs in the harness or
+// there is no /proc.
+func (p *peer) childCPUNanos() int64 {
+	if p.child == nil {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.child.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name (which ends with the last ')'):
+	// state is the 3rd field of the line, utime the 14th, stime the 15th.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return (utime + stime) * 1e7 // USER_HZ is 100 on Linux
 }

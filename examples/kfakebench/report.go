@@ -71,8 +71,9 @@ func (b *bench) report() {
 	pr := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
 	pr("")
 	pr("kfakebench: kaenlog (controller + %d broker processes, RF 3, min ISR 2, client in the harness)", brokers)
-	pr("vs the peer, franz-go's kfake (%d brokers in the harness's process, replicates nothing) driven by kgo;", brokers)
-	pr("both over loopback TCP, defaults on both clients (acks=all, idempotent).")
+	pr("vs the peer, franz-go's kfake (%d brokers, replicates nothing) driven by kgo in the harness;", brokers)
+	pr("kfake's brokers run in the harness's process, in a child process of their own, or both, each measured (-peer).")
+	pr("Everything over loopback TCP; defaults on both clients (acks=all, idempotent).")
 	pr("%s %s/%s, %d CPUs; -records %d -record-bytes %d -duration %v -latency-records %d -count %d; medians of %d runs, interleaved",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cfg.records, cfg.recordBytes, cfg.duration, cfg.latencyRecords, cfg.count, cfg.count)
 	pr("flags: %q", b.args)
@@ -83,34 +84,57 @@ func (b *bench) report() {
 	if len(b.rtt) > 0 {
 		var p99 time.Duration
 		rtt, p99 = percentiles(b.rtt)
-		pr("raw TCP round trip, harness to another process over loopback, %d B ping-pong x %d: p50 %s, p99 %s", pingBytes, len(b.rtt), us(rtt), us(p99))
+		pr("raw TCP round trip (RTT), harness to another process over loopback, %d B ping-pong x %d: p50 %s, p99 %s", pingBytes, len(b.rtt), us(rtt), us(p99))
 		pr("")
 	}
-	pr("| measure | kaenlog | peer (kfake + kgo) | ratio | target |")
-	pr("|---|---|---|---|---|")
-	if len(b.k.produce) > 0 && len(b.p.produce) > 0 {
-		k, p := median(b.k.produce), median(b.p.produce)
-		pr("| acks=all produce, %d-byte records, records/s | %s | %s | %.2fx the peer | >= 5 M/s and >= 3x the peer |", cfg.recordBytes, rate(k), rate(p), k/p)
-	}
-	if len(b.k.p50) > 0 && len(b.p.p50) > 0 {
-		k, p := median(b.k.p50), median(b.p.p50)
-		rt := func(d time.Duration) string {
-			if rtt == 0 {
-				return ""
-			}
-			return fmt.Sprintf(" (%.1f RTT)", float64(d)/float64(rtt))
+	rt := func(d time.Duration) string {
+		if rtt == 0 {
+			return ""
 		}
-		pr("| single-record acks=all p50 | %s%s | %s%s | %.2fx the peer's time | <= 3 RTT, at or below the peer |", us(k), rt(k), us(p), rt(p), float64(k)/float64(p))
-		k99, p99 := median(b.k.p99), median(b.p.p99)
-		pr("| single-record acks=all p99 | %s%s | %s%s | %.2fx | (none) |", us(k99), rt(k99), us(p99), rt(p99), float64(k99)/float64(p99))
+		return fmt.Sprintf(" (%.1f RTT)", float64(d)/float64(rtt))
+	}
+	head, line := "| measure | kaenlog |", "|---|---|"
+	for _, ps := range b.peers {
+		head += fmt.Sprintf(" %s | kaenlog / it |", ps.title())
+		line += "---|---|"
+	}
+	pr("%s target |", head)
+	pr("%s---|", line)
+	row := func(measure, k string, peer func(ps *peerSide) (string, string), target string) {
+		out := fmt.Sprintf("| %s | %s |", measure, k)
+		for _, ps := range b.peers {
+			v, r := peer(ps)
+			out += fmt.Sprintf(" %s | %s |", v, r)
+		}
+		pr("%s %s |", out, target)
+	}
+	if len(b.k.produce) > 0 {
+		k := median(b.k.produce)
+		row(fmt.Sprintf("acks=all produce, %d-byte records, records/s", cfg.recordBytes), rate(k), func(ps *peerSide) (string, string) {
+			p := median(ps.res.produce)
+			return rate(p), fmt.Sprintf("%.2fx", k/p)
+		}, ">= 5 M/s and >= 3x the peer")
+	}
+	if len(b.k.p50) > 0 {
+		k, k99 := median(b.k.p50), median(b.k.p99)
+		row("single-record acks=all commit, p50", us(k)+rt(k), func(ps *peerSide) (string, string) {
+			p := median(ps.res.p50)
+			return us(p) + rt(p), fmt.Sprintf("%.2fx", float64(k)/float64(p))
+		}, "<= 3 RTT (~60 µs), at or below the peer")
+		row("single-record acks=all commit, p99", us(k99)+rt(k99), func(ps *peerSide) (string, string) {
+			p := median(ps.res.p99)
+			return us(p) + rt(p), fmt.Sprintf("%.2fx", float64(k99)/float64(p))
+		}, "-")
 	}
 	if len(b.k.consume) > 0 && len(b.local) > 0 {
 		k, l := median(b.k.consume), median(b.local)
-		p := "-"
-		if len(b.p.consume) > 0 {
-			p = rate(median(b.p.consume))
-		}
-		pr("| consume from the start, records/s | %s | %s | %.2fx one local log (%s) | >= 0.8x one local log |", rate(k), p, k/l, rate(l))
+		row("consume, records/s", rate(k), func(ps *peerSide) (string, string) {
+			p := median(ps.res.consume)
+			return rate(p), fmt.Sprintf("%.2fx", k/p)
+		}, "-")
+		row("consume / one local log's read rate", fmt.Sprintf("%.2fx (local log %s)", k/l, rate(l)), func(ps *peerSide) (string, string) {
+			return "-", "-"
+		}, ">= 0.8x")
 	}
 	if len(b.allocs) > 0 {
 		var cells []string
@@ -125,23 +149,27 @@ func (b *bench) report() {
 				cells = append(cells, fmt.Sprintf("acks=all pipelined %.3f per record (%.0f per 1000-record request, whole process)", a.allocsOp/a.recordsOp, a.allocsOp))
 			}
 		}
-		pr("| allocations per record on the broker's produce and fetch paths | %s | - | - | 0 |", strings.Join(cells, "; "))
+		row("allocations per record, broker's produce and fetch paths", strings.Join(cells, "; "), func(*peerSide) (string, string) { return "-", "-" }, "0")
 	}
 	pr("")
 	if len(b.k.produce) > 0 {
 		pr("each run, in order:")
 		pr("  kaenlog produce: %s", rates(b.k.produce))
-		pr("  kfake produce:   %s", rates(b.p.produce))
+		for _, ps := range b.peers {
+			pr("  %s produce: %s", ps.title(), rates(ps.res.produce))
+		}
 	}
 	if len(b.k.p50) > 0 {
 		pr("  kaenlog p50: %s; p99: %s", durs(b.k.p50), durs(b.k.p99))
-		pr("  kfake p50:   %s; p99: %s", durs(b.p.p50), durs(b.p.p99))
+		for _, ps := range b.peers {
+			pr("  %s p50: %s; p99: %s", ps.title(), durs(ps.res.p50), durs(ps.res.p99))
+		}
 	}
 	if len(b.k.consume) > 0 {
 		pr("  kaenlog consume: %s", rates(b.k.consume))
 		pr("  local log read:  %s (log.Open alone: %s)", rates(b.local), durs(b.localOpen))
-		if len(b.p.consume) > 0 {
-			pr("  kgo consume:     %s", rates(b.p.consume))
+		for _, ps := range b.peers {
+			pr("  %s, kgo consume: %s", ps.title(), rates(ps.res.consume))
 		}
 	}
 	if len(b.leaderCPU) > 0 {
@@ -150,7 +178,9 @@ func (b *bench) report() {
 		pr("  kaenlog leader broker:    %s CPU µs/record; %s mallocs/record", floats(b.leaderCPU, "%.2f"), floats(b.leaderAllocs, "%.3f"))
 		pr("  kaenlog follower brokers: %s CPU µs/record; %s mallocs/record", floats(b.followerCPU, "%.2f"), floats(b.followerAllocs, "%.3f"))
 		pr("  kaenlog client (harness): %s CPU µs/record", floats(b.clientCPU, "%.2f"))
-		pr("  kfake + kgo (harness):    %s CPU µs/record", floats(b.peerCPU, "%.2f"))
+		for _, ps := range b.peers {
+			pr("  %s, kfake + kgo: %s CPU µs/record", ps.title(), floats(ps.cpu, "%.2f"))
+		}
 	}
 	if len(b.leaderSyscalls) > 0 {
 		var l, f []string
