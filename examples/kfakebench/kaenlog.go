@@ -124,11 +124,12 @@ func (k *kcluster) leader(topic string) (leader int32, isr int, err error) {
 func (k *kcluster) broker(id int32) *proc { return k.brokers[id-1] }
 
 // produceAsync produces up to n records of value to topic with
-// ProduceAsync, acks=all and idempotent (the producer's defaults), stops
+// ProduceAsync, acks=all and idempotent (the producer's defaults), in
+// batches of batchBytes (0: the default), stops
 // handing over records at the deadline, flushes, and returns how many
 // were acknowledged and how long it took.
-func (k *kcluster) produceAsync(ctx context.Context, topic string, value []byte, n int, deadline time.Time) (int, time.Duration, error) {
-	p, err := k.cl.NewProducer(client.ProducerConfig{})
+func (k *kcluster) produceAsync(ctx context.Context, topic string, value []byte, n, batchBytes int, deadline time.Time) (int, time.Duration, error) {
+	p, err := k.cl.NewProducer(client.ProducerConfig{BatchBytes: batchBytes})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -7,14 +7,9 @@ import (
 	"github.com/kaenlog/kaenlog/log"
 )
 
-// batchBytes is the batch size of both producers (kaenlog's
-// DefaultBatchBytes, kgo's default ProducerBatchMaxBytes is larger but
-// its batches of 100-byte records land near it too).
-const batchBytes = 16384
-
 // localBatch encodes one batch of as many records of value as fit in
 // batchBytes, as the producer fills its batches.
-func localBatch(value []byte) ([]byte, int, error) {
+func localBatch(value []byte, batchBytes int) ([]byte, int, error) {
 	var recs []log.Record
 	var best []byte
 	for {
@@ -33,13 +28,13 @@ func localBatch(value []byte) ([]byte, int, error) {
 }
 
 // localRead is the consumer's reference: n records of value in one local
-// log in dir (written beforehand, batch by batch as the producer would,
-// and closed), then, timed, log.Open and reads of 1 MiB (the consumer's
+// log in dir (written beforehand in batches of batchBytes as the producer
+// makes them, and closed), then, timed, log.Open and reads of 1 MiB (the consumer's
 // max.partition.fetch.bytes) from the start, each batch decoded and each
 // record's value looked at, as the consumer does. It returns the time of
 // Open plus the reads, and of Open alone.
-func localRead(dir string, value []byte, n int) (total, open time.Duration, err error) {
-	batch, per, err := localBatch(value)
+func localRead(dir string, value []byte, n, batchBytes int) (total, open time.Duration, err error) {
+	batch, per, err := localBatch(value, batchBytes)
 	if err != nil {
 		return 0, 0, err
 	}

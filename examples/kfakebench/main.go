@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kaenlog/kaenlog/replica/client"
 )
 
 // config is the harness's flags.
@@ -32,6 +35,7 @@ type config struct {
 	keep           bool
 	repo           string
 	peers          []string // where kfake runs: "harness", "process"
+	batchBytes     int      // both producers' batch size; 0: each one's default
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -41,7 +45,12 @@ const (
 	topicLatency = "lat"
 )
 
-var allRows = []string{"produce", "latency", "consume", "allocs"}
+var allRows = []string{"produce", "produce-big", "latency", "consume", "allocs"}
+
+// bigBatchBytes is both producers' batch size in the produce-big row:
+// kgo's default (Kafka's max.message.bytes), the most kaenlog's broker
+// accepts in a batch too.
+const bigBatchBytes = 1000012
 
 func main() {
 	if role := os.Getenv(roleEnv); role != "" {
@@ -65,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the broker processes and the harness during an extra run of kaenlog's produce and latency rows (not counted) into this directory, and print the leader's top functions")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data, children's logs)")
 	fs.StringVar(&c.repo, "repo", "", "the kaenlog module's directory, where the allocs row runs go test (default: found with go list from the current directory)")
+	fs.IntVar(&c.batchBytes, "batch-bytes", 0, "both producers' largest batch (kaenlog's BatchBytes, kgo's ProducerBatchMaxBytes); 0 leaves each its default (16384 and 1000012), at most 1000012")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -96,6 +106,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return bad("-records, -latency-records, -rtt-records and -count must be at least 1")
 	case c.recordBytes < 0 || c.recordBytes > 900_000:
 		return bad("-record-bytes %d is not in [0, 900000]", c.recordBytes)
+	case c.batchBytes < 0 || c.batchBytes > 1000012 || (c.batchBytes > 0 && c.batchBytes < 1024):
+		return bad("-batch-bytes %d: give 0 or a size in [1024, 1000012]", c.batchBytes)
 	case c.duration <= 0 || c.timeout <= 0:
 		return bad("-duration and -timeout must be positive")
 	}
@@ -206,6 +218,7 @@ func (ps *peerSide) title() string {
 // sideResults are one side's figures, one per run.
 type sideResults struct {
 	produce []float64 // records/s
+	big     []float64 // records/s with bigBatchBytes batches
 	p50     []time.Duration
 	p99     []time.Duration
 	consume []float64 // records/s
@@ -350,7 +363,7 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		if err != nil {
 			return err
 		}
-		n, elapsed, err := k.produceAsync(ctx, tput, b.value, cfg.records, time.Now().Add(cfg.duration))
+		n, elapsed, err := k.produceAsync(ctx, tput, b.value, cfg.records, cfg.batchBytes, time.Now().Add(cfg.duration))
 		if err != nil {
 			return fmt.Errorf("kaenlog produce: %w", err)
 		}
@@ -385,7 +398,7 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 			b.k.consume = append(b.k.consume, rate)
 			b.logf("kaenlog consume: %d records in %v: %.0f records/s", n, elapsed.Round(time.Millisecond), rate)
 			ldir := filepath.Join(b.dir, fmt.Sprintf("local-%s", tput))
-			total, open, err := localRead(ldir, b.value, n)
+			total, open, err := localRead(ldir, b.value, n, cmp.Or(cfg.batchBytes, client.DefaultBatchBytes))
 			os.RemoveAll(ldir)
 			if err != nil {
 				return fmt.Errorf("local log: %w", err)
@@ -394,6 +407,16 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 			b.localOpen = append(b.localOpen, open)
 			b.logf("local log: Open and read %d records in %v (Open %v): %.0f records/s", n, total.Round(time.Millisecond), open.Round(time.Microsecond), float64(n)/total.Seconds())
 		}
+	}
+	if cfg.rows["produce-big"] {
+		n, elapsed, err := k.produceAsync(ctx, tput, b.value, cfg.records, bigBatchBytes, time.Now().Add(cfg.duration))
+		if err != nil {
+			return fmt.Errorf("kaenlog produce, big batches: %w", err)
+		}
+		b.kEnd += uint64(n)
+		rate := float64(n) / elapsed.Seconds()
+		b.k.big = append(b.k.big, rate)
+		b.logf("kaenlog produce, %d-byte batches: %d records in %v: %.0f records/s", bigBatchBytes, n, elapsed.Round(time.Millisecond), rate)
 	}
 	if cfg.rows["latency"] {
 		leader := b.latLeader
@@ -435,7 +458,7 @@ func (b *bench) peerRound(ctx context.Context, ps *peerSide, tput, lat string) e
 	p := ps.p
 	if cfg.rows["produce"] {
 		cpu := cpuNanos() + p.childCPUNanos()
-		n, elapsed, err := p.produceAsync(ctx, tput, b.value, cfg.records, time.Now().Add(cfg.duration))
+		n, elapsed, err := p.produceAsync(ctx, tput, b.value, cfg.records, cfg.batchBytes, time.Now().Add(cfg.duration))
 		if err != nil {
 			return fmt.Errorf("%s: produce: %w", ps.title(), err)
 		}
@@ -453,6 +476,16 @@ func (b *bench) peerRound(ctx context.Context, ps *peerSide, tput, lat string) e
 			ps.res.consume = append(ps.res.consume, rate)
 			b.logf("%s: consume: %d records in %v: %.0f records/s", ps.title(), n, elapsed.Round(time.Millisecond), rate)
 		}
+	}
+	if cfg.rows["produce-big"] {
+		n, elapsed, err := p.produceAsync(ctx, tput, b.value, cfg.records, bigBatchBytes, time.Now().Add(cfg.duration))
+		if err != nil {
+			return fmt.Errorf("%s: produce, big batches: %w", ps.title(), err)
+		}
+		ps.end += uint64(n)
+		rate := float64(n) / elapsed.Seconds()
+		ps.res.big = append(ps.res.big, rate)
+		b.logf("%s: produce, %d-byte batches: %d records in %v: %.0f records/s", ps.title(), bigBatchBytes, n, elapsed.Round(time.Millisecond), rate)
 	}
 	if cfg.rows["latency"] {
 		l, err := p.produceSync(ctx, lat, b.value, cfg.latencyRecords, time.Now().Add(cfg.duration))

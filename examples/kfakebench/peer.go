@@ -75,8 +75,12 @@ func (p *peer) client(opts ...kgo.Opt) (*kgo.Client, error) {
 
 // produceAsync is kcluster.produceAsync with kgo: Produce (which blocks
 // while kgo buffers its maximum) then Flush.
-func (p *peer) produceAsync(ctx context.Context, topic string, value []byte, n int, deadline time.Time) (int, time.Duration, error) {
-	cl, err := p.client(kgo.DefaultProduceTopic(topic))
+func (p *peer) produceAsync(ctx context.Context, topic string, value []byte, n, batchBytes int, deadline time.Time) (int, time.Duration, error) {
+	opts := []kgo.Opt{kgo.DefaultProduceTopic(topic)}
+	if batchBytes > 0 {
+		opts = append(opts, kgo.ProducerBatchMaxBytes(int32(batchBytes)))
+	}
+	cl, err := p.client(opts...)
 	if err != nil {
 		return 0, 0, err
 	}

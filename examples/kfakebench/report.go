@@ -115,6 +115,13 @@ func (b *bench) report() {
 			return rate(p), fmt.Sprintf("%.2fx", k/p)
 		}, ">= 5 M/s and >= 3x the peer")
 	}
+	if len(b.k.big) > 0 {
+		k := median(b.k.big)
+		row(fmt.Sprintf("the same, both producers with %d-byte batches", bigBatchBytes), rate(k), func(ps *peerSide) (string, string) {
+			p := median(ps.res.big)
+			return rate(p), fmt.Sprintf("%.2fx", k/p)
+		}, "-")
+	}
 	if len(b.k.p50) > 0 {
 		k, k99 := median(b.k.p50), median(b.k.p99)
 		row("single-record acks=all commit, p50", us(k)+rt(k), func(ps *peerSide) (string, string) {
@@ -152,11 +159,17 @@ func (b *bench) report() {
 		row("allocations per record, broker's produce and fetch paths", strings.Join(cells, "; "), func(*peerSide) (string, string) { return "-", "-" }, "0")
 	}
 	pr("")
+	pr("each run, in order:")
 	if len(b.k.produce) > 0 {
-		pr("each run, in order:")
 		pr("  kaenlog produce: %s", rates(b.k.produce))
 		for _, ps := range b.peers {
 			pr("  %s produce: %s", ps.title(), rates(ps.res.produce))
+		}
+	}
+	if len(b.k.big) > 0 {
+		pr("  kaenlog produce, %d-byte batches: %s", bigBatchBytes, rates(b.k.big))
+		for _, ps := range b.peers {
+			pr("  %s produce, %d-byte batches: %s", ps.title(), bigBatchBytes, rates(ps.res.big))
 		}
 	}
 	if len(b.k.p50) > 0 {
