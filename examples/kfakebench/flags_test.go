@@ -69,3 +69,23 @@ PASS
 		t.Errorf("marginal = %v, %v; want 0, true", m, ok)
 	}
 }
+
+// TestLocalBatchFills: the local log's batches are as full as the
+// producer's: the most records that fit in the batch size, and one at
+// least.
+func TestLocalBatchFills(t *testing.T) {
+	value := make([]byte, 100)
+	for _, size := range []int{16384, bigBatchBytes, 50} {
+		b, n, err := localBatch(value, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 1 || (len(b) > size && n != 1) {
+			t.Errorf("batch size %d: %d records in %d bytes", size, n, len(b))
+		}
+		// Room for one more record (about 110 bytes) takes one more.
+		if _, more, err := localBatch(value, len(b)+120); err != nil || more != n+1 {
+			t.Errorf("batch size %d: %d records in %d bytes, but %d in %d bytes (%v)", size, n, len(b), more, len(b)+120, err)
+		}
+	}
+}

@@ -8,23 +8,35 @@ import (
 )
 
 // localBatch encodes one batch of as many records of value as fit in
-// batchBytes, as the producer fills its batches.
+// batchBytes (at least one), as the producer fills its batches, and
+// returns it with its record count.
 func localBatch(value []byte, batchBytes int) ([]byte, int, error) {
-	var recs []log.Record
-	var best []byte
-	for {
-		recs = append(recs, log.Record{OffsetDelta: int32(len(recs)), Value: value})
-		b, err := log.AppendBatch(nil, &log.Batch{
-			BaseTimestamp: time.Now().UnixMilli(), MaxTimestamp: time.Now().UnixMilli(),
+	now := time.Now().UnixMilli()
+	encode := func(n int) ([]byte, error) {
+		recs := make([]log.Record, n)
+		for i := range recs {
+			recs[i] = log.Record{OffsetDelta: int32(i), Value: value}
+		}
+		return log.AppendBatch(nil, &log.Batch{BaseTimestamp: now, MaxTimestamp: now,
 			ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Records: recs})
+	}
+	// The largest count that fits, by bisection: a record takes at least
+	// len(value)+1 bytes.
+	lo, hi := 1, max(1, batchBytes/(len(value)+1))
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		b, err := encode(mid)
 		if err != nil {
 			return nil, 0, err
 		}
-		if len(b) > batchBytes && best != nil {
-			return best, len(recs) - 1, nil
+		if len(b) <= batchBytes {
+			lo = mid
+		} else {
+			hi = mid - 1
 		}
-		best = b
 	}
+	b, err := encode(lo)
+	return b, lo, err
 }
 
 // localRead is the consumer's reference: n records of value in one local
