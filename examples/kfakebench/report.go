@@ -191,6 +191,15 @@ func (b *bench) report() {
 		pr("  kaenlog leader broker:    %s CPU µs/record; %s mallocs/record", floats(b.leaderCPU, "%.2f"), floats(b.leaderAllocs, "%.3f"))
 		pr("  kaenlog follower brokers: %s CPU µs/record; %s mallocs/record", floats(b.followerCPU, "%.2f"), floats(b.followerAllocs, "%.3f"))
 		pr("  kaenlog client (harness): %s CPU µs/record", floats(b.clientCPU, "%.2f"))
+		var total []float64
+		for i := range b.leaderCPU {
+			t := b.leaderCPU[i] + b.clientCPU[i]
+			for _, f := range b.followerCPU[i*(brokers-1) : (i+1)*(brokers-1)] {
+				t += f
+			}
+			total = append(total, t)
+		}
+		pr("  kaenlog, brokers and client together: %s CPU µs/record", floats(total, "%.2f"))
 		for _, ps := range b.peers {
 			pr("  %s, kfake + kgo: %s CPU µs/record", ps.title(), floats(ps.cpu, "%.2f"))
 		}
