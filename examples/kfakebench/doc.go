@@ -1,0 +1,52 @@
+// Command kfakebench measures kaenlog over TCP against its peer, the
+// Kafka-compatible fake of franz-go (kfake) driven by franz-go's client
+// (kgo), in one invocation, and prints a table of the figures and their
+// ratios: issue 9's benchmarks.
+//
+//	cd examples/kfakebench && go run .
+//
+// Every side runs in the same invocation, row by row, interleaved
+// (-count runs of each, each run starting with the next side), and the
+// table shows medians, because on a shared machine only figures from one
+// run compare. The peer is measured twice by default (-peer both): with
+// kfake's brokers inside the harness, next to kgo, as kfake.NewCluster
+// puts them, and with them in a child process of their own, as kaenlog's
+// brokers are. The rows:
+//
+//   - produce: acks=all, idempotent produce of -records records of
+//     -record-bytes, handed over asynchronously (kaenlog's
+//     Producer.ProduceAsync, kgo's Produce) and flushed, to a partition
+//     with three replicas and min ISR 2 on kaenlog, to a partition of
+//     kfake (which replicates nothing). Records per second, and the CPU
+//     time and allocations per record of each process.
+//   - latency: one record at a time, acks=all, each waiting for its
+//     answer (Producer.Produce, kgo's ProduceSync): p50 and p99, also in
+//     raw loopback TCP round trips between two processes, measured in the
+//     same invocation with a 64-byte ping-pong; and the system calls
+//     each kaenlog broker makes per commit.
+//   - consume: each produce run's records read back, from the run's
+//     first offset, by a consumer (kaenlog's Consumer.Records, kgo's direct consumer), against
+//     one local log of the same records: log.Open and Log.Read of 1 MiB at
+//     a time, every batch decoded, as the consumer does.
+//   - allocs: replica/server's BenchmarkProduce, BenchmarkFetch and
+//     BenchmarkAcksAllPipelined, run with go test in the kaenlog module;
+//     allocs/op divided by the records an operation carries.
+//
+// # Processes
+//
+// kaenlog's side is a controller and three brokers, each a process: the
+// harness runs its own binary again with KFAKEBENCH_ROLE set, which then
+// runs exactly the code of examples/controller or examples/broker
+// (package examples/internal/nodecmd) with their default flags, on free
+// loopback ports and data directories under a temporary directory. The
+// harness steers a node only through its stdin, never its flags: "stats"
+// (allocations and CPU time so far) and, with -profile, a CPU profile
+// around a row. The clients, kaenlog's and kgo, run in the harness.
+//
+// Every child dies with the harness (Linux's parent-death signal,
+// SIGKILL); a signal or -timeout kills them and removes the temporary
+// directory (-keep keeps it).
+//
+// This is a nested module, so that franz-go is no dependency of kaenlog:
+// the main module's go test ./... does not see it.
+package main
