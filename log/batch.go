@@ -1,7 +1,6 @@
 package log
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -77,25 +76,17 @@ func AppendBatch(dst []byte, b *Batch) ([]byte, error) {
 
 	start := len(dst)
 	dst = slices.Grow(dst, BatchLogOverhead+batchLength)
-	dst = binary.BigEndian.AppendUint64(dst, b.BaseOffset)
-	dst = binary.BigEndian.AppendUint32(dst, uint32(batchLength))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(b.PartitionLeaderEpoch))
-	dst = append(dst, Magic)
-	dst = binary.BigEndian.AppendUint32(dst, 0) // CRC, filled in below
-	dst = binary.BigEndian.AppendUint16(dst, uint16(b.Attributes))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(lastDelta))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(b.BaseTimestamp))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(b.MaxTimestamp))
-	dst = binary.BigEndian.AppendUint64(dst, uint64(b.ProducerID))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(b.ProducerEpoch))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(b.BaseSequence))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(b.Records)))
+	dst = dst[:start+BatchHeaderSize] // the header is written last, over the records' CRC
 	for i := range b.Records {
 		body, _ := recordBodySize(&b.Records[i]) // checked above
 		dst = appendRecord(dst, &b.Records[i], body)
 	}
-	batch := dst[start:]
-	binary.BigEndian.PutUint32(batch[posCRC:], ChecksumCRC32C(batch[posAttributes:]))
+	putBatchHeader(dst[start:], &BatchHeader{
+		BaseOffset: b.BaseOffset, PartitionLeaderEpoch: b.PartitionLeaderEpoch, Attributes: b.Attributes,
+		LastOffsetDelta: lastDelta, BaseTimestamp: b.BaseTimestamp, MaxTimestamp: b.MaxTimestamp,
+		ProducerID: b.ProducerID, ProducerEpoch: b.ProducerEpoch, BaseSequence: b.BaseSequence,
+		RecordCount: int32(len(b.Records)),
+	})
 	return dst, nil
 }
 

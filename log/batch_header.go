@@ -167,6 +167,69 @@ func VerifyBatch(buf []byte) (BatchHeader, error) {
 	return h, nil
 }
 
+// PutBatchHeader writes h as the header of the batch that is all of batch:
+// BatchHeaderSize bytes of room, then the encoded records. It sets Magic,
+// BatchLength (len(batch) - BatchLogOverhead) and the CRC-32C of bytes [21,
+// len(batch)), ignoring those fields of h. A producer builds a batch in
+// place with it: each record encoded once onto a buffer that starts with
+// room for the header, the header last. It fails, writing nothing, if batch
+// is shorter than BatchHeaderSize or longer than an int32 length
+// (ErrBadLength), or if h's offsets or record count are negative or do not
+// fit int64 (ErrBadOffset, ErrNegativeCount). The records are not checked.
+func PutBatchHeader(batch []byte, h BatchHeader) error {
+	switch {
+	case len(batch) < BatchHeaderSize || len(batch)-BatchLogOverhead > math.MaxInt32:
+		return fmt.Errorf("log: PutBatchHeader: a batch of %d bytes: %w", len(batch), ErrBadLength)
+	case h.LastOffsetDelta < 0 || h.BaseOffset > math.MaxInt64-uint64(h.LastOffsetDelta):
+		return fmt.Errorf("log: PutBatchHeader: base offset %d, last offset delta %d: %w", h.BaseOffset, h.LastOffsetDelta, ErrBadOffset)
+	case h.RecordCount < 0:
+		return fmt.Errorf("log: PutBatchHeader: record count %d: %w", h.RecordCount, ErrNegativeCount)
+	}
+	putBatchHeader(batch, &h)
+	return nil
+}
+
+// putBatchHeader is PutBatchHeader for arguments already checked.
+func putBatchHeader(batch []byte, h *BatchHeader) {
+	binary.BigEndian.PutUint64(batch[posBaseOffset:], h.BaseOffset)
+	binary.BigEndian.PutUint32(batch[posBatchLength:], uint32(len(batch)-BatchLogOverhead))
+	binary.BigEndian.PutUint32(batch[posPartitionLeaderEpoch:], uint32(h.PartitionLeaderEpoch))
+	batch[posMagic] = Magic
+	binary.BigEndian.PutUint16(batch[posAttributes:], uint16(h.Attributes))
+	binary.BigEndian.PutUint32(batch[posLastOffsetDelta:], uint32(h.LastOffsetDelta))
+	binary.BigEndian.PutUint64(batch[posBaseTimestamp:], uint64(h.BaseTimestamp))
+	binary.BigEndian.PutUint64(batch[posMaxTimestamp:], uint64(h.MaxTimestamp))
+	putProducer(batch, h.ProducerID, h.ProducerEpoch, h.BaseSequence)
+	binary.BigEndian.PutUint32(batch[posRecordCount:], uint32(h.RecordCount))
+	binary.BigEndian.PutUint32(batch[posCRC:], ChecksumCRC32C(batch[posAttributes:]))
+}
+
+// putProducer writes the producer fields; the caller writes the CRC.
+func putProducer(batch []byte, id int64, epoch int16, seq int32) {
+	binary.BigEndian.PutUint64(batch[posProducerID:], uint64(id))
+	binary.BigEndian.PutUint16(batch[posProducerEpoch:], uint16(epoch))
+	binary.BigEndian.PutUint32(batch[posBaseSequence:], uint32(seq))
+}
+
+// SetProducer overwrites the producer id, epoch and base sequence of the
+// batch at batch[0:] in place and recomputes its CRC (the fields are inside
+// the checksummed range): an idempotent producer renumbers a batch that was
+// never written under a new epoch. It fails, changing nothing, if the header
+// does not frame a batch within batch (ReadBatchHeader's errors, or
+// ErrTruncated). It does not allocate unless it fails.
+func SetProducer(batch []byte, id int64, epoch int16, seq int32) error {
+	h, err := ReadBatchHeader(batch)
+	if err != nil {
+		return err
+	}
+	if h.Size() > len(batch) {
+		return corruptAt(posBatchLength, ErrTruncated)
+	}
+	putProducer(batch, id, epoch, seq)
+	binary.BigEndian.PutUint32(batch[posCRC:], ChecksumCRC32C(batch[posAttributes:h.Size()]))
+	return nil
+}
+
 // SetBaseOffset overwrites the baseOffset field of the batch at batch[0:] in
 // place. baseOffset is outside the CRC'd range, so the stored CRC stays valid
 // and is left untouched. It fails, changing nothing, if batch is shorter than

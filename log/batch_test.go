@@ -511,6 +511,59 @@ func TestSetBaseOffsetRejects(t *testing.T) {
 	}
 }
 
+// A producer that builds a batch in place — room for the header, the
+// records, then PutBatchHeader — writes the bytes AppendBatch writes; and
+// SetProducer renumbers it with a CRC that still verifies.
+func TestPutBatchHeaderAndSetProducer(t *testing.T) {
+	want := codecHex(t, handBatchHex)
+	h, err := VerifyBatch(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := bytes.Clone(want)
+	clear(got[:BatchHeaderSize])
+	in := h
+	in.Magic, in.BatchLength, in.CRC = 0, 0, 0 // PutBatchHeader sets them
+	if err := PutBatchHeader(got, in); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("PutBatchHeader:\n got % x\nwant % x", got[:BatchHeaderSize], want[:BatchHeaderSize])
+	}
+	if err := SetProducer(got, 7, 3, 100); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := VerifyBatch(got)
+	if err != nil {
+		t.Fatalf("VerifyBatch after SetProducer: %v", err)
+	}
+	if h2.ProducerID != 7 || h2.ProducerEpoch != 3 || h2.BaseSequence != 100 || h2.RecordCount != h.RecordCount {
+		t.Fatalf("after SetProducer: %+v", h2)
+	}
+	for _, c := range []struct {
+		name  string
+		buf   []byte
+		h     BatchHeader
+		wantE error
+	}{
+		{"short", make([]byte, BatchHeaderSize-1), BatchHeader{}, ErrBadLength},
+		{"negative delta", make([]byte, BatchHeaderSize), BatchHeader{LastOffsetDelta: -1}, ErrBadOffset},
+		{"offset past int64", make([]byte, BatchHeaderSize), BatchHeader{BaseOffset: math.MaxInt64, LastOffsetDelta: 1}, ErrBadOffset},
+		{"negative count", make([]byte, BatchHeaderSize), BatchHeader{RecordCount: -1}, ErrNegativeCount},
+	} {
+		before := bytes.Clone(c.buf)
+		if err := PutBatchHeader(c.buf, c.h); !errors.Is(err, c.wantE) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.wantE)
+		}
+		if !bytes.Equal(c.buf, before) {
+			t.Errorf("%s: a refused PutBatchHeader wrote", c.name)
+		}
+	}
+	if err := SetProducer(want[:len(want)-1], 1, 1, 1); !errors.Is(err, ErrTruncated) {
+		t.Errorf("SetProducer on a cut batch: %v, want ErrTruncated", err)
+	}
+}
+
 func TestCodecAllocations(t *testing.T) {
 	b := handBatch()
 	buf, err := AppendBatch(nil, &b)

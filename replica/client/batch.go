@@ -17,22 +17,8 @@ import (
 // with it the producer id, epoch and base sequence, which the CRC covers —
 // is written when the batch is first sent; from then on its bytes are
 // fixed, so a retry sends exactly the bytes of the first attempt.
-//
-// Field positions within a batch, as in log.BatchHeader.
-const (
-	posBatchLength          = 8
-	posPartitionLeaderEpoch = 12
-	posMagic                = 16
-	posCRC                  = 17
-	posAttributes           = 21
-	posLastOffsetDelta      = 23
-	posBaseTimestamp        = 27
-	posMaxTimestamp         = 35
-	posProducerID           = 43
-	posProducerEpoch        = 51
-	posBaseSequence         = 53
-	posRecordCount          = 57
-)
+// log.PutBatchHeader writes it and log.SetProducer renumbers it: the
+// layout has one owner.
 
 // noProducerID, noProducerEpoch and noSequence are what a batch from a
 // producer that is not idempotent carries (Kafka's RecordBatch.NO_*), and
@@ -173,27 +159,14 @@ func (b *batch) add(r *Record, ts int64, body int, done func(Offset, error)) {
 // writeHeader writes b's header with the producer id, epoch and base
 // sequence, and its CRC. The records are final: no record is added after.
 func (b *batch) writeHeader(id int64, epoch int16, seq int32) {
-	h := b.buf[:log.BatchHeaderSize]
-	binary.BigEndian.PutUint64(h[0:], 0) // base offset: the leader assigns it
-	binary.BigEndian.PutUint32(h[posBatchLength:], uint32(len(b.buf)-log.BatchLogOverhead))
-	ple := noPartitionLeaderEpoch
-	binary.BigEndian.PutUint32(h[posPartitionLeaderEpoch:], uint32(ple))
-	h[posMagic] = log.Magic
-	binary.BigEndian.PutUint16(h[posAttributes:], 0) // CreateTime, uncompressed, not transactional
-	binary.BigEndian.PutUint32(h[posLastOffsetDelta:], uint32(b.count-1))
-	binary.BigEndian.PutUint64(h[posBaseTimestamp:], uint64(b.baseTs))
-	binary.BigEndian.PutUint64(h[posMaxTimestamp:], uint64(b.maxTs))
-	stampProducer(b.buf, id, epoch, seq)
-	binary.BigEndian.PutUint32(h[posRecordCount:], uint32(b.count))
-	binary.BigEndian.PutUint32(h[posCRC:], log.ChecksumCRC32C(b.buf[posAttributes:]))
-}
-
-// stampProducer writes the producer fields of the batch in buf; the caller
-// recomputes the CRC.
-func stampProducer(buf []byte, id int64, epoch int16, seq int32) {
-	binary.BigEndian.PutUint64(buf[posProducerID:], uint64(id))
-	binary.BigEndian.PutUint16(buf[posProducerEpoch:], uint16(epoch))
-	binary.BigEndian.PutUint32(buf[posBaseSequence:], uint32(seq))
+	// The leader assigns the base offset and stamps its epoch; the checks
+	// PutBatchHeader makes cannot fail for a batch of at least one record
+	// within BatchBytes.
+	_ = log.PutBatchHeader(b.buf, log.BatchHeader{
+		PartitionLeaderEpoch: noPartitionLeaderEpoch, LastOffsetDelta: b.count - 1,
+		BaseTimestamp: b.baseTs, MaxTimestamp: b.maxTs,
+		ProducerID: id, ProducerEpoch: epoch, BaseSequence: seq, RecordCount: b.count,
+	})
 }
 
 // resequence gives b new producer fields. The old bytes may still be read
@@ -201,8 +174,7 @@ func stampProducer(buf []byte, id int64, epoch int16, seq int32) {
 func (b *batch) resequence(id int64, epoch int16, seq int32) {
 	buf := make([]byte, len(b.buf))
 	copy(buf, b.buf)
-	stampProducer(buf, id, epoch, seq)
-	binary.BigEndian.PutUint32(buf[posCRC:], log.ChecksumCRC32C(buf[posAttributes:]))
+	_ = log.SetProducer(buf, id, epoch, seq) // a header this producer wrote
 	b.buf = buf
 }
 
