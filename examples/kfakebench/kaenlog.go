@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kaenlog/kaenlog/examples/internal/nodecmd"
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/replica/client"
 	"github.com/kaenlog/kaenlog/wire"
@@ -102,7 +101,7 @@ func (k *kcluster) createTopic(ctx context.Context, topic string) (int32, error)
 // leader asks the controller for the leader and ISR size of the topic's
 // partition 0.
 func (k *kcluster) leader(topic string) (leader int32, isr int, err error) {
-	m, err := call(k.ctlAddr, &wire.MetadataRequest{CorrelationID: 1, Topics: []string{topic}})
+	m, err := nodecmd.Call(k.ctlAddr, &wire.MetadataRequest{CorrelationID: 1, Topics: []string{topic}})
 	if err != nil {
 		return -1, 0, err
 	}
@@ -224,40 +223,6 @@ func (k *kcluster) consume(ctx context.Context, topic string, from uint64, n int
 		}
 	}
 	return time.Since(start), bytes, nil
-}
-
-// call sends req to addr on a connection of its own and returns the
-// response (the cluster command's way to ask the controller).
-func call(addr string, req wire.Message) (wire.Message, error) {
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	payload, err := req.AppendTo(nil)
-	if err != nil {
-		return nil, err
-	}
-	frame, err := wire.AppendFrame(nil, payload)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := nc.Write(frame); err != nil {
-		return nil, err
-	}
-	resp, err := wire.ReadFrame(bufio.NewReader(nc), nil, 0)
-	if err != nil {
-		return nil, err
-	}
-	m, err := wire.DecodeResponse(resp)
-	if err != nil {
-		return nil, err
-	}
-	if m.APIKey() != req.APIKey() || m.Correlation() != req.Correlation() {
-		return nil, fmt.Errorf("a %v response %d to a %v request %d", m.APIKey(), m.Correlation(), req.APIKey(), req.Correlation())
-	}
-	return m, nil
 }
 
 // ioCounts are a process's read and write system calls so far.

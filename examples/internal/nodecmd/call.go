@@ -9,12 +9,13 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// callTimeout bounds one request of the cluster command.
+// callTimeout bounds one request of Call.
 const callTimeout = 10 * time.Second
 
-// call sends req to addr on a connection of its own and returns the
-// response, decoded as the answer to req's API.
-func call(addr string, req wire.Message) (wire.Message, error) {
+// Call sends req to addr on a connection of its own and returns the
+// response, decoded as the answer to req's API: how the cluster command,
+// the fault test and the benchmark harness ask the controller.
+func Call(addr string, req wire.Message) (wire.Message, error) {
 	nc, err := net.DialTimeout("tcp", addr, callTimeout)
 	if err != nil {
 		return nil, err
