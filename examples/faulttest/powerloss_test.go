@@ -236,8 +236,11 @@ func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 	wg.Wait()
 	rec.mu.Lock()
 	h := History{Acked: slices.Clone(rec.acked), Final: final, Seen: slices.Clone(rec.seen)}
-	failed := rec.failed
+	failed, errs := rec.failed, rec.lastErr
 	rec.mu.Unlock()
+	for k, n := range errs {
+		t.Logf("error seen %d times: %s", n, k)
+	}
 	res := Check(h)
 	for _, b := range c.brokers {
 		if !b.stop(t) {
