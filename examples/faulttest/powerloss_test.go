@@ -115,8 +115,24 @@ func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 	}()
 
 	start := time.Now()
-	var cutsLeader, cutsFollower, correlated, leaderless, uncleanElections, independentLost int
-	roundFrom := 0 // rec.acked[roundFrom:] were acknowledged in this round
+	var cutsLeader, cutsFollower, allCuts, pairCuts, leaderless, uncleanElections int
+	var lostIndependent, lostAll, lostPair int
+	// lostSoFar reads every partition from its leader and returns how
+	// many records acknowledged so far are not where they were
+	// acknowledged. A record once lost stays lost, so the growth between
+	// two calls is what the faults in between lost.
+	lostSoFar := func() int {
+		rec.mu.Lock()
+		acked := slices.Clone(rec.acked)
+		rec.mu.Unlock()
+		final := map[int32]map[uint64]string{}
+		for p := range int32(partitions) {
+			final[p] = readAll(t, c, co, p)
+		}
+		res := Check(History{Acked: acked, Final: final})
+		return res.Lost + res.Misplaced
+	}
+	lost := 0
 	for round := range *powerRounds {
 		// Independent cuts: one broker at a time, each healed before the
 		// next, so the ISR holds two live replicas at every cut.
@@ -142,81 +158,65 @@ func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 			t.Logf("%6.1fs round %d cut %d: power cut of %s (the %s of partition %d), down %d ms", time.Since(start).Seconds(), round, i+1, target.name, kind, part, downMs)
 			eventually(t, 60*time.Second, fmt.Sprintf("every ISR full after the power cut of %s", target.name), func() bool { return isrFull(c) })
 		}
-		// What the independent cuts lost: every record acknowledged in
-		// this round must be on the leaders.
-		rec.mu.Lock()
-		acked := slices.Clone(rec.acked[roundFrom:])
-		rec.mu.Unlock()
-		final := map[int32]map[uint64]string{}
-		for p := range int32(partitions) {
-			final[p] = readAll(t, c, co, p)
+		n := lostSoFar()
+		if n > lost {
+			t.Errorf("round %d: independent power cuts lost %d acknowledged records", round, n-lost)
 		}
-		res := Check(History{Acked: acked, Final: final})
-		independentLost += res.Lost + res.Misplaced
-		if res.Lost > 0 || res.Misplaced > 0 {
-			for _, pr := range res.Problems {
-				t.Log(pr)
-			}
-			t.Errorf("round %d: independent power cuts lost %d and misplaced %d of %d acknowledged records", round, res.Lost, res.Misplaced, len(acked))
-		}
+		lostIndependent += n - lost
+		lost = n
 
-		// The correlated cut: every broker at once, the ISR full.
+		// Correlated cut 1: all three brokers at once, every ISR full.
 		if !isrFull(c) {
 			t.Fatalf("round %d: the ISR is not full before the correlated cut", round)
 		}
-		for _, b := range c.brokers {
-			b.signal(syscall.SIGKILL)
-		}
-		for _, b := range c.brokers {
-			b.kill(t) // waits for each to be gone
-		}
-		correlated++
-		time.Sleep(time.Duration(100+rng.IntN(400)) * time.Millisecond) // the outage's length
-		for _, b := range c.brokers {
-			b.start(t)
-		}
+		cut(t, c.brokers, time.Duration(100+rng.IntN(400))*time.Millisecond)
+		allCuts++
 		t.Logf("%6.1fs round %d: power cut of all three brokers at once, restarted", time.Since(start).Seconds(), round)
-		// What the cluster does by itself: every replica registered as
-		// an unclean shutdown (KIP-966), so none is in an ISR or ELR.
-		var states []wire.MetadataPartition
-		led := poll(leaderlessWait, func() bool {
-			states = c.partitions(topic)
-			if len(states) != partitions {
+		l, e := operator(t, c, round, "all three brokers lost power", nil)
+		leaderless, uncleanElections = leaderless+l, uncleanElections+e
+		eventually(t, 90*time.Second, fmt.Sprintf("round %d: every ISR full after the power cut of all brokers and the unclean elections", round), func() bool { return isrFull(c) })
+		n = lostSoFar()
+		lostAll += n - lost
+		lost = n
+
+		// Correlated cut 2: the third replica out of the ISR (paused past
+		// its session), the leader and the follower that got the records
+		// since lose power at once.
+		third := c.brokers[rng.IntN(len(c.brokers))]
+		third.pause()
+		eventually(t, 30*time.Second, fmt.Sprintf("round %d: %s fenced and out of every ISR while paused", round, third.name), func() bool {
+			md, err := c.metadata(topic)
+			if err != nil || len(md.Topics) != 1 {
 				return false
 			}
-			for _, p := range states {
-				if p.Leader < 1 {
+			fenced := false
+			for _, b := range md.Brokers {
+				fenced = fenced || (int(b.ID) == third.id && b.Fenced)
+			}
+			for _, p := range md.Topics[0].Partitions {
+				if p.Leader < 1 || len(p.ISR) != 2 || slices.Contains(p.ISR, int32(third.id)) {
 					return false
 				}
 			}
-			return true
+			return fenced
 		})
-		if led {
-			t.Errorf("round %d: every partition got a leader by itself after all replicas lost power; the README says they stay leaderless: %+v", round, states)
+		time.Sleep(300 * time.Millisecond) // records acknowledged by two replicas only
+		var pair []*node
+		for _, b := range c.brokers {
+			if b != third {
+				pair = append(pair, b)
+			}
 		}
-		for _, p := range states {
-			if p.Leader >= 1 {
-				continue
-			}
-			leaderless++
-			t.Logf("round %d: partition %d leaderless %v after the correlated cut: ISR %v, ELR %v; electing uncleanly", round, p.Partition, leaderlessWait, p.ISR, p.ELR)
-			m, err := call(c.ctl.addr, &wire.ElectLeadersRequest{CorrelationID: 1, Topic: topic, Partition: p.Partition, Unclean: true})
-			if err != nil {
-				t.Fatalf("ElectLeaders for partition %d: %v", p.Partition, err)
-			}
-			r := m.(*wire.ElectLeadersResponse)
-			if r.ErrorCode != wire.CodeNone || r.Leader < 1 {
-				t.Fatalf("ElectLeaders for partition %d: %v, leader %d", p.Partition, r.ErrorCode, r.Leader)
-			}
-			if r.DataMayBeLost {
-				uncleanElections++
-			}
-			t.Logf("round %d: partition %d: broker %d elected uncleanly at leader epoch %d (DataMayBeLost %v)", round, p.Partition, r.Leader, r.LeaderEpoch, r.DataMayBeLost)
-		}
-		eventually(t, 90*time.Second, fmt.Sprintf("round %d: every ISR full after the correlated cut and the unclean elections", round), func() bool { return isrFull(c) })
-		rec.mu.Lock()
-		roundFrom = len(rec.acked)
-		rec.mu.Unlock()
+		cut(t, pair, time.Duration(100+rng.IntN(400))*time.Millisecond)
+		pairCuts++
+		t.Logf("%6.1fs round %d: power cut of %s and %s at once (every partition's ISR), %s paused out of the ISR, restarted", time.Since(start).Seconds(), round, pair[0].name, pair[1].name, third.name)
+		l, e = operator(t, c, round, "its ISR lost power", third)
+		leaderless, uncleanElections = leaderless+l, uncleanElections+e
+		third.resume()
+		eventually(t, 90*time.Second, fmt.Sprintf("round %d: every ISR full after the power cut of the ISR and the unclean elections", round), func() bool { return isrFull(c) })
+		n = lostSoFar()
+		lostPair += n - lost
+		lost = n
 	}
 
 	// The end: stop producing, wait for every outcome, read the final
@@ -262,8 +262,8 @@ func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 	for _, p := range res.Problems {
 		t.Log(p)
 	}
-	summary := fmt.Sprintf("faulttest power-loss summary: mode %s; seed %d; independent cuts %d (leader %d, follower %d), lost by them %d; correlated cuts %d (all 3 brokers), partitions left leaderless %d, unclean elections %d; acknowledged %d; lost %d; misplaced %d; duplicated %d; truncated-but-seen %d; replica divergences %d",
-		mode.name, seed, cutsLeader+cutsFollower, cutsLeader, cutsFollower, independentLost, correlated, leaderless, uncleanElections,
+	summary := fmt.Sprintf("faulttest power-loss summary: mode %s; seed %d; independent cuts %d (leader %d, follower %d) lost %d; all-broker cuts %d lost %d; ISR-pair cuts %d lost %d; partitions left leaderless %d, unclean elections %d; acknowledged %d; lost %d; misplaced %d; duplicated %d; truncated-but-seen %d; replica divergences %d",
+		mode.name, seed, cutsLeader+cutsFollower, cutsLeader, cutsFollower, lostIndependent, allCuts, lostAll, pairCuts, lostPair, leaderless, uncleanElections,
 		res.Acked, res.Lost, res.Misplaced, res.Duplicated, res.TruncatedSeen, len(divergent))
 	t.Log(summary)
 	fmt.Println(summary)
@@ -280,10 +280,76 @@ func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 	// with them what consumers saw), but must: with no fsync, all three
 	// replicas losing power at once is a loss. None lost means the
 	// simulation did not cut.
-	if res.Lost == 0 && correlated > 0 {
+	if res.Lost == 0 && allCuts > 0 {
 		t.Errorf("%s: a power cut of every replica lost nothing: is -simulate-power-loss working?", mode.name)
 	}
 	if res.Duplicated > 0 {
 		t.Errorf("%s: %d duplicates with an idempotent producer", mode.name, res.Duplicated)
 	}
+}
+
+// cut is a power cut of several brokers at once: all SIGKILLed before any
+// is waited for, down for d, restarted.
+func cut(t *testing.T, brokers []*node, d time.Duration) {
+	t.Helper()
+	for _, b := range brokers {
+		b.signal(syscall.SIGKILL)
+	}
+	for _, b := range brokers {
+		b.kill(t) // waits for it to be gone
+	}
+	time.Sleep(d) // the outage's length
+	for _, b := range brokers {
+		b.start(t)
+	}
+}
+
+// operator watches the cluster after a correlated power cut: every
+// partition must stay leaderless for leaderlessWait (every replica that
+// could lead registered as an unclean shutdown, KIP-966), and then it
+// elects each one uncleanly, as an operator would. The elected leader
+// must not be notLeader (a broker outside the ISR at the cut: it is
+// fenced). It returns how many partitions were leaderless and how many
+// elections said DataMayBeLost.
+func operator(t *testing.T, c *cluster, round int, what string, notLeader *node) (leaderless, unclean int) {
+	t.Helper()
+	var states []wire.MetadataPartition
+	led := poll(leaderlessWait, func() bool {
+		states = c.partitions(topic)
+		if len(states) != partitions {
+			return false
+		}
+		for _, p := range states {
+			if p.Leader >= 1 {
+				return true
+			}
+		}
+		return false
+	})
+	if led || len(states) != partitions {
+		t.Errorf("round %d, after %s: a partition got a leader by itself; the README says none does: %+v", round, what, states)
+	}
+	for _, p := range states {
+		if p.Leader >= 1 {
+			continue
+		}
+		leaderless++
+		t.Logf("round %d, after %s: partition %d leaderless for %v, ISR %v, ELR %v; electing uncleanly", round, what, p.Partition, leaderlessWait, p.ISR, p.ELR)
+		m, err := call(c.ctl.addr, &wire.ElectLeadersRequest{CorrelationID: 1, Topic: topic, Partition: p.Partition, Unclean: true})
+		if err != nil {
+			t.Fatalf("ElectLeaders for partition %d: %v", p.Partition, err)
+		}
+		r := m.(*wire.ElectLeadersResponse)
+		if r.ErrorCode != wire.CodeNone || r.Leader < 1 {
+			t.Fatalf("ElectLeaders for partition %d: %v, leader %d", p.Partition, r.ErrorCode, r.Leader)
+		}
+		if notLeader != nil && int(r.Leader) == notLeader.id {
+			t.Errorf("round %d: partition %d elected %s, which was out of the ISR and fenced", round, p.Partition, notLeader.name)
+		}
+		if r.DataMayBeLost {
+			unclean++
+		}
+		t.Logf("round %d: partition %d: broker %d elected uncleanly at leader epoch %d (DataMayBeLost %v)", round, p.Partition, r.Leader, r.LeaderEpoch, r.DataMayBeLost)
+	}
+	return leaderless, unclean
 }
