@@ -60,18 +60,27 @@
 //     next cut waits for every ISR to be full again; then every record
 //     acknowledged in the round must be on the leaders (no loss, in
 //     either mode);
-//   - one correlated cut: all three brokers lose power at once, with
-//     every ISR full. Every replica then registers as an unclean shutdown
-//     (KIP-966), so every partition stays leaderless with an empty ISR and
-//     ELR; the test checks that none gets a leader within 5 s, then acts
-//     as the operator: an unclean ElectLeaders for each partition.
+//   - an all-broker cut: all three brokers lose power at once, with
+//     every ISR full;
+//   - an ISR-pair cut: one broker is paused (SIGSTOP) until it is fenced
+//     and out of every ISR, the other two (every partition's leader and
+//     the follower that just got its records) lose power at once, and
+//     the paused one is continued only after the elections below.
+//
+// After each correlated cut every replica that could lead registers as an
+// unclean shutdown (KIP-966), so every partition stays leaderless with an
+// empty ISR and ELR; the test checks that none gets a leader within 5 s,
+// then acts as the operator: an unclean ElectLeaders for each partition
+// (which must not elect the paused, fenced broker). After each phase it
+// reads every partition from its leader and counts the acknowledged
+// records lost since the previous count.
 //
 // At the end it checks the whole run as TestFaults does. With
 // -sync-every-append nothing may be lost, misplaced, duplicated or
 // truncated after a consumer saw it. In the default mode the correlated
-// cut must lose acknowledged records (and the consumers' view of them);
+// cuts must lose acknowledged records (and the consumers' view of them);
 // a run that lost none would mean the simulation cut nothing. It prints a
-// summary line per mode (faulttest power-loss summary: ...). About 25 s
+// summary line per mode (faulttest power-loss summary: ...). About 40 s
 // for both modes on 2 cores.
 //
 // TestDurabilityCost (only with -durability.cost D) measures the
