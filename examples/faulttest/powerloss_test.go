@@ -192,7 +192,9 @@ func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 				fenced = fenced || (int(b.ID) == third.id && b.Fenced)
 			}
 			for _, p := range md.Topics[0].Partitions {
-				if p.Leader < 1 || len(p.ISR) != 2 || slices.Contains(p.ISR, int32(third.id)) {
+				// The ISR may be the leader alone (a lagging follower): with
+				// min ISR 2 nothing was acknowledged since it shrank.
+				if p.Leader < 1 || slices.Contains(p.ISR, int32(third.id)) {
 					return false
 				}
 			}
