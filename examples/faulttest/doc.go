@@ -81,7 +81,9 @@
 // cuts must lose acknowledged records (and the consumers' view of them);
 // a run that lost none would mean the simulation cut nothing. It prints a
 // summary line per mode (faulttest power-loss summary: ...). About 40 s
-// for both modes on 2 cores.
+// for both modes on 2 cores. -powerloss.segment-bytes N gives the brokers
+// small segments, so that their logs roll and close and reopen files
+// while data in them is unsynced.
 //
 // TestDurabilityCost (only with -durability.cost D) measures the
 // throughput of acks=all produce in both modes on the real file system,

@@ -18,8 +18,9 @@ import (
 )
 
 var (
-	powerRounds = flag.Int("powerloss.rounds", 1, "power-loss rounds per durability mode: independent cuts, then an all-broker cut and an ISR-pair cut")
-	powerCuts   = flag.Int("powerloss.cuts", 6, "independent power cuts (one broker at a time) per power-loss round")
+	powerRounds       = flag.Int("powerloss.rounds", 1, "power-loss rounds per durability mode: independent cuts, then an all-broker cut and an ISR-pair cut")
+	powerSegmentBytes = flag.Int64("powerloss.segment-bytes", 0, "the brokers' -segment-bytes in the power-loss test (0: the broker's default); small segments make the logs roll, close and reopen files")
+	powerCuts         = flag.Int("powerloss.cuts", 6, "independent power cuts (one broker at a time) per power-loss round")
 )
 
 // leaderlessWait is how long the power-loss test watches a cluster whose
@@ -67,7 +68,11 @@ func TestPowerLoss(t *testing.T) {
 // powerLoss is one mode's run.
 func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	c := startCluster(t, append([]string{"-simulate-power-loss"}, mode.args...)...)
+	args := append([]string{"-simulate-power-loss"}, mode.args...)
+	if *powerSegmentBytes > 0 {
+		args = append(args, "-segment-bytes", fmt.Sprint(*powerSegmentBytes))
+	}
+	c := startCluster(t, args...)
 	cl, err := client.New(client.Config{Controller: c.ctl.addr, Clock: wallclock.New(), RequestTimeoutMs: 3000,
 		RetryBackoffMs: 50, RetryBackoffMaxMs: 500})
 	if err != nil {
