@@ -1,7 +1,6 @@
 package vfs
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -151,7 +150,9 @@ func (c *VolatileCache) OpenFile(name string, flag int, perm fs.FileMode) (File,
 	writable := flag&(os.O_WRONLY|os.O_RDWR) != 0
 	innerFlag := flag &^ (accessModes | os.O_TRUNC | os.O_APPEND)
 	inner, err := c.inner.OpenFile(name, innerFlag|os.O_RDWR, perm)
-	if errors.Is(err, fs.ErrPermission) && !writable {
+	if err != nil && !writable {
+		// A file or file system this process may only read: the
+		// caller asked for no more.
 		inner, err = c.inner.OpenFile(name, innerFlag|os.O_RDONLY, perm)
 	}
 	if err != nil {
