@@ -33,15 +33,16 @@ const DefaultVolatileLimit = 256 << 20
 //     only, in VolatilePageSize pages; ReadAt and Size see the change at
 //     once, through every open File of the file.
 //   - File.Sync writes the file's dirty pages and any pending truncation
-//     to the inner file, then fsyncs it. A Sync that fails leaves its
-//     pages dirty: nothing unwritten is reported written.
+//     to the inner file, then fsyncs it. A Sync that fails returns the
+//     error, and pages it could not write stay dirty (a later kill loses
+//     them): nothing unwritten is reported written.
 //   - Close does not make anything durable, as close(2) does not: the
 //     unsynced data stays in the cache, and an OpenFile of the same path
 //     in this process sees it again. The cache is keyed by absolute path
 //     and follows Rename; Remove drops the data once no File holds it.
-//   - Writeback: when the unsynced bytes of all files would pass the
-//     limit, the file being written has its pages written to the inner
-//     file (not fsynced). They then survive a process kill, as pages the
+//   - Writeback: when a write takes the unsynced bytes of all files past
+//     the limit, the file being written has all its pages written to the
+//     inner file (not fsynced), so the bound holds. They then survive a process kill, as pages the
 //     kernel wrote back would survive most power cuts. Unlike Linux there
 //     is no writeback by age (vm.dirty_expire_centisecs, about 30 s), so
 //     unsynced data may stay volatile for as long as the process lives: a
