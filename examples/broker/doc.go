@@ -6,6 +6,14 @@
 //
 //	go run ./examples/broker -id 1 -listen 127.0.0.1:9092 -controller 127.0.0.1:9093 -dir /tmp/kaenlog/broker-1
 //
+// -simulate-power-loss is a testing aid: every file of the broker goes
+// through a vfs.VolatileCache, which keeps data that was not fsynced in
+// the process's memory, so a kill -9 of the broker loses exactly the data
+// a power cut of its machine would lose (file names, created or renamed,
+// are kept: that model is optimistic about metadata). examples/faulttest
+// runs its power-loss mode with it; the README's "Durability" section
+// tells what it showed.
+//
 // SIGTERM or SIGINT is a clean shutdown: a controlled shutdown (the
 // controller moves this broker's leaderships away, bounded by
 // -shutdown-timeout-ms), then every log closed cleanly, the checkpoints and
@@ -16,8 +24,8 @@
 // Flags: -id, -listen, -advertise (the endpoint other brokers and clients
 // dial, by default the listener's address), -controller, -dir,
 // -segment-bytes, -sync-every-append, -replica-lag-ms, -max-batch-bytes,
-// -heartbeat-ms, -replica-fetch-wait-ms, -shutdown-timeout-ms; -h lists
-// them with their ranges. An invalid flag or value exits with status 2
-// after a usage line; a failure to start or a halted broker (a failed
-// log) exits with status 1.
+// -heartbeat-ms, -replica-fetch-wait-ms, -shutdown-timeout-ms,
+// -simulate-power-loss; -h lists them with their ranges. An invalid flag
+// or value exits with status 2 after a usage line; a failure to start or
+// a halted broker (a failed log) exits with status 1.
 package main

@@ -34,6 +34,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		with("-replica-fetch-wait-ms", "-1"),
 		with("-shutdown-timeout-ms", "-5"),
 		with("-sync-every-append=maybe"),
+		with("-simulate-power-loss=maybe"),
 		with("-no-such-flag"),
 		with("extra"),
 	} {

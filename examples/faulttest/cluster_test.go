@@ -200,9 +200,9 @@ func (c *cluster) broker(id int32) *node {
 	return c.brokers[id-1]
 }
 
-// startCluster builds the commands and starts the nodes; t.Cleanup kills
-// whatever is left.
-func startCluster(t *testing.T) *cluster {
+// startCluster builds the commands and starts the nodes, each broker
+// with brokerArgs added to its flags; t.Cleanup kills whatever is left.
+func startCluster(t *testing.T, brokerArgs ...string) *cluster {
 	bins := t.TempDir()
 	for _, cmd := range []string{"controller", "broker"} {
 		out, err := exec.Command("go", "build", "-o", filepath.Join(bins, cmd), "github.com/kaenlog/kaenlog/examples/"+cmd).CombinedOutput()
@@ -225,6 +225,7 @@ func startCluster(t *testing.T) *cluster {
 			ready: fmt.Sprintf("broker %d ready", id)}
 		b.args = []string{"-id", fmt.Sprint(id), "-listen", addr, "-controller", ctlAddr, "-dir", b.dir,
 			"-heartbeat-ms", fmt.Sprint(heartbeatMs), "-replica-lag-ms", fmt.Sprint(replicaLagMs)}
+		b.args = append(b.args, brokerArgs...)
 		c.brokers = append(c.brokers, b)
 	}
 	t.Cleanup(func() {

@@ -111,34 +111,7 @@ func TestFaults(t *testing.T) {
 	prodWG.Add(1)
 	go func() {
 		defer prodWG.Done()
-		tick := time.NewTicker(produceEvery)
-		defer tick.Stop()
-		for i := 0; ; {
-			select {
-			case <-prodCtx.Done():
-				return
-			case <-tick.C:
-			}
-			for range produceBurst {
-				v := fmt.Sprintf("v%09d", i)
-				p := int32(i % partitions)
-				i++
-				err := prod.ProduceAsync(client.Record{Topic: topic, Partition: p, Value: []byte(v)}, func(o client.Offset, err error) {
-					rec.mu.Lock()
-					defer rec.mu.Unlock()
-					if err != nil {
-						rec.failed++
-						return
-					}
-					rec.acked = append(rec.acked, Entry{o.Partition, o.Offset, v})
-				})
-				if err != nil {
-					rec.err("produce", err)
-					continue
-				}
-				handed.Add(1)
-			}
-		}
+		produce(prodCtx, prod, rec, &handed)
 	}()
 
 	// The consumers: one long-polling iteration per partition, resumed
@@ -247,6 +220,40 @@ func TestFaults(t *testing.T) {
 	}
 	if res.Acked == 0 {
 		t.Error("nothing was acknowledged: the run checked nothing")
+	}
+}
+
+// produce hands the producer produceBurst records every produceEvery
+// until ctx ends: unique values, round robin over the partitions; rec
+// learns each outcome.
+func produce(ctx context.Context, prod *client.Producer, rec *recorder, handed *atomic.Int64) {
+	tick := time.NewTicker(produceEvery)
+	defer tick.Stop()
+	for i := 0; ; {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for range produceBurst {
+			v := fmt.Sprintf("v%09d", i)
+			p := int32(i % partitions)
+			i++
+			err := prod.ProduceAsync(client.Record{Topic: topic, Partition: p, Value: []byte(v)}, func(o client.Offset, err error) {
+				rec.mu.Lock()
+				defer rec.mu.Unlock()
+				if err != nil {
+					rec.failed++
+					return
+				}
+				rec.acked = append(rec.acked, Entry{o.Partition, o.Offset, v})
+			})
+			if err != nil {
+				rec.err("produce", err)
+				continue
+			}
+			handed.Add(1)
+		}
 	}
 }
 

@@ -3,7 +3,7 @@
 // clean-shutdown marker, directory listings, directory fsyncs and the
 // directory lock) goes through an FS.
 //
-// Three implementations are provided:
+// Four implementations are provided:
 //
 //   - OS is the real file system;
 //   - NewMem is an in-memory file system with a durability model: it knows
@@ -12,7 +12,11 @@
 //     randomness only from a seed the caller passes), so it serves as the
 //     oracle of the log's power-cut tests and of a deterministic simulator;
 //   - Faulty wraps any FS and makes chosen calls fail (EIO, ENOSPC, ...),
-//     to test that a failed write or fsync is never forgotten.
+//     to test that a failed write or fsync is never forgotten;
+//   - NewVolatileCache wraps a real FS and keeps unsynced file data in the
+//     process's memory until Sync, so that a kill -9 of the process loses
+//     what a power cut of the machine would: power-loss tests of real
+//     processes (a broker's -simulate-power-loss).
 //
 // The model is hashicorp/raft-wal's VFS: small interfaces, holding exactly
 // what the log needs.

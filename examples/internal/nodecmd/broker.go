@@ -13,6 +13,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/server"
 )
@@ -25,6 +26,7 @@ type brokerFlags struct {
 	Dir               string
 	SegmentBytes      int64
 	SyncEveryAppend   bool
+	SimulatePowerLoss bool
 	ReplicaLagMs      int64
 	MaxBatchBytes     int
 	HeartbeatMs       int64
@@ -42,6 +44,7 @@ func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 	fs.StringVar(&f.Dir, "dir", "", "the data directory, one subdirectory per partition (required)")
 	fs.Int64Var(&f.SegmentBytes, "segment-bytes", log.DefaultSegmentBytes, "roll a partition's active segment at this size (log.segment.bytes), 4096 to 2147483647")
 	fs.BoolVar(&f.SyncEveryAppend, "sync-every-append", false, "fsync every append before it is acknowledged (default: leave flushing to the OS, Kafka's default)")
+	fs.BoolVar(&f.SimulatePowerLoss, "simulate-power-loss", false, "a testing aid: keep unsynced file data in this process's memory until fsync (vfs.VolatileCache), so a kill -9 of the broker loses what a power cut would")
 	fs.Int64Var(&f.ReplicaLagMs, "replica-lag-ms", 30_000, "replica.lag.time.max.ms: a follower not caught up for this long leaves the ISR, 100 to 600000")
 	fs.IntVar(&f.MaxBatchBytes, "max-batch-bytes", log.DefaultMaxBatchBytes, "the largest record batch a leader accepts (message.max.bytes), 61 to 52428800")
 	fs.Int64Var(&f.HeartbeatMs, "heartbeat-ms", replica.DefaultHeartbeatIntervalMs, "broker.heartbeat.interval.ms, 10 to 60000")
@@ -118,11 +121,19 @@ func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) i
 		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
 		return 1
 	}
+	var fsys vfs.FS // nil: the OS
+	if f.SimulatePowerLoss {
+		// Every file of the broker — partitions, checkpoints, the
+		// clean-shutdown marker — goes through one cache, so a reopen
+		// in this process sees what is not synced yet.
+		fsys = vfs.NewVolatileCache(vfs.OS(), 0)
+		fmt.Fprintf(stdout, "broker %d simulating power loss: unsynced data lives in this process until fsync; a kill -9 loses it\n", f.ID)
+	}
 	clk := wallclock.New()
 	cfg := replica.BrokerConfig{
 		ID: int32(f.ID), Dir: f.Dir, Endpoint: f.advertised(ln),
 		Replica: replica.Options{
-			Log:      log.Options{SegmentBytes: f.SegmentBytes, Sync: sync, MaxBatchBytes: f.MaxBatchBytes},
+			Log:      log.Options{SegmentBytes: f.SegmentBytes, Sync: sync, MaxBatchBytes: f.MaxBatchBytes, FS: fsys},
 			LagMaxMs: f.ReplicaLagMs,
 		},
 		HeartbeatIntervalMs: f.HeartbeatMs,

@@ -13,6 +13,7 @@
 // beginning a program can wait for (examples/cluster does, and the tests):
 //
 //	controller listening on 127.0.0.1:39251, metadata log in DIR
+//	broker 1 simulating power loss: unsynced data lives in this process until fsync; a kill -9 loses it
 //	broker 1 listening on 127.0.0.1:40111 (advertised 127.0.0.1:40111), data in DIR
 //	broker 1 ready: registered at broker epoch 3, unfenced
 //	broker 1 stopped cleanly
