@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kaenlog/kaenlog/examples/internal/nodecmd"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -248,38 +249,10 @@ func startCluster(t *testing.T, brokerArgs ...string) *cluster {
 	return c
 }
 
-// call sends req to addr on a connection of its own and returns the
-// response (examples/internal/nodecmd's call, with a shorter bound).
+// call sends req to addr and returns the response, within a bound short
+// enough for a test that pauses nodes.
 func call(addr string, req wire.Message) (wire.Message, error) {
-	nc, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(3 * time.Second))
-	payload, err := req.AppendTo(nil)
-	if err != nil {
-		return nil, err
-	}
-	frame, err := wire.AppendFrame(nil, payload)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := nc.Write(frame); err != nil {
-		return nil, err
-	}
-	resp, err := wire.ReadFrame(bufio.NewReader(nc), nil, 0)
-	if err != nil {
-		return nil, err
-	}
-	m, err := wire.DecodeResponse(resp)
-	if err != nil {
-		return nil, err
-	}
-	if m.APIKey() != req.APIKey() || m.Correlation() != req.Correlation() {
-		return nil, fmt.Errorf("a %v response %d to a %v request %d", m.APIKey(), m.Correlation(), req.APIKey(), req.Correlation())
-	}
-	return m, nil
+	return nodecmd.Call(addr, req, 3*time.Second)
 }
 
 // metadata asks the controller for the topic's partitions.

@@ -101,7 +101,7 @@ func (k *kcluster) createTopic(ctx context.Context, topic string) (int32, error)
 // leader asks the controller for the leader and ISR size of the topic's
 // partition 0.
 func (k *kcluster) leader(topic string) (leader int32, isr int, err error) {
-	m, err := nodecmd.Call(k.ctlAddr, &wire.MetadataRequest{CorrelationID: 1, Topics: []string{topic}})
+	m, err := nodecmd.Call(k.ctlAddr, &wire.MetadataRequest{CorrelationID: 1, Topics: []string{topic}}, nodecmd.CallTimeout)
 	if err != nil {
 		return -1, 0, err
 	}

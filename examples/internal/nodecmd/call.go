@@ -9,19 +9,20 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// callTimeout bounds one request of Call.
-const callTimeout = 10 * time.Second
+// CallTimeout is the cluster command's bound on one request.
+const CallTimeout = 10 * time.Second
 
 // Call sends req to addr on a connection of its own and returns the
-// response, decoded as the answer to req's API: how the cluster command,
-// the fault test and the benchmark harness ask the controller.
-func Call(addr string, req wire.Message) (wire.Message, error) {
-	nc, err := net.DialTimeout("tcp", addr, callTimeout)
+// response, decoded as the answer to req's API, all within timeout: how the
+// cluster command, the fault test and the benchmark harness ask the
+// controller and brokers.
+func Call(addr string, req wire.Message, timeout time.Duration) (wire.Message, error) {
+	nc, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return nil, err
 	}
 	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(callTimeout))
+	nc.SetDeadline(time.Now().Add(timeout))
 	payload, err := req.AppendTo(nil)
 	if err != nil {
 		return nil, err

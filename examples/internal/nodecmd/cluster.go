@@ -242,7 +242,7 @@ func (c *cluster) createTopic(f *clusterFlags) error {
 	resp, err := Call(c.ctl.addr, &wire.CreateTopicsRequest{
 		CorrelationID: 1, Name: f.Topic, Partitions: int32(f.Partitions),
 		ReplicationFactor: int16(f.RF), MinISR: int32(f.MinISR),
-	})
+	}, CallTimeout)
 	if err != nil {
 		return fmt.Errorf("create topic %s: %w", f.Topic, err)
 	}
@@ -255,7 +255,7 @@ func (c *cluster) createTopic(f *clusterFlags) error {
 	default:
 		return fmt.Errorf("create topic %s: %w: %s", f.Topic, ct.ErrorCode.Err(), ct.ErrorMessage)
 	}
-	resp, err = Call(c.ctl.addr, &wire.MetadataRequest{CorrelationID: 2, Topics: []string{f.Topic}})
+	resp, err = Call(c.ctl.addr, &wire.MetadataRequest{CorrelationID: 2, Topics: []string{f.Topic}}, CallTimeout)
 	if err != nil {
 		return fmt.Errorf("metadata of %s: %w", f.Topic, err)
 	}
