@@ -168,21 +168,7 @@ func TestFaults(t *testing.T) {
 	rec.mu.Unlock()
 	res := Check(h)
 
-	// The replicas, compared below their checkpointed HWs after a clean
-	// stop of every node.
-	for _, b := range c.brokers {
-		if !b.stop(t) {
-			t.Errorf("%s did not stop cleanly:\n%s", b.name, b.tail(2000))
-		}
-	}
-	c.ctl.stop(t)
-	var reps []Replica
-	for _, b := range c.brokers {
-		for p := range int32(partitions) {
-			reps = append(reps, readReplica(t, b, p))
-		}
-	}
-	divergent := CompareReplicas(reps)
+	reps, divergent := stopAndCompare(t, c, partitions)
 
 	for k, n := range errs {
 		t.Logf("error seen %d times: %s", n, k)
@@ -447,4 +433,22 @@ func readReplica(t *testing.T, b *node, p int32) Replica {
 		}
 	}
 	return r
+}
+
+// stopAndCompare stops every node of c cleanly and compares the replicas of
+// its partitions below their checkpointed HWs.
+func stopAndCompare(t *testing.T, c *cluster, partitions int) (reps []Replica, divergent []string) {
+	t.Helper()
+	for _, b := range c.brokers {
+		if !b.stop(t) {
+			t.Errorf("%s did not stop cleanly:\n%s", b.name, b.tail(2000))
+		}
+	}
+	c.ctl.stop(t)
+	for _, b := range c.brokers {
+		for p := range int32(partitions) {
+			reps = append(reps, readReplica(t, b, p))
+		}
+	}
+	return reps, CompareReplicas(reps)
 }

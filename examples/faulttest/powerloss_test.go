@@ -247,19 +247,7 @@ func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 		t.Logf("error seen %d times: %s", n, k)
 	}
 	res := Check(h)
-	for _, b := range c.brokers {
-		if !b.stop(t) {
-			t.Errorf("%s did not stop cleanly:\n%s", b.name, b.tail(2000))
-		}
-	}
-	c.ctl.stop(t)
-	var reps []Replica
-	for _, b := range c.brokers {
-		for p := range int32(partitions) {
-			reps = append(reps, readReplica(t, b, p))
-		}
-	}
-	divergent := CompareReplicas(reps)
+	_, divergent := stopAndCompare(t, c, partitions)
 	for _, d := range divergent {
 		t.Error("replica divergence: " + d)
 	}
