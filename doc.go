@@ -42,8 +42,15 @@
 //     iterator of committed records that long-polls and follows leaders).
 //   - [github.com/kaenlog/kaenlog/replica/clock]: the injected clock and
 //     the driver that runs every state machine's timed work.
+//   - [github.com/kaenlog/kaenlog/replica/sim]: the deterministic
+//     simulator that hunts lost commits: seeded faults over the in-process
+//     cluster, invariants at every step, shrinking and byte-for-byte
+//     replay.
 //   - [github.com/kaenlog/kaenlog/examples]: one runnable Example per
-//     section of the chapter's demo, and the demos themselves.
+//     section of the chapter's demo, and the demos themselves; beside it
+//     the commands (controller, broker, cluster, elect), the fault test
+//     with real processes (examples/faulttest) and the comparison with
+//     franz-go's kfake (examples/kfakebench, a module of its own).
 //
 // No library package reads the wall clock: time arrives as nowMs int64 or an
 // injected clock, so every scenario is deterministic and can be replayed

@@ -190,6 +190,7 @@ func (n *node) stop(t testing.TB) bool {
 type cluster struct {
 	ctl     *node
 	brokers []*node // brokers[i] has id i+1
+	elect   string  // the elect command's binary
 }
 
 func (c *cluster) nodes() []*node { return append([]*node{c.ctl}, c.brokers...) }
@@ -205,14 +206,14 @@ func (c *cluster) broker(id int32) *node {
 // with brokerArgs added to its flags; t.Cleanup kills whatever is left.
 func startCluster(t *testing.T, brokerArgs ...string) *cluster {
 	bins := t.TempDir()
-	for _, cmd := range []string{"controller", "broker"} {
+	for _, cmd := range []string{"controller", "broker", "elect"} {
 		out, err := exec.Command("go", "build", "-o", filepath.Join(bins, cmd), "github.com/kaenlog/kaenlog/examples/"+cmd).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
 		}
 	}
 	data := t.TempDir()
-	c := &cluster{}
+	c := &cluster{elect: filepath.Join(bins, "elect")}
 	ctlAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	c.ctl = &node{name: "controller", bin: filepath.Join(bins, "controller"), addr: ctlAddr,
 		dir: filepath.Join(data, "controller"), logPath: filepath.Join(data, "controller.log"),

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -328,14 +330,19 @@ func operator(t *testing.T, c *cluster, round int, what string, notLeader *node)
 		}
 		leaderless++
 		t.Logf("round %d, after %s: partition %d leaderless for %v, ISR %v, ELR %v; electing uncleanly", round, what, p.Partition, leaderlessWait, p.ISR, p.ELR)
-		m, err := call(c.ctl.addr, &wire.ElectLeadersRequest{CorrelationID: 1, Topic: topic, Partition: p.Partition, Unclean: true})
+		// As an operator would: the elect command.
+		out, err := exec.Command(c.elect, "-controller", c.ctl.addr, "-topic", topic, "-partition", fmt.Sprint(p.Partition), "-unclean").CombinedOutput()
 		if err != nil {
-			t.Fatalf("ElectLeaders for partition %d: %v", p.Partition, err)
+			t.Fatalf("elect partition %d: %v\n%s", p.Partition, err, out)
 		}
-		r := m.(*wire.ElectLeadersResponse)
-		if r.ErrorCode != wire.CodeNone || r.Leader < 1 {
-			t.Fatalf("ElectLeaders for partition %d: %v, leader %d", p.Partition, r.ErrorCode, r.Leader)
+		var r struct {
+			Leader, LeaderEpoch int32
+			DataMayBeLost       bool
 		}
+		if _, err := fmt.Sscanf(string(out), topic+"-%d: leader %d, leader epoch %d", new(int32), &r.Leader, &r.LeaderEpoch); err != nil || r.Leader < 1 {
+			t.Fatalf("elect partition %d: %q (%v)", p.Partition, out, err)
+		}
+		r.DataMayBeLost = strings.Contains(string(out), "elected uncleanly")
 		if notLeader != nil && int(r.Leader) == notLeader.id {
 			t.Errorf("round %d: partition %d elected %s, which was out of the ISR and fenced", round, p.Partition, notLeader.name)
 		}
