@@ -1,10 +1,10 @@
 package replica
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -246,6 +246,12 @@ type Broker struct {
 
 	image *controller.Image
 	parts map[TopicPartition]*Replica
+	// hosted is parts sorted by partition, rebuilt (never changed in
+	// place) whenever parts changes: the per-event loops walk it without
+	// sorting or allocating, and a walk in progress keeps its own copy.
+	hosted []hostedReplica
+	// followScratch is FetchRound's working list, reused.
+	followScratch []hostedReplica
 
 	corr    int32
 	pending map[int32]outstanding // our requests awaiting an answer, by correlation id
@@ -274,6 +280,7 @@ type Broker struct {
 	fetchArena     [][]byte
 	fetchArenaUsed int
 	outbox         []Envelope
+	outboxSpare    []Envelope // the outbox handed out last, reused next
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -370,21 +377,44 @@ func (b *Broker) Replica(tp TopicPartition) (*Replica, bool) {
 
 // Partitions returns the hosted partitions, sorted.
 func (b *Broker) Partitions() []TopicPartition {
-	return slices.SortedFunc(maps.Keys(b.parts), func(x, y TopicPartition) int {
-		if c := strings.Compare(x.Topic, y.Topic); c != 0 {
-			return c
-		}
-		return int(x.Partition - y.Partition)
-	})
+	tps := make([]TopicPartition, len(b.hosted))
+	for i, h := range b.hosted {
+		tps[i] = h.tp
+	}
+	return tps
 }
 
-// Outbox returns the envelopes to send and forgets them. The records of a
-// fetch response among them alias the broker's buffers: they are valid
-// until the broker's next event (Receive, Tick, ...), so a transport
-// encodes or copies them first.
+// hostedReplica is one entry of Broker.hosted.
+type hostedReplica struct {
+	tp TopicPartition
+	r  *Replica
+}
+
+// rehost rebuilds b.hosted from b.parts, sorted by topic then partition.
+func (b *Broker) rehost() {
+	hosted := make([]hostedReplica, 0, len(b.parts))
+	for tp, r := range b.parts {
+		hosted = append(hosted, hostedReplica{tp, r})
+	}
+	slices.SortFunc(hosted, func(x, y hostedReplica) int {
+		if c := strings.Compare(x.tp.Topic, y.tp.Topic); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.tp.Partition, y.tp.Partition)
+	})
+	b.hosted = hosted
+}
+
+// Outbox returns the envelopes to send and forgets them. The slice and
+// the records of a fetch response among them alias the broker's buffers:
+// they are valid until the broker's next event (Receive, Tick, ...) or
+// the next Outbox, so a transport encodes or copies them first.
 func (b *Broker) Outbox() []Envelope {
 	out := b.outbox
-	b.outbox = nil
+	// Two slices take turns, so that an outbox costs no allocation: the
+	// one handed out last time is done with by now.
+	clear(b.outboxSpare)
+	b.outbox, b.outboxSpare = b.outboxSpare[:0], out
 	b.fetchArenaUsed = 0
 	return out
 }
@@ -480,8 +510,8 @@ func (b *Broker) Tick(nowMs int64) {
 	if b.epoch >= 0 && nowMs >= b.nextHeartbeatMs && !b.heartbeatInFlight {
 		b.heartbeat(nowMs)
 	}
-	for _, tp := range b.Partitions() {
-		b.parts[tp].Tick(nowMs)
+	for _, h := range b.hosted {
+		h.r.Tick(nowMs)
 	}
 	b.housekeeping(nowMs)
 	b.collect(nowMs)
@@ -497,8 +527,8 @@ func (b *Broker) housekeeping(nowMs int64) {
 			return
 		}
 		*next = saturatingAdd(nowMs, every)
-		for _, tp := range b.Partitions() {
-			_ = do(b.parts[tp].Log()) // a failure is the log's failed state, which checkLogs reads
+		for _, h := range b.hosted {
+			_ = do(h.r.Log()) // a failure is the log's failed state, which checkLogs reads
 		}
 	}
 	due(&b.nextFlushMs, b.cfg.FlushIntervalMs, (*log.Log).Flush)
@@ -547,9 +577,9 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 // it was about to send (answers computed with a failed log prove nothing)
 // and goes silent.
 func (b *Broker) checkLogs() {
-	for _, tp := range b.Partitions() {
-		if err := b.parts[tp].Log().Failed(); err != nil {
-			b.halted = fmt.Errorf("replica: broker %d halted: the log of %s failed: %w", b.cfg.ID, tp, storageError(err))
+	for _, h := range b.hosted {
+		if err := h.r.Log().Failed(); err != nil {
+			b.halted = fmt.Errorf("replica: broker %d halted: the log of %s failed: %w", b.cfg.ID, h.tp, storageError(err))
 			b.outbox = nil
 			return
 		}
@@ -594,8 +624,8 @@ func (b *Broker) NextTickMs() int64 {
 // last event (answers to parked produces, ISR proposals) and, with
 // ContinuousFetch, sends the fetches that can go now.
 func (b *Broker) collect(nowMs int64) {
-	for _, tp := range b.Partitions() {
-		r := b.parts[tp]
+	for _, h := range b.hosted {
+		tp, r := h.tp, h.r
 		for _, o := range r.TakeProduceOutcomes() {
 			b.produceDone(o)
 		}
@@ -818,6 +848,7 @@ func (b *Broker) openWith(tp TopicPartition, opts Options) (*Replica, error) {
 		return nil, err
 	}
 	b.parts[tp] = r
+	b.rehost()
 	return r, nil
 }
 
@@ -843,6 +874,7 @@ func (b *Broker) RestartReplica(tp TopicPartition, rule TruncationRule, nowMs in
 	opts.Truncation = rule
 	if _, err := b.openWith(tp, opts); err != nil {
 		delete(b.parts, tp)
+		b.rehost()
 		return err
 	}
 	b.applyImage(nowMs)

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica/client"
@@ -10,8 +11,15 @@ import (
 // BenchmarkProduceToCluster produces 100-byte records, acks=all and
 // idempotent, to a partition of three replicas (min ISR 2) of a cluster
 // over loopback TCP in this process: the client, three brokers and the
-// controller share the machine. One op is one record.
+// controller share the machine. One op is one record. It runs with the
+// default BatchBytes and with 1 MiB batches.
 func BenchmarkProduceToCluster(b *testing.B) {
+	for _, batch := range []int{0, 1 << 20} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) { benchmarkProduceToCluster(b, batch) })
+	}
+}
+
+func benchmarkProduceToCluster(b *testing.B, batchBytes int) {
 	c := startCluster(b, clusterOptions{brokers: 3})
 	cl, err := client.New(client.Config{Controller: c.controller(), Clock: c.clk, Seed: 1})
 	if err != nil {
@@ -19,7 +27,7 @@ func BenchmarkProduceToCluster(b *testing.B) {
 	}
 	defer cl.Close()
 	c.createTopic("bench", 1, 3, 2)
-	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 1})
+	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 1, BatchBytes: batchBytes})
 	if err != nil {
 		b.Fatal(err)
 	}
