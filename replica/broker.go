@@ -257,7 +257,10 @@ type Broker struct {
 	pending map[int32]outstanding // our requests awaiting an answer, by correlation id
 	// fetching holds, per leader broker, the correlation id of the fetch (or
 	// epoch question) in flight to it.
-	fetching          map[int32]int32
+	fetching map[int32]int32
+	// fetchReqs holds, per leader broker, the fetch request last sent to
+	// it, reused for the next one: at most one is pending per leader.
+	fetchReqs         map[int32]*wire.FetchRequest
 	registering       bool
 	nextRegisterMs    int64
 	heartbeatInFlight bool
@@ -276,11 +279,18 @@ type Broker struct {
 	parkedFetches []parkedFetch
 
 	// fetchArena holds the records of the fetch responses answered in one
-	// event (fetchArenaUsed of them), reused from event to event.
+	// event (fetchArenaUsed of them), reused from event to event, and
+	// fetchResps the responses themselves, in step with it.
 	fetchArena     [][]byte
+	fetchResps     []*wire.FetchResponse
 	fetchArenaUsed int
-	outbox         []Envelope
-	outboxSpare    []Envelope // the outbox handed out last, reused next
+	// freeProducing holds produce responses to reuse; retired those
+	// answered in this event, reusable once the outbox is handed out.
+	freeProducing, retired []*producing
+	// freeMarks holds the marks of parked fetches that ended, for reuse.
+	freeMarks   [][]fetchMark
+	outbox      []Envelope
+	outboxSpare []Envelope // the outbox handed out last, reused next
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -322,7 +332,8 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	b := &Broker{
 		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1,
 		image: controller.NewImage(), parts: map[TopicPartition]*Replica{},
-		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, produces: map[uint64]*producing{},
+		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
+		produces: map[uint64]*producing{},
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
 	b.nextHWCheckpointMs = saturatingAdd(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
@@ -405,8 +416,9 @@ func (b *Broker) rehost() {
 	b.hosted = hosted
 }
 
-// Outbox returns the envelopes to send and forgets them. The slice and
-// the records of a fetch response among them alias the broker's buffers:
+// Outbox returns the envelopes to send and forgets them. The slice, the
+// produce and fetch responses and the records of a fetch response among
+// them alias the broker's buffers:
 // they are valid until the broker's next event (Receive, Tick, ...) or
 // the next Outbox, so a transport encodes or copies them first.
 func (b *Broker) Outbox() []Envelope {
@@ -416,6 +428,9 @@ func (b *Broker) Outbox() []Envelope {
 	clear(b.outboxSpare)
 	b.outbox, b.outboxSpare = b.outboxSpare[:0], out
 	b.fetchArenaUsed = 0
+	b.freeProducing = append(b.freeProducing, b.retired...)
+	clear(b.retired)
+	b.retired = b.retired[:0]
 	return out
 }
 
@@ -626,14 +641,14 @@ func (b *Broker) NextTickMs() int64 {
 func (b *Broker) collect(nowMs int64) {
 	for _, h := range b.hosted {
 		tp, r := h.tp, h.r
-		for _, o := range r.TakeProduceOutcomes() {
-			b.produceDone(o)
-		}
+		r.drainProduceOutcomes(b.produceDone)
 		if req, ok := r.AlterPartition(nowMs); ok && b.epoch >= 0 {
-			req.CorrelationID = b.nextCorrelation()
-			req.BrokerID, req.BrokerEpoch = b.cfg.ID, b.epoch
-			req.Topic, req.Partition = tp.Topic, tp.Partition
-			b.send(ControllerAt(), &req, nowMs)
+			m := new(wire.AlterPartitionRequest) // only now: &req would put every event's req on the heap
+			*m = req
+			m.CorrelationID = b.nextCorrelation()
+			m.BrokerID, m.BrokerEpoch = b.cfg.ID, b.epoch
+			m.Topic, m.Partition = tp.Topic, tp.Partition
+			b.send(ControllerAt(), m, nowMs)
 		}
 	}
 	if b.epoch >= 0 && !b.metadataInFlight && nowMs >= b.nextMetadataMs {

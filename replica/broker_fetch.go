@@ -35,13 +35,39 @@ func (b *Broker) handleFetch(from Addr, req *wire.FetchRequest, nowMs int64) {
 		b.reply(from, resp)
 		return
 	}
-	pf := parkedFetch{from: from, req: req, deadlineMs: saturatingAdd(nowMs, int64(req.MaxWaitMs)), marks: make([]fetchMark, len(req.Partitions))}
+	pf := parkedFetch{from: from, req: req, deadlineMs: saturatingAdd(nowMs, int64(req.MaxWaitMs)), marks: b.takeMarks(len(req.Partitions))}
 	for i := range req.Partitions {
 		r := b.parts[TopicPartition{req.Partitions[i].Topic, req.Partitions[i].Partition}]
 		pf.marks[i] = markOf(r, req.ReplicaID)
 	}
 	b.parkedFetches = append(b.parkedFetches, pf)
 }
+
+// takeMarks returns a slice of n marks, reusing those of a parked fetch
+// that ended.
+func (b *Broker) takeMarks(n int) []fetchMark {
+	if k := len(b.freeMarks); k > 0 {
+		m := b.freeMarks[k-1]
+		b.freeMarks[k-1] = nil
+		b.freeMarks = b.freeMarks[:k-1]
+		if cap(m) >= n {
+			return m[:n]
+		}
+	}
+	return make([]fetchMark, n)
+}
+
+// dropParked forgets a parked fetch that was answered or dropped, keeping
+// its marks for the next one.
+func (b *Broker) dropParked(pf *parkedFetch) {
+	if len(b.freeMarks) < maxFreeMarks {
+		b.freeMarks = append(b.freeMarks, pf.marks[:0])
+	}
+	*pf = parkedFetch{}
+}
+
+// maxFreeMarks bounds the marks kept for reuse.
+const maxFreeMarks = 64
 
 // parkedFetch is a fetch waiting for news.
 type parkedFetch struct {
@@ -74,7 +100,7 @@ func markOf(r *Replica, replicaID int32) fetchMark {
 // moved. The records alias a buffer of the broker's fetch arena, valid
 // until the next Receive or Tick.
 func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) (resp *wire.FetchResponse, bytes int, immediate bool) {
-	resp = &wire.FetchResponse{CorrelationID: req.CorrelationID, Partitions: make([]wire.FetchPartitionResponse, len(req.Partitions))}
+	resp = b.takeFetchResponse(req.CorrelationID, len(req.Partitions))
 	budget := b.cfg.maxFetchResponseBytes()
 	if req.MaxBytes >= 0 {
 		budget = min(budget, int(req.MaxBytes))
@@ -105,6 +131,23 @@ func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) 
 	return resp, bytes, immediate
 }
 
+// takeFetchResponse returns the response of the fetch arena's next
+// place (the one takeFetchBuf hands out next), reset to n partitions.
+func (b *Broker) takeFetchResponse(corr int32, n int) *wire.FetchResponse {
+	for b.fetchArenaUsed >= len(b.fetchResps) {
+		b.fetchResps = append(b.fetchResps, new(wire.FetchResponse))
+	}
+	resp := b.fetchResps[b.fetchArenaUsed]
+	parts := resp.Partitions[:0]
+	if cap(parts) < n {
+		parts = make([]wire.FetchPartitionResponse, 0, n)
+	}
+	parts = parts[:n]
+	clear(parts)
+	*resp = wire.FetchResponse{CorrelationID: corr, Partitions: parts}
+	return resp
+}
+
 // takeFetchBuf returns the next buffer of the fetch arena. Every response
 // answered within one event gets its own, because the transport encodes
 // them only after the event; the arena is reused from the next event on.
@@ -130,6 +173,7 @@ func (b *Broker) completeParkedFetches(nowMs int64) {
 	kept := b.parkedFetches[:0]
 	for _, pf := range b.parkedFetches {
 		if b.parkedFetchDone(&pf, nowMs) {
+			b.dropParked(&pf)
 			continue
 		}
 		kept = append(kept, pf)
@@ -196,6 +240,8 @@ func (b *Broker) Disconnected(peer Addr, nowMs int64) {
 	for _, pf := range b.parkedFetches {
 		if pf.from != peer {
 			kept = append(kept, pf)
+		} else {
+			b.dropParked(&pf)
 		}
 	}
 	clear(b.parkedFetches[len(kept):])
@@ -203,6 +249,7 @@ func (b *Broker) Disconnected(peer Addr, nowMs int64) {
 	for seq, w := range b.produces {
 		if w.from == peer {
 			delete(b.produces, seq)
+			b.retired = append(b.retired, w)
 		}
 	}
 }

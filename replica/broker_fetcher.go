@@ -62,13 +62,21 @@ func (b *Broker) fetchFrom(leader int32, follow []hostedReplica, nowMs int64) {
 		b.send(BrokerAt(leader), req, nowMs)
 		return
 	}
-	var parts []wire.FetchPartition
+	// No request of ours to this leader is pending (fetching has no
+	// entry for it), so its last request, already encoded, is reused.
+	req := b.fetchReqs[leader]
+	if req == nil {
+		req = new(wire.FetchRequest)
+		b.fetchReqs[leader] = req
+	}
+	parts := req.Partitions[:0]
 	for _, h := range follow {
 		if p, ok := h.r.NextFetch(nowMs); ok {
 			p.Topic, p.Partition = h.tp.Topic, h.tp.Partition
 			parts = append(parts, p)
 		}
 	}
+	req.Partitions = parts
 	if len(parts) == 0 {
 		return
 	}
@@ -76,7 +84,7 @@ func (b *Broker) fetchFrom(leader int32, follow []hostedReplica, nowMs int64) {
 	if b.cfg.ContinuousFetch {
 		wait = b.cfg.replicaFetchWaitMs()
 	}
-	req := &wire.FetchRequest{
+	*req = wire.FetchRequest{
 		CorrelationID: b.nextCorrelation(),
 		ReplicaID:     b.cfg.ID,
 		ReplicaEpoch:  b.epoch,
