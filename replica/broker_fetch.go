@@ -16,12 +16,8 @@ import (
 // DelayedFetch, the course's parked fetch), so followers and consumers
 // long-poll instead of asking in a loop. It is answered as soon as
 //   - its partitions hold MinBytes past its fetch offsets (for a follower
-//     the log end, for a consumer the high watermark);
-//   - for a follower, the high watermark of one of its partitions moves —
-//     Kafka waits for bytes only, so a follower there learns a new high
-//     watermark one fetch later; kaenlog tells it at once, which also
-//     answers a follower's fetch that itself moved the high watermark (a
-//     consumer reads to the high watermark: its move is bytes);
+//     the log end, for a consumer the high watermark: for a consumer a
+//     move of the high watermark is bytes);
 //   - a partition's leadership or leader epoch changes, or its fetch offset
 //     falls past the log end (a truncated leader);
 //   - MaxWaitMs ends.
@@ -29,6 +25,14 @@ import (
 // A fetch with an error, a diverging epoch, MaxWaitMs or MinBytes <= 0, or
 // no partitions is answered at once. The position of a follower is
 // recorded when its fetch arrives, not when it is answered.
+//
+// A move of the high watermark alone does not answer a follower's parked
+// fetch, as in Kafka (DelayedFetch waits for bytes): the follower learns
+// the new high watermark with its next records, or when its wait ends. So
+// an acks=all commit costs one fetch per follower beyond the one that
+// carries the records — the fetch whose arrival moves the high watermark
+// (and completes the produce) parks, and is what the next records answer
+// — rather than a round of answers that only carry the news.
 func (b *Broker) handleFetch(from Addr, req *wire.FetchRequest, nowMs int64) {
 	resp, bytes, immediate := b.answerFetch(req, true, nowMs)
 	if immediate || bytes >= int(req.MinBytes) || req.MaxWaitMs <= 0 || req.MinBytes <= 0 || len(req.Partitions) == 0 {
@@ -81,23 +85,22 @@ type parkedFetch struct {
 // of it is news.
 type fetchMark struct {
 	epoch int32  // the replica's leader epoch
-	hw    uint64 // its high watermark
 	end   uint64 // where the fetcher may read to: the log end or the high watermark
 }
 
 // markOf is what a fetch by replicaID sees of r now.
 func markOf(r *Replica, replicaID int32) fetchMark {
-	m := fetchMark{epoch: r.LeaderEpoch(), hw: r.HighWatermark(), end: r.HighWatermark()}
+	m := fetchMark{epoch: r.LeaderEpoch(), end: r.HighWatermark()}
 	if replicaID >= 0 {
 		m.end = r.Log().EndOffset()
 	}
 	return m
 }
 
-// answerFetch computes the response to req. immediate reports what must be
-// answered now whatever its size: an error, a diverging epoch, or (when
-// observe records a follower's position) a high watermark this very fetch
-// moved. The records alias a buffer of the broker's fetch arena, valid
+// answerFetch computes the response to req, recording a follower's
+// position first when observe is set. immediate reports what must be
+// answered now whatever its size: an error or a diverging epoch. The
+// records alias a buffer of the broker's fetch arena, valid
 // until the next Receive or Tick.
 func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) (resp *wire.FetchResponse, bytes int, immediate bool) {
 	resp = b.takeFetchResponse(req.CorrelationID, len(req.Partitions))
@@ -118,9 +121,7 @@ func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) 
 		}
 		limit := min(int(max(p.MaxBytes, 0)), budget-bytes)
 		if observe {
-			hw := r.HighWatermark()
 			*part, buf, _ = r.HandleFetch(from, p, limit, buf, nowMs)
-			immediate = immediate || (req.ReplicaID >= 0 && part.HighWatermark != hw)
 		} else {
 			*part, buf, _ = r.refetch(from, p, limit, buf, nowMs)
 		}
@@ -200,8 +201,6 @@ func (b *Broker) parkedFetchDone(pf *parkedFetch, nowMs int64) bool {
 		// waits for it like any other.
 		case now.epoch != was.epoch, p.FetchOffset > r.Log().EndOffset():
 			news = true
-		case now.hw != was.hw && pf.req.ReplicaID >= 0:
-			news = true // a follower learns the new high watermark at once
 		case now.end > was.end:
 			grew = true
 			pf.marks[i].end = now.end
