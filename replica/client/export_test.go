@@ -16,3 +16,11 @@ func WaitForFetch(c *Client) {
 
 // Resends returns how many batches p has sent again.
 func Resends(p *Producer) int64 { return p.resends.Load() }
+
+// SetPrefetch turns the consumer's prefetch on or off and returns what it
+// was.
+func SetPrefetch(on bool) bool {
+	was := prefetch
+	prefetch = on
+	return was
+}
