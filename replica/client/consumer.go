@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/wire"
@@ -138,6 +139,8 @@ type session struct {
 	// prefetched is the fetch sent before the last records were yielded,
 	// or nil.
 	prefetched *pendingFetch
+	// batch is the decoder's, reused from batch to batch.
+	batch log.Batch
 }
 
 // close ends the session's connection.
@@ -439,7 +442,8 @@ func (s *session) yieldRecords(p *wire.FetchPartitionResponse, offset uint64, yi
 		if err != nil {
 			return offset, finalError{fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, offset, wire.ErrCorruptMessage, err)}
 		}
-		b, n, err := log.DecodeBatch(buf)
+		b := &s.batch
+		n, err := b.Decode(buf)
 		if err != nil {
 			return offset, finalError{fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, h.BaseOffset, wire.ErrCorruptMessage, err)}
 		}
@@ -460,7 +464,10 @@ func (s *session) yieldRecords(p *wire.FetchPartitionResponse, offset uint64, yi
 				}
 				rec := Record{
 					Topic: s.tp.Topic, Partition: s.tp.Partition,
-					Key: r.Key, Value: r.Value, Headers: r.Headers,
+					// Keys and values alias the response, which is never
+					// reused; the headers slice is the decoder's, reused
+					// for the next batch, so a record gets its own.
+					Key: r.Key, Value: r.Value, Headers: slices.Clone(r.Headers),
 					TimestampMs: ts, Offset: off, LeaderEpoch: b.PartitionLeaderEpoch,
 				}
 				if !yield(rec, nil) {
