@@ -77,7 +77,7 @@ func benchmarkProduceToCluster(b *testing.B, batchBytes int) {
 // of 1000, from the start of a partition: over loopback TCP from the
 // leader of three replicas in this process (with and without the
 // consumer's prefetch), and, for the ratio, from a local log with
-// log.Read and log.DecodeBatch — the consumer read rate of one local log.
+// log.Read and log.Batch.Decode — the read rate of one local log.
 // One op is one record.
 func BenchmarkConsume(b *testing.B) {
 	for _, on := range []bool{true, false} {
@@ -169,7 +169,10 @@ func benchmarkConsumeLocal(b *testing.B) {
 	b.SetBytes(100)
 	b.ReportAllocs()
 	b.ResetTimer()
-	var dst []byte
+	var (
+		dst []byte
+		bt  log.Batch
+	)
 	n, off := 0, uint64(0)
 	for n < b.N {
 		dst, err = l.Read(dst[:0], off, client.DefaultPartitionMaxBytes, log.IsolationLogEnd)
@@ -177,7 +180,7 @@ func benchmarkConsumeLocal(b *testing.B) {
 			b.Fatal(err)
 		}
 		for buf := dst; len(buf) > 0 && n < b.N; {
-			bt, k, err := log.DecodeBatch(buf)
+			k, err := bt.Decode(buf)
 			if err != nil {
 				b.Fatal(err)
 			}
