@@ -417,10 +417,10 @@ func (b *Broker) rehost() {
 }
 
 // Outbox returns the envelopes to send and forgets them. The slice, the
-// produce and fetch responses and the records of a fetch response among
-// them alias the broker's buffers:
-// they are valid until the broker's next event (Receive, Tick, ...) or
-// the next Outbox, so a transport encodes or copies them first.
+// produce and fetch responses among them and a fetch response's records
+// alias the broker's buffers: they are valid until the broker's next
+// event (Receive, Tick, ...) or the next Outbox, so a transport encodes
+// or copies them first.
 func (b *Broker) Outbox() []Envelope {
 	out := b.outbox
 	// Two slices take turns, so that an outbox costs no allocation: the
