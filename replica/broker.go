@@ -1,10 +1,10 @@
 package replica
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -246,12 +246,21 @@ type Broker struct {
 
 	image *controller.Image
 	parts map[TopicPartition]*Replica
+	// hosted is parts sorted by partition, rebuilt (never changed in
+	// place) whenever parts changes: the per-event loops walk it without
+	// sorting or allocating, and a walk in progress keeps its own copy.
+	hosted []hostedReplica
+	// followScratch is FetchRound's working list, reused.
+	followScratch []hostedReplica
 
 	corr    int32
 	pending map[int32]outstanding // our requests awaiting an answer, by correlation id
 	// fetching holds, per leader broker, the correlation id of the fetch (or
 	// epoch question) in flight to it.
-	fetching          map[int32]int32
+	fetching map[int32]int32
+	// fetchReqs holds, per leader broker, the fetch request last sent to
+	// it, reused for the next one: at most one is pending per leader.
+	fetchReqs         map[int32]*wire.FetchRequest
 	registering       bool
 	nextRegisterMs    int64
 	heartbeatInFlight bool
@@ -270,10 +279,18 @@ type Broker struct {
 	parkedFetches []parkedFetch
 
 	// fetchArena holds the records of the fetch responses answered in one
-	// event (fetchArenaUsed of them), reused from event to event.
+	// event (fetchArenaUsed of them), reused from event to event, and
+	// fetchResps the responses themselves, in step with it.
 	fetchArena     [][]byte
+	fetchResps     []*wire.FetchResponse
 	fetchArenaUsed int
-	outbox         []Envelope
+	// freeProducing holds produce responses to reuse; retired those
+	// answered in this event, reusable once the outbox is handed out.
+	freeProducing, retired []*producing
+	// freeMarks holds the marks of parked fetches that ended, for reuse.
+	freeMarks   [][]fetchMark
+	outbox      []Envelope
+	outboxSpare []Envelope // the outbox handed out last, reused next
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -320,7 +337,8 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	b := &Broker{
 		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1,
 		image: controller.NewImage(), parts: map[TopicPartition]*Replica{},
-		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, produces: map[uint64]*producing{},
+		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
+		produces: map[uint64]*producing{},
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
 	b.nextHWCheckpointMs = saturatingAdd(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
@@ -375,22 +393,49 @@ func (b *Broker) Replica(tp TopicPartition) (*Replica, bool) {
 
 // Partitions returns the hosted partitions, sorted.
 func (b *Broker) Partitions() []TopicPartition {
-	return slices.SortedFunc(maps.Keys(b.parts), func(x, y TopicPartition) int {
-		if c := strings.Compare(x.Topic, y.Topic); c != 0 {
-			return c
-		}
-		return int(x.Partition - y.Partition)
-	})
+	tps := make([]TopicPartition, len(b.hosted))
+	for i, h := range b.hosted {
+		tps[i] = h.tp
+	}
+	return tps
 }
 
-// Outbox returns the envelopes to send and forgets them. The records of a
-// fetch response among them alias the broker's buffers: they are valid
-// until the broker's next event (Receive, Tick, ...), so a transport
-// encodes or copies them first.
+// hostedReplica is one entry of Broker.hosted.
+type hostedReplica struct {
+	tp TopicPartition
+	r  *Replica
+}
+
+// rehost rebuilds b.hosted from b.parts, sorted by topic then partition.
+func (b *Broker) rehost() {
+	hosted := make([]hostedReplica, 0, len(b.parts))
+	for tp, r := range b.parts {
+		hosted = append(hosted, hostedReplica{tp, r})
+	}
+	slices.SortFunc(hosted, func(x, y hostedReplica) int {
+		if c := strings.Compare(x.tp.Topic, y.tp.Topic); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.tp.Partition, y.tp.Partition)
+	})
+	b.hosted = hosted
+}
+
+// Outbox returns the envelopes to send and forgets them. The slice, the
+// produce and fetch responses among them and a fetch response's records
+// alias the broker's buffers: they are valid until the broker's next
+// event (Receive, Tick, ...) or the next Outbox, so a transport encodes
+// or copies them first.
 func (b *Broker) Outbox() []Envelope {
 	out := b.outbox
-	b.outbox = nil
+	// Two slices take turns, so that an outbox costs no allocation: the
+	// one handed out last time is done with by now.
+	clear(b.outboxSpare)
+	b.outbox, b.outboxSpare = b.outboxSpare[:0], out
 	b.fetchArenaUsed = 0
+	b.freeProducing = append(b.freeProducing, b.retired...)
+	clear(b.retired)
+	b.retired = b.retired[:0]
 	return out
 }
 
@@ -485,8 +530,8 @@ func (b *Broker) Tick(nowMs int64) {
 	if b.epoch >= 0 && nowMs >= b.nextHeartbeatMs && !b.heartbeatInFlight {
 		b.heartbeat(nowMs)
 	}
-	for _, tp := range b.Partitions() {
-		b.parts[tp].Tick(nowMs)
+	for _, h := range b.hosted {
+		h.r.Tick(nowMs)
 	}
 	b.housekeeping(nowMs)
 	b.collect(nowMs)
@@ -502,8 +547,8 @@ func (b *Broker) housekeeping(nowMs int64) {
 			return
 		}
 		*next = saturatingAdd(nowMs, every)
-		for _, tp := range b.Partitions() {
-			_ = do(b.parts[tp].Log()) // a failure is the log's failed state, which checkLogs reads
+		for _, h := range b.hosted {
+			_ = do(h.r.Log()) // a failure is the log's failed state, which checkLogs reads
 		}
 	}
 	due(&b.nextFlushMs, b.cfg.FlushIntervalMs, (*log.Log).Flush)
@@ -552,9 +597,9 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 // it was about to send (answers computed with a failed log prove nothing)
 // and goes silent.
 func (b *Broker) checkLogs() {
-	for _, tp := range b.Partitions() {
-		if err := b.parts[tp].Log().Failed(); err != nil {
-			b.halted = fmt.Errorf("replica: broker %d halted: the log of %s failed: %w", b.cfg.ID, tp, storageError(err))
+	for _, h := range b.hosted {
+		if err := h.r.Log().Failed(); err != nil {
+			b.halted = fmt.Errorf("replica: broker %d halted: the log of %s failed: %w", b.cfg.ID, h.tp, storageError(err))
 			b.outbox = nil
 			return
 		}
@@ -599,16 +644,16 @@ func (b *Broker) NextTickMs() int64 {
 // last event (answers to parked produces, ISR proposals) and, with
 // ContinuousFetch, sends the fetches that can go now.
 func (b *Broker) collect(nowMs int64) {
-	for _, tp := range b.Partitions() {
-		r := b.parts[tp]
-		for _, o := range r.TakeProduceOutcomes() {
-			b.produceDone(o)
-		}
+	for _, h := range b.hosted {
+		tp, r := h.tp, h.r
+		r.drainProduceOutcomes(b.produceDone)
 		if req, ok := r.AlterPartition(nowMs); ok && b.epoch >= 0 {
-			req.CorrelationID = b.nextCorrelation()
-			req.BrokerID, req.BrokerEpoch = b.cfg.ID, b.epoch
-			req.Topic, req.Partition = tp.Topic, tp.Partition
-			b.send(ControllerAt(), &req, nowMs)
+			m := new(wire.AlterPartitionRequest) // only now: &req would put every event's req on the heap
+			*m = req
+			m.CorrelationID = b.nextCorrelation()
+			m.BrokerID, m.BrokerEpoch = b.cfg.ID, b.epoch
+			m.Topic, m.Partition = tp.Topic, tp.Partition
+			b.send(ControllerAt(), m, nowMs)
 		}
 	}
 	if b.epoch >= 0 && !b.metadataInFlight && nowMs >= b.nextMetadataMs {
@@ -823,6 +868,7 @@ func (b *Broker) openWith(tp TopicPartition, opts Options) (*Replica, error) {
 		return nil, err
 	}
 	b.parts[tp] = r
+	b.rehost()
 	return r, nil
 }
 
@@ -848,6 +894,7 @@ func (b *Broker) RestartReplica(tp TopicPartition, rule TruncationRule, nowMs in
 	opts.Truncation = rule
 	if _, err := b.openWith(tp, opts); err != nil {
 		delete(b.parts, tp)
+		b.rehost()
 		return err
 	}
 	b.applyImage(nowMs)

@@ -16,12 +16,8 @@ import (
 // DelayedFetch, the course's parked fetch), so followers and consumers
 // long-poll instead of asking in a loop. It is answered as soon as
 //   - its partitions hold MinBytes past its fetch offsets (for a follower
-//     the log end, for a consumer the high watermark);
-//   - for a follower, the high watermark of one of its partitions moves —
-//     Kafka waits for bytes only, so a follower there learns a new high
-//     watermark one fetch later; kaenlog tells it at once, which also
-//     answers a follower's fetch that itself moved the high watermark (a
-//     consumer reads to the high watermark: its move is bytes);
+//     the log end, for a consumer the high watermark: for a consumer a
+//     move of the high watermark is bytes);
 //   - a partition's leadership or leader epoch changes, or its fetch offset
 //     falls past the log end (a truncated leader);
 //   - MaxWaitMs ends.
@@ -29,19 +25,53 @@ import (
 // A fetch with an error, a diverging epoch, MaxWaitMs or MinBytes <= 0, or
 // no partitions is answered at once. The position of a follower is
 // recorded when its fetch arrives, not when it is answered.
+//
+// A move of the high watermark alone does not answer a follower's parked
+// fetch, as in Kafka (DelayedFetch waits for bytes): the follower learns
+// the new high watermark with its next records, or when its wait ends. So
+// an acks=all commit costs one fetch per follower beyond the one that
+// carries the records — the fetch whose arrival moves the high watermark
+// (and completes the produce) parks, and is what the next records answer
+// — rather than a round of answers that only carry the news.
 func (b *Broker) handleFetch(from Addr, req *wire.FetchRequest, nowMs int64) {
 	resp, bytes, immediate := b.answerFetch(req, true, nowMs)
 	if immediate || bytes >= int(req.MinBytes) || req.MaxWaitMs <= 0 || req.MinBytes <= 0 || len(req.Partitions) == 0 {
 		b.reply(from, resp)
 		return
 	}
-	pf := parkedFetch{from: from, req: req, deadlineMs: saturatingAdd(nowMs, int64(req.MaxWaitMs)), marks: make([]fetchMark, len(req.Partitions))}
+	pf := parkedFetch{from: from, req: req, deadlineMs: saturatingAdd(nowMs, int64(req.MaxWaitMs)), marks: b.takeMarks(len(req.Partitions))}
 	for i := range req.Partitions {
 		r := b.parts[TopicPartition{req.Partitions[i].Topic, req.Partitions[i].Partition}]
 		pf.marks[i] = markOf(r, req.ReplicaID)
 	}
 	b.parkedFetches = append(b.parkedFetches, pf)
 }
+
+// takeMarks returns a slice of n marks, reusing those of a parked fetch
+// that ended.
+func (b *Broker) takeMarks(n int) []fetchMark {
+	if k := len(b.freeMarks); k > 0 {
+		m := b.freeMarks[k-1]
+		b.freeMarks[k-1] = nil
+		b.freeMarks = b.freeMarks[:k-1]
+		if cap(m) >= n {
+			return m[:n]
+		}
+	}
+	return make([]fetchMark, n)
+}
+
+// dropParked forgets a parked fetch that was answered or dropped, keeping
+// its marks for the next one.
+func (b *Broker) dropParked(pf *parkedFetch) {
+	if len(b.freeMarks) < maxFreeMarks {
+		b.freeMarks = append(b.freeMarks, pf.marks[:0])
+	}
+	*pf = parkedFetch{}
+}
+
+// maxFreeMarks bounds the marks kept for reuse.
+const maxFreeMarks = 64
 
 // parkedFetch is a fetch waiting for news.
 type parkedFetch struct {
@@ -55,26 +85,25 @@ type parkedFetch struct {
 // of it is news.
 type fetchMark struct {
 	epoch int32  // the replica's leader epoch
-	hw    uint64 // its high watermark
 	end   uint64 // where the fetcher may read to: the log end or the high watermark
 }
 
 // markOf is what a fetch by replicaID sees of r now.
 func markOf(r *Replica, replicaID int32) fetchMark {
-	m := fetchMark{epoch: r.LeaderEpoch(), hw: r.HighWatermark(), end: r.HighWatermark()}
+	m := fetchMark{epoch: r.LeaderEpoch(), end: r.HighWatermark()}
 	if replicaID >= 0 {
 		m.end = r.Log().EndOffset()
 	}
 	return m
 }
 
-// answerFetch computes the response to req. immediate reports what must be
-// answered now whatever its size: an error, a diverging epoch, or (when
-// observe records a follower's position) a high watermark this very fetch
-// moved. The records alias a buffer of the broker's fetch arena, valid
+// answerFetch computes the response to req, recording a follower's
+// position first when observe is set. immediate reports what must be
+// answered now whatever its size: an error or a diverging epoch. The
+// records alias a buffer of the broker's fetch arena, valid
 // until the next Receive or Tick.
 func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) (resp *wire.FetchResponse, bytes int, immediate bool) {
-	resp = &wire.FetchResponse{CorrelationID: req.CorrelationID, Partitions: make([]wire.FetchPartitionResponse, len(req.Partitions))}
+	resp = b.takeFetchResponse(req.CorrelationID, len(req.Partitions))
 	budget := b.cfg.maxFetchResponseBytes()
 	if req.MaxBytes >= 0 {
 		budget = min(budget, int(req.MaxBytes))
@@ -92,9 +121,7 @@ func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) 
 		}
 		limit := min(int(max(p.MaxBytes, 0)), budget-bytes)
 		if observe {
-			hw := r.HighWatermark()
 			*part, buf, _ = r.HandleFetch(from, p, limit, buf, nowMs)
-			immediate = immediate || (req.ReplicaID >= 0 && part.HighWatermark != hw)
 		} else {
 			*part, buf, _ = r.refetch(from, p, limit, buf, nowMs)
 		}
@@ -103,6 +130,23 @@ func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) 
 	}
 	b.returnFetchBuf(buf)
 	return resp, bytes, immediate
+}
+
+// takeFetchResponse returns the response of the fetch arena's next
+// place (the one takeFetchBuf hands out next), reset to n partitions.
+func (b *Broker) takeFetchResponse(corr int32, n int) *wire.FetchResponse {
+	for b.fetchArenaUsed >= len(b.fetchResps) {
+		b.fetchResps = append(b.fetchResps, new(wire.FetchResponse))
+	}
+	resp := b.fetchResps[b.fetchArenaUsed]
+	parts := resp.Partitions[:0]
+	if cap(parts) < n {
+		parts = make([]wire.FetchPartitionResponse, 0, n)
+	}
+	parts = parts[:n]
+	clear(parts)
+	*resp = wire.FetchResponse{CorrelationID: corr, Partitions: parts}
+	return resp
 }
 
 // takeFetchBuf returns the next buffer of the fetch arena. Every response
@@ -130,6 +174,7 @@ func (b *Broker) completeParkedFetches(nowMs int64) {
 	kept := b.parkedFetches[:0]
 	for _, pf := range b.parkedFetches {
 		if b.parkedFetchDone(&pf, nowMs) {
+			b.dropParked(&pf)
 			continue
 		}
 		kept = append(kept, pf)
@@ -156,8 +201,6 @@ func (b *Broker) parkedFetchDone(pf *parkedFetch, nowMs int64) bool {
 		// waits for it like any other.
 		case now.epoch != was.epoch, p.FetchOffset > r.Log().EndOffset():
 			news = true
-		case now.hw != was.hw && pf.req.ReplicaID >= 0:
-			news = true // a follower learns the new high watermark at once
 		case now.end > was.end:
 			grew = true
 			pf.marks[i].end = now.end
@@ -196,6 +239,8 @@ func (b *Broker) Disconnected(peer Addr, nowMs int64) {
 	for _, pf := range b.parkedFetches {
 		if pf.from != peer {
 			kept = append(kept, pf)
+		} else {
+			b.dropParked(&pf)
 		}
 	}
 	clear(b.parkedFetches[len(kept):])
@@ -203,6 +248,7 @@ func (b *Broker) Disconnected(peer Addr, nowMs int64) {
 	for seq, w := range b.produces {
 		if w.from == peer {
 			delete(b.produces, seq)
+			b.retired = append(b.retired, w)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/kaenlog/kaenlog/wire"
@@ -22,32 +23,36 @@ func (b *Broker) FetchRound(nowMs int64) {
 		return
 	}
 	defer b.checkLogs()
-	byLeader := map[int32][]TopicPartition{}
-	for _, tp := range b.Partitions() {
-		r := b.parts[tp]
-		if r.Role() == RoleFollower && r.LeaderID() >= 0 {
-			byLeader[r.LeaderID()] = append(byLeader[r.LeaderID()], tp)
+	// The followed partitions grouped by leader, leaders in order, each
+	// group in partition order: a stable sort of the sorted hosted list.
+	follow := b.followScratch[:0]
+	for _, h := range b.hosted {
+		if h.r.Role() == RoleFollower && h.r.LeaderID() >= 0 {
+			follow = append(follow, h)
 		}
 	}
-	leaders := make([]int32, 0, len(byLeader))
-	for id := range byLeader {
-		leaders = append(leaders, id)
-	}
-	slices.Sort(leaders)
-	for _, leader := range leaders {
-		if _, busy := b.fetching[leader]; busy {
-			continue
+	b.followScratch = follow
+	slices.SortStableFunc(follow, func(x, y hostedReplica) int { return cmp.Compare(x.r.LeaderID(), y.r.LeaderID()) })
+	for len(follow) > 0 {
+		leader := follow[0].r.LeaderID()
+		n := 1
+		for n < len(follow) && follow[n].r.LeaderID() == leader {
+			n++
 		}
-		b.fetchFrom(leader, byLeader[leader], nowMs)
+		if _, busy := b.fetching[leader]; !busy {
+			b.fetchFrom(leader, follow[:n], nowMs)
+		}
+		follow = follow[n:]
 	}
+	clear(b.followScratch) // keep no replica alive
 }
 
 // fetchFrom sends the next request to one leader.
-func (b *Broker) fetchFrom(leader int32, tps []TopicPartition, nowMs int64) {
+func (b *Broker) fetchFrom(leader int32, follow []hostedReplica, nowMs int64) {
 	var questions []wire.OffsetsForLeaderEpochPartition
-	for _, tp := range tps {
-		if q, ok := b.parts[tp].NextEpochQuery(nowMs); ok {
-			q.Topic, q.Partition = tp.Topic, tp.Partition
+	for _, h := range follow {
+		if q, ok := h.r.NextEpochQuery(nowMs); ok {
+			q.Topic, q.Partition = h.tp.Topic, h.tp.Partition
 			questions = append(questions, q)
 		}
 	}
@@ -57,13 +62,21 @@ func (b *Broker) fetchFrom(leader int32, tps []TopicPartition, nowMs int64) {
 		b.send(BrokerAt(leader), req, nowMs)
 		return
 	}
-	var parts []wire.FetchPartition
-	for _, tp := range tps {
-		if p, ok := b.parts[tp].NextFetch(nowMs); ok {
-			p.Topic, p.Partition = tp.Topic, tp.Partition
+	// No request of ours to this leader is pending (fetching has no
+	// entry for it), so its last request, already encoded, is reused.
+	req := b.fetchReqs[leader]
+	if req == nil {
+		req = new(wire.FetchRequest)
+		b.fetchReqs[leader] = req
+	}
+	parts := req.Partitions[:0]
+	for _, h := range follow {
+		if p, ok := h.r.NextFetch(nowMs); ok {
+			p.Topic, p.Partition = h.tp.Topic, h.tp.Partition
 			parts = append(parts, p)
 		}
 	}
+	req.Partitions = parts
 	if len(parts) == 0 {
 		return
 	}
@@ -71,7 +84,7 @@ func (b *Broker) fetchFrom(leader int32, tps []TopicPartition, nowMs int64) {
 	if b.cfg.ContinuousFetch {
 		wait = b.cfg.replicaFetchWaitMs()
 	}
-	req := &wire.FetchRequest{
+	*req = wire.FetchRequest{
 		CorrelationID: b.nextCorrelation(),
 		ReplicaID:     b.cfg.ID,
 		ReplicaEpoch:  b.epoch,

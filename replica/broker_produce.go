@@ -21,7 +21,8 @@ const maxProducePartitions = 1 << 16
 // broker that is no longer the leader, each record reported done and
 // dropped.
 func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64) {
-	resp := wire.ProduceResponse{CorrelationID: req.CorrelationID, Partitions: make([]wire.ProducePartitionResponse, len(req.Partitions))}
+	w := b.takeProducing(from, req.CorrelationID, len(req.Partitions))
+	resp := &w.resp
 	b.produceSeq++
 	seq := b.produceSeq
 	left := 0
@@ -55,14 +56,42 @@ func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64)
 				break
 			}
 		}
+		b.retired = append(b.retired, w)
 		return
 	}
 	if left == 0 {
-		b.reply(from, &resp)
+		b.reply(from, resp)
+		b.retired = append(b.retired, w)
 		return
 	}
-	b.produces[seq] = &producing{from: from, resp: resp, left: left}
+	w.left = left
+	b.produces[seq] = w
 }
+
+// takeProducing returns a produce response for n partitions, reusing one
+// whose answer went out in an earlier event.
+func (b *Broker) takeProducing(from Addr, corr int32, n int) *producing {
+	var w *producing
+	if k := len(b.freeProducing); k > 0 {
+		w = b.freeProducing[k-1]
+		b.freeProducing[k-1] = nil
+		b.freeProducing = b.freeProducing[:k-1]
+	} else {
+		w = new(producing)
+	}
+	parts := w.resp.Partitions[:0]
+	if cap(parts) < n || cap(parts) > maxKeptProducePartitions {
+		parts = make([]wire.ProducePartitionResponse, 0, n)
+	}
+	parts = parts[:n]
+	clear(parts)
+	*w = producing{from: from, resp: wire.ProduceResponse{CorrelationID: corr, Partitions: parts}}
+	return w
+}
+
+// maxKeptProducePartitions bounds the partitions of a produce response
+// kept for reuse, so that one huge request does not pin its memory.
+const maxKeptProducePartitions = 1024
 
 // produceDone fills in a parked partition's outcome and sends the response
 // once no partition of its request is parked any more.
@@ -86,6 +115,7 @@ func (b *Broker) produceDone(o ProduceOutcome) {
 	if w.left == 0 {
 		delete(b.produces, seq)
 		b.reply(w.from, &w.resp)
+		b.retired = append(b.retired, w)
 	}
 }
 

@@ -17,11 +17,12 @@
 //     KRaft brokers do), takes every partition's role from it, serves
 //     produce, fetch, offsets-for-leader-epoch and list-offsets requests, and
 //     as a follower fetches from each leader one request at a time, batching
-//     its partitions. A fetch that finds nothing parks until data, a new
-//     high watermark or its MaxWaitMs (Kafka's DelayedFetch). On its clock it
-//     checkpoints every log's high watermark (every 5 s) and recovery point
-//     (every 60 s), fsyncs only if FlushIntervalMs asks (Kafka's default
-//     leaves durability to replication), and halts when a log fails.
+//     its partitions. A fetch that finds nothing parks until data (for a
+//     consumer, a new high watermark) or its MaxWaitMs (Kafka's
+//     DelayedFetch). On its clock it checkpoints every log's high
+//     watermark (every 5 s) and recovery point (every 60 s), fsyncs only
+//     if FlushIntervalMs asks (Kafka's default leaves durability to
+//     replication), and halts when a log fails.
 //   - [ControllerNode] puts the controller (package
 //     [github.com/kaenlog/kaenlog/replica/controller]) on the network, and
 //     parks brokers' fetches of the metadata log until there is news.

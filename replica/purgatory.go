@@ -39,6 +39,17 @@ func (r *Replica) TakeProduceOutcomes() []ProduceOutcome {
 	return out
 }
 
+// drainProduceOutcomes hands f the parked produces that have ended since
+// the last call, in order, and forgets them, keeping their slice for the
+// next ones: the broker's way, which copies each outcome out at once.
+func (r *Replica) drainProduceOutcomes(f func(ProduceOutcome)) {
+	for _, o := range r.lead.done {
+		f(o)
+	}
+	clear(r.lead.done)
+	r.lead.done = r.lead.done[:0]
+}
+
 // Parked returns how many acks=all produces are waiting.
 func (r *Replica) Parked() int { return len(r.lead.parked) }
 

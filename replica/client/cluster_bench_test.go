@@ -2,6 +2,9 @@ package client_test
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/kaenlog/kaenlog/log"
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica/client"
@@ -10,8 +13,15 @@ import (
 // BenchmarkProduceToCluster produces 100-byte records, acks=all and
 // idempotent, to a partition of three replicas (min ISR 2) of a cluster
 // over loopback TCP in this process: the client, three brokers and the
-// controller share the machine. One op is one record.
+// controller share the machine. One op is one record. It runs with the
+// default BatchBytes and with 1 MiB batches.
 func BenchmarkProduceToCluster(b *testing.B) {
+	for _, batch := range []int{0, 1 << 20} {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) { benchmarkProduceToCluster(b, batch) })
+	}
+}
+
+func benchmarkProduceToCluster(b *testing.B, batchBytes int) {
 	c := startCluster(b, clusterOptions{brokers: 3})
 	cl, err := client.New(client.Config{Controller: c.controller(), Clock: c.clk, Seed: 1})
 	if err != nil {
@@ -19,7 +29,7 @@ func BenchmarkProduceToCluster(b *testing.B) {
 	}
 	defer cl.Close()
 	c.createTopic("bench", 1, 3, 2)
-	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 1})
+	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 1, BatchBytes: batchBytes})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,4 +71,129 @@ func BenchmarkProduceToCluster(b *testing.B) {
 		b.Fatal(err)
 	default:
 	}
+}
+
+// BenchmarkConsume reads 100-byte records, produced beforehand in batches
+// of 1000, from the start of a partition: over loopback TCP from the
+// leader of three replicas in this process (with and without the
+// consumer's prefetch), and, for the ratio, from a local log with
+// log.Read and log.Batch.Decode — the read rate of one local log.
+// One op is one record.
+func BenchmarkConsume(b *testing.B) {
+	for _, on := range []bool{true, false} {
+		b.Run(fmt.Sprintf("tcp/prefetch=%v", on), func(b *testing.B) {
+			defer client.SetPrefetch(client.SetPrefetch(on))
+			benchmarkConsumeTCP(b)
+		})
+	}
+	b.Run("local", benchmarkConsumeLocal)
+}
+
+// benchRecords is a batch of 1000 100-byte records.
+func benchRecords(b *testing.B) []byte {
+	recs := make([]log.Record, 1000)
+	for i := range recs {
+		recs[i] = log.Record{OffsetDelta: int32(i), Value: make([]byte, 100)}
+	}
+	batch, err := log.AppendBatch(nil, &log.Batch{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Records: recs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return batch
+}
+
+func benchmarkConsumeTCP(b *testing.B) {
+	c := startCluster(b, clusterOptions{brokers: 3})
+	cl, err := client.New(client.Config{Controller: c.controller(), Clock: c.clk, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	c.createTopic("bench", 1, 3, 2)
+	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 1, BatchBytes: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	rec := client.Record{Topic: "bench", Value: make([]byte, 100)}
+	for range b.N {
+		for {
+			err := p.ProduceAsync(rec, nil)
+			if err == nil {
+				break
+			}
+			if err != client.ErrBufferFull {
+				b.Fatal(err)
+			}
+			p.Flush(ctx)
+		}
+	}
+	if err := p.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	cons, err := cl.NewConsumer(client.ConsumerConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(100)
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for _, err := range cons.Records(ctx, client.TopicPartition{Topic: "bench"}, client.FromStart()) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n++; n == b.N {
+			break
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+func benchmarkConsumeLocal(b *testing.B) {
+	l, err := log.Open(b.TempDir(), log.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	batch := benchRecords(b)
+	for range (b.N + 999) / 1000 {
+		if err := log.SetBaseOffset(batch, 0); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := l.AppendAsLeader(batch, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(100)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var (
+		dst []byte
+		bt  log.Batch
+	)
+	n, off := 0, uint64(0)
+	for n < b.N {
+		dst, err = l.Read(dst[:0], off, client.DefaultPartitionMaxBytes, log.IsolationLogEnd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for buf := dst; len(buf) > 0 && n < b.N; {
+			k, err := bt.Decode(buf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf = buf[k:]
+			for i := range bt.Records {
+				if n++; n == b.N {
+					break
+				}
+				_ = bt.Records[i].Value
+			}
+			off = bt.BaseOffset + uint64(len(bt.Records))
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }

@@ -324,6 +324,10 @@ func (c *conn) refuse(f outFrame, err error) {
 	}
 }
 
+// nextBufferMax bounds the buffer a connection allocates for an answer
+// before it arrives.
+const nextBufferMax = 8 << 20
+
 // readLoop reads answers until the connection breaks.
 func (c *conn) readLoop(nc net.Conn) {
 	br := bufio.NewReaderSize(nc, 64<<10)
@@ -352,7 +356,11 @@ func (c *conn) readLoop(nc net.Conn) {
 			return
 		}
 		if cl.handle(payload, nil) {
-			buf = nil
+			// The next answer gets a buffer of this one's size (one a peer
+			// proved by sending it, at most nextBufferMax), so a stream
+			// of large fetch answers is read in place, not grown from
+			// ReadFrame's first 64 KiB by doubling.
+			buf = make([]byte, 0, min(len(payload), nextBufferMax))
 		} else {
 			buf = payload
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/wire"
@@ -135,6 +136,11 @@ type session struct {
 	leader   int32
 	back     *backoff
 	failures int
+	// prefetched is the fetch sent before the last records were yielded,
+	// or nil.
+	prefetched *pendingFetch
+	// batch is the decoder's, reused from batch to batch.
+	batch log.Batch
 }
 
 // close ends the session's connection.
@@ -300,29 +306,30 @@ func (s *session) listOffsets(ctx context.Context, epoch int32, ts int64) (uint6
 }
 
 // fetch fetches once from offset and yields the records; it returns the
-// next offset to fetch.
+// next offset to fetch. Before it yields a response's records it sends
+// the fetch from where they end (Kafka's consumer prefetches likewise),
+// so that the leader reads and sends the next records while the caller
+// handles these; a prefetch that turns out to start elsewhere is dropped.
 func (s *session) fetch(ctx context.Context, epoch int32, offset uint64, yield func(Record, error) bool) (uint64, error) {
-	cfg := &s.co.cfg
-	s.c.fetches.Add(1)
-	s.c.mu.Lock()
-	if s.c.fetchSent != nil {
-		close(s.c.fetchSent)
-		s.c.fetchSent = nil
+	pf := s.prefetched
+	s.prefetched = nil
+	if pf == nil || pf.cn != s.cn || pf.epoch != epoch || pf.offset != offset {
+		var err error
+		if pf, err = s.sendFetch(epoch, offset); err != nil {
+			return offset, err
+		}
 	}
-	s.c.mu.Unlock()
-	payload, err := s.c.roundTrip(ctx, s.cn, &wire.FetchRequest{
-		ReplicaID:    wire.ConsumerReplicaID,
-		ReplicaEpoch: wire.NoBrokerEpoch,
-		MaxWaitMs:    cfg.MaxWaitMs,
-		MinBytes:     cfg.MinBytes,
-		MaxBytes:     cfg.MaxBytes,
-		Partitions: []wire.FetchPartition{{
-			Topic: s.tp.Topic, Partition: s.tp.Partition, CurrentLeaderEpoch: epoch,
-			FetchOffset: offset, LastFetchedEpoch: wire.NoEpoch, MaxBytes: cfg.PartitionMaxBytes,
-		}},
-	}, int64(cfg.MaxWaitMs))
-	if err != nil {
-		return offset, err
+	var payload []byte
+	select {
+	case a := <-pf.ch:
+		payload = a.payload
+		if a.err != nil {
+			return offset, a.err
+		}
+	case <-ctx.Done():
+		return offset, ctx.Err()
+	case <-s.c.track.closing():
+		return offset, ErrClosed
 	}
 	resp, err := wire.DecodeFetchResponse(payload)
 	if err != nil {
@@ -349,7 +356,77 @@ func (s *session) fetch(ctx context.Context, epoch int32, offset uint64, yield f
 		}
 		return offset, refusal(s.tp, s.cn.peer, p.ErrorCode)
 	}
+	if next, ok := endOfRecords(p, offset); ok && prefetch {
+		// A prefetch that cannot be sent is the next fetch's to retry.
+		s.prefetched, _ = s.sendFetch(epoch, next)
+	}
 	return s.yieldRecords(p, offset, yield)
+}
+
+// prefetch turns the consumer's prefetch on (benchmarks turn it off to
+// compare).
+var prefetch = true
+
+// pendingFetch is a fetch sent and not yet read.
+type pendingFetch struct {
+	cn     *conn
+	epoch  int32
+	offset uint64
+	ch     chan fetchAnswer
+}
+
+// fetchAnswer is a fetch's response payload, or why there is none.
+type fetchAnswer struct {
+	payload []byte
+	err     error
+}
+
+// sendFetch sends a fetch from offset on the session's connection.
+func (s *session) sendFetch(epoch int32, offset uint64) (*pendingFetch, error) {
+	cfg := &s.co.cfg
+	s.c.fetches.Add(1)
+	s.c.mu.Lock()
+	if s.c.fetchSent != nil {
+		close(s.c.fetchSent)
+		s.c.fetchSent = nil
+	}
+	s.c.mu.Unlock()
+	pf := &pendingFetch{cn: s.cn, epoch: epoch, offset: offset, ch: make(chan fetchAnswer, 1)}
+	err := s.cn.send(&wire.FetchRequest{
+		ReplicaID:    wire.ConsumerReplicaID,
+		ReplicaEpoch: wire.NoBrokerEpoch,
+		MaxWaitMs:    cfg.MaxWaitMs,
+		MinBytes:     cfg.MinBytes,
+		MaxBytes:     cfg.MaxBytes,
+		Partitions: []wire.FetchPartition{{
+			Topic: s.tp.Topic, Partition: s.tp.Partition, CurrentLeaderEpoch: epoch,
+			FetchOffset: offset, LastFetchedEpoch: wire.NoEpoch, MaxBytes: cfg.PartitionMaxBytes,
+		}},
+	}, int64(cfg.MaxWaitMs), func(payload []byte, err error) bool {
+		pf.ch <- fetchAnswer{payload, err}
+		return true
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return pf, nil
+}
+
+// endOfRecords returns where yieldRecords will most likely leave the
+// position after p's records, from their batch headers alone: the end of
+// the last whole batch, at most the high watermark. ok is false when p
+// holds no whole batch past offset: then there is nothing to prefetch.
+func endOfRecords(p *wire.FetchPartitionResponse, offset uint64) (next uint64, ok bool) {
+	next = offset
+	for buf := p.Records; len(buf) > 0; {
+		h, err := log.ReadBatchHeader(buf)
+		if err != nil || h.Size() > len(buf) {
+			break
+		}
+		buf = buf[h.Size():]
+		next = max(next, min(h.NextOffset(), p.HighWatermark))
+	}
+	return next, next > offset
 }
 
 // yieldRecords decodes a partition's records and yields those at or above
@@ -365,7 +442,8 @@ func (s *session) yieldRecords(p *wire.FetchPartitionResponse, offset uint64, yi
 		if err != nil {
 			return offset, finalError{fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, offset, wire.ErrCorruptMessage, err)}
 		}
-		b, n, err := log.DecodeBatch(buf)
+		b := &s.batch
+		n, err := b.Decode(buf)
 		if err != nil {
 			return offset, finalError{fmt.Errorf("client: %s: batch at %d: %w: %w", s.tp, h.BaseOffset, wire.ErrCorruptMessage, err)}
 		}
@@ -386,7 +464,10 @@ func (s *session) yieldRecords(p *wire.FetchPartitionResponse, offset uint64, yi
 				}
 				rec := Record{
 					Topic: s.tp.Topic, Partition: s.tp.Partition,
-					Key: r.Key, Value: r.Value, Headers: r.Headers,
+					// Keys and values alias the response, which is never
+					// reused; the headers slice is the decoder's, reused
+					// for the next batch, so a record gets its own.
+					Key: r.Key, Value: r.Value, Headers: slices.Clone(r.Headers),
 					TimestampMs: ts, Offset: off, LeaderEpoch: b.PartitionLeaderEpoch,
 				}
 				if !yield(rec, nil) {

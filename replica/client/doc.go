@@ -164,8 +164,10 @@
 // watermark, and the client shows nothing at or above it either — from an
 // offset, or from the start or end the leader gives (ListOffsets). It
 // long-polls: a fetch asks the leader to wait up to MaxWaitMs for MinBytes,
-// and the leader parks it until data arrives. It follows the leader as the
-// producer does. Batches are verified and decoded by package log (CRC,
+// and the leader parks it until data arrives. It prefetches, as Kafka's
+// consumer does: the fetch from where a response's records end is sent
+// before they are handed over, so that the leader reads and sends the next
+// ones meanwhile. It follows the leader as the producer does. Batches are verified and decoded by package log (CRC,
 // layout); records below the position are skipped. OFFSET_OUT_OF_RANGE
 // ends the iteration with an [OffsetOutOfRangeError] telling the
 // partition's start and end: the client never resets a position by itself.

@@ -99,3 +99,11 @@ func partitionGaveUp(ctx context.Context, p *Producer, part *partition) error {
 	return fmt.Errorf("%w: now %d, partition: inflight %d (to %d) ident %+v producer ident %+v needBump %t retryAt %d nextSeq %d batches %v",
 		ctx.Err(), p.c.clock.NowMs(), part.inflight, part.inflightTo, part.ident, p.ident, part.needBump, part.retryAt, part.nextSeq, bs)
 }
+
+// SetPrefetch turns the consumer's prefetch on or off and returns what it
+// was.
+func SetPrefetch(on bool) bool {
+	was := prefetch
+	prefetch = on
+	return was
+}

@@ -122,6 +122,7 @@ type Producer struct {
 	driver    *clock.Driver
 	parts     map[TopicPartition]*partition
 	order     []*partition // parts in the order they were first used
+	last      *partition   // the partition of the last record, looked up first
 	buffered  int64
 	room      chan struct{} // made when a record waits for room, closed when buffered shrinks
 	back      *backoff
@@ -271,7 +272,10 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 	if p.closed {
 		return nil, ErrClosed
 	}
-	part := p.parts[tp]
+	part := p.last
+	if part == nil || part.tp != tp {
+		part = p.parts[tp]
+	}
 	if part == nil {
 		if err := wire.ValidateTopic(tp.Topic); err != nil {
 			return nil, fmt.Errorf("client: %w", err)
@@ -284,9 +288,14 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 		p.order = append(p.order, part)
 		p.c.meta.follow(tp.Topic)
 	}
-	now := p.c.clock.NowMs()
+	p.last = part
+	// The clock is read only when something needs it: a record without
+	// its own timestamp, a new batch. Reading it costs more than the rest
+	// of a record's encoding on some machines.
+	now := int64(-1)
 	ts := rec.TimestampMs
 	if ts == 0 {
+		now = p.c.clock.NowMs()
 		ts = now
 	}
 	b := part.open
@@ -313,6 +322,9 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 		return p.room, ErrBufferFull
 	}
 	if b == nil {
+		if now < 0 {
+			now = p.c.clock.NowMs()
+		}
 		b = newBatch(part, now, max(p.cfg.BatchBytes, log.BatchHeaderSize+int(size)))
 		part.open = b
 	}
@@ -320,6 +332,9 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 	b.bytes += size
 	p.buffered += size
 	if b.count == 1 || len(b.buf) >= p.cfg.BatchBytes {
+		if now < 0 {
+			now = p.c.clock.NowMs()
+		}
 		p.afterLocked(now)
 	}
 	return nil, nil
