@@ -1,6 +1,9 @@
 package log
 
 import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -63,4 +66,102 @@ func TestRetentionKeepsProducerStateAcrossACrash(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A kill -9 loses nothing under any SyncPolicy (KeepUnsynced), and a power
+// cut loses nothing under SyncEveryAppend: in both cases the producer
+// state after Open must be exactly the state before the crash, whatever
+// appends, flushes, truncations and log-start moves came before. Seeded;
+// the failing seed and op are printed.
+var producerCrashes = flag.Int("producercrashes", 300, "crashes per variant TestProducerStateSurvivesACrashThatLosesNothing runs")
+
+func TestProducerStateSurvivesACrashThatLosesNothing(t *testing.T) {
+	for _, startMoves := range []bool{false, true} {
+		t.Run(fmt.Sprintf("startMoves=%v", startMoves), func(t *testing.T) {
+			for seed := range uint64(*producerCrashes) {
+				if !pCrashLosesNothing(t, seed, startMoves) {
+					t.Fatalf("seed %d failed", seed)
+				}
+			}
+		})
+	}
+}
+
+func pCrashLosesNothing(t *testing.T, seed uint64, startMoves bool) bool {
+	rng := rand.New(rand.NewPCG(seed, 0x726576))
+	mode := []vfs.CrashMode{vfs.KeepUnsynced, vfs.LoseUnsynced, vfs.TornUnsynced}[rng.IntN(3)]
+	sync := SyncEveryAppend
+	if mode == vfs.KeepUnsynced && rng.IntN(2) == 0 {
+		sync = SyncNever
+	}
+	mem := vfs.NewMem()
+	opts := Options{FS: mem, Sync: sync, SegmentBytes: int64(300 + rng.IntN(700))}
+	what := fmt.Sprintf("seed %d (%v, %v, startMoves %v)", seed, sync, mode, startMoves)
+	l, err := Open(pdir, opts)
+	if err != nil {
+		t.Errorf("%s: %v", what, err)
+		return false
+	}
+	var ops []string
+	for op := 0; op < 60; op++ {
+		switch r := rng.IntN(100); {
+		case r < 60:
+			pid := int64(rng.IntN(4))
+			epoch, seq := int16(0), int32(0)
+			p, known := l.Producer(pid)
+			if known {
+				epoch, seq = p.Epoch, incrementSequence(p.Batches[len(p.Batches)-1].LastSeq, 1)
+			}
+			n := 1 + rng.IntN(3)
+			if known && rng.IntN(10) == 0 {
+				epoch, seq = epoch+1, 0
+			}
+			_, err = l.AppendAsLeader(idBatch(t, pid, epoch, seq, n, int64(op)), 1)
+			ops = append(ops, fmt.Sprintf("append p%d e%d s%d n%d", pid, epoch, seq, n))
+		case r < 70:
+			_, err = l.AppendAsLeader(stBatch(t, 0, 1+rng.IntN(2), 10, int64(op)), 1)
+			ops = append(ops, "plain")
+		case r < 78:
+			err = l.Flush()
+			ops = append(ops, "flush")
+		case r < 83:
+			err = l.CheckpointRecoveryPoint()
+			ops = append(ops, "checkpoint")
+		case r < 90:
+			to := l.StartOffset() + rng.Uint64N(l.EndOffset()-l.StartOffset()+1)
+			err = l.TruncateTo(to)
+			ops = append(ops, fmt.Sprintf("truncate %d", to))
+		case startMoves && r < 96:
+			to := l.StartOffset() + rng.Uint64N(l.HighWatermark()-l.StartOffset()+1)
+			err = l.IncrementStartOffset(to)
+			ops = append(ops, fmt.Sprintf("start %d", to))
+		default:
+			if err = l.Close(); err == nil {
+				l, err = Open(pdir, opts)
+			}
+			ops = append(ops, "restart")
+		}
+		if err != nil {
+			t.Errorf("%s op %d (%s): %v", what, op, ops[len(ops)-1], err)
+			return false
+		}
+	}
+	want, wantEnd := l.Producers(), l.EndOffset()
+	l.Abandon()
+	mem.Crash(mode, seed)
+	l2, err := Open(pdir, opts)
+	if err != nil {
+		t.Errorf("%s: Open after the crash: %v\nops %v", what, err, ops)
+		return false
+	}
+	defer l2.Close()
+	if l2.EndOffset() != wantEnd {
+		t.Errorf("%s: log end %d after the crash, want %d", what, l2.EndOffset(), wantEnd)
+		return false
+	}
+	if got := l2.Producers(); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: producer state after the crash\n got %+v\nwant %+v (before the crash)\nops %v\n%s", what, got, want, ops, l2.Recovery())
+		return false
+	}
+	return true
 }
