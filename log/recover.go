@@ -245,6 +245,7 @@ type recovery struct {
 	epochsFound bool
 	marker      *shutdownRecord
 	dirty       bool // directory entries changed: sync at the end
+	newDir      bool // no segment was found: sync the parent directory too
 	// pr replays the producer state in the verification pass (unclean
 	// Open); deadSnapshots are producer-state snapshots that did not load.
 	pr            *producerReplay
@@ -609,12 +610,14 @@ func (rc *recovery) unclean() error {
 	}
 	segs = l.segments
 	if len(segs) == 0 {
-		// Nothing left (or nothing ever): an empty log at its start.
+		// Nothing left (or nothing ever): an empty log at its start. A new
+		// directory's own name must be durable too (Kafka flushes the
+		// parent of a log directory it creates): fsync the parent below.
 		s, err := createSegmentFiles(l.fs, l.dir, start)
 		if err != nil {
 			return err
 		}
-		rc.dirty = true
+		rc.dirty, rc.newDir = true, true
 		l.segments = []*segment{s}
 		segs = l.segments
 	}
@@ -666,6 +669,11 @@ func (rc *recovery) unclean() error {
 			return fmt.Errorf("log: open: %w", err)
 		}
 		rc.dirty = false
+	}
+	if rc.newDir {
+		if err := l.fs.SyncDir(filepath.Dir(l.dir)); err != nil {
+			return fmt.Errorf("log: open: %w", err)
+		}
 	}
 	l.recoveryPoint = segs[len(segs)-1].next
 	l.rpOnDisk = onDisk{rc.rp, rc.rpFound}

@@ -334,6 +334,11 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	if err := fsys.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
 	}
+	// The directory's name durable before anything in it is acknowledged
+	// (a broker starts rarely: one fsync, whether it was new or not).
+	if err := fsys.SyncDir(filepath.Dir(cfg.Dir)); err != nil {
+		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
+	}
 	b := &Broker{
 		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1,
 		image: controller.NewImage(), parts: map[TopicPartition]*Replica{},
