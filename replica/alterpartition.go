@@ -15,8 +15,10 @@ import (
 
 // alterState is the leader's ISR proposal in flight.
 type alterState struct {
-	// isr is the proposed ISR; nil when nothing is in flight.
-	isr []int32
+	// isr is the proposed ISR; nil when nothing is in flight. epochs are
+	// its members' broker epochs, fixed when it was proposed.
+	isr    []int32
+	epochs []int64
 	// sent reports that the proposal went out at sentAtMs.
 	sent     bool
 	sentAtMs int64
@@ -27,7 +29,9 @@ type alterState struct {
 	waiting bool
 }
 
-func (a *alterState) propose(isr []int32) { *a = alterState{isr: isr} }
+func (a *alterState) propose(isr []int32, epochs []int64) {
+	*a = alterState{isr: isr, epochs: epochs}
+}
 
 // retryAtMs is when an unanswered proposal is sent again.
 func (a *alterState) retryAtMs(retryMs int64) (int64, bool) {
@@ -40,7 +44,8 @@ func (a *alterState) retryAtMs(retryMs int64) (int64, bool) {
 // AlterPartition returns the ISR change this leader wants the controller to
 // commit, to send now: a new proposal, or the last one again when
 // AlterPartitionRetryMs passed without an answer. The partition's leader
-// and partition epochs and every member's broker epoch are filled in; the
+// and partition epochs and every member's broker epoch (as of the proposal:
+// see memberEpochs) are filled in; the
 // caller adds its own broker id and epoch, the topic, the partition and a
 // correlation id. ok is false when there is nothing to send.
 func (r *Replica) AlterPartition(nowMs int64) (req wire.AlterPartitionRequest, ok bool) {
@@ -64,12 +69,7 @@ func (r *Replica) AlterPartition(nowMs int64) (req wire.AlterPartitionRequest, o
 		LeaderRecoveryState: wire.LeaderRecovered,
 	}
 	for i, id := range a.isr {
-		req.NewISR[i] = wire.BrokerState{BrokerID: id, BrokerEpoch: wire.NoBrokerEpoch}
-		if b := r.opts.Brokers; b != nil {
-			if e, ok := b.BrokerEpoch(id); ok {
-				req.NewISR[i].BrokerEpoch = e
-			}
-		}
+		req.NewISR[i] = wire.BrokerState{BrokerID: id, BrokerEpoch: a.epochs[i]}
 	}
 	return req, true
 }

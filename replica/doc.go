@@ -74,7 +74,10 @@
 // the high watermark and the start of the leader's epoch) propose a new ISR
 // with AlterPartition, one at a time; the controller commits it, and the
 // leader applies the committed ISR. A follower joining counts at once
-// (maximal ISR), a follower leaving only once committed.
+// (maximal ISR), a follower leaving only once committed. A proposal names
+// each follower's broker epoch as its last fetch carried it, fixed when
+// proposed (KIP-903): a resent proposal cannot add a later incarnation of
+// a broker that caught up, then lost its tail and registered again.
 //
 // acks ([Replica.Produce]): acks=all under min.insync.replicas is refused
 // before the append (NOT_ENOUGH_REPLICAS); an accepted acks=all write is

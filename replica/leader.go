@@ -24,6 +24,11 @@ type leaderState struct {
 	alter        alterState
 	parked       []parkedProduce
 	done         []ProduceOutcome
+	// fetchEpochs is each follower's broker epoch as its last accepted
+	// fetch carried it (Kafka's ReplicaState.brokerEpoch): a proposal
+	// names the incarnation whose fetches earned the ISR (KIP-903), not
+	// whatever incarnation the metadata shows when it is sent.
+	fetchEpochs map[int32]int64
 }
 
 // checkLeaderEpoch is Kafka's fencing rule for a request that names the
@@ -260,6 +265,12 @@ func (r *Replica) fetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, ds
 		if err := r.lead.isr.Observe(from.ReplicaID, p.FetchOffset, leo, nowMs); err != nil {
 			return fail(fmt.Errorf("replica: %w: %w", wire.ErrNotLeaderOrFollower, err))
 		}
+		if from.ReplicaEpoch >= 0 {
+			if r.lead.fetchEpochs == nil {
+				r.lead.fetchEpochs = map[int32]int64{}
+			}
+			r.lead.fetchEpochs[from.ReplicaID] = from.ReplicaEpoch
+		}
 		r.maybeProposeExpansion(from.ReplicaID)
 		if err := r.leaderStateChanged(nowMs); err != nil {
 			return fail(err)
@@ -427,7 +438,7 @@ func (r *Replica) CheckISR(nowMs int64) {
 	}
 	r.lead.nextShrinkMs = nowMs + r.opts.lagMaxMs()/2
 	if proposed, ok := r.lead.isr.ProposeShrink(nowMs); ok {
-		r.lead.alter.propose(proposed)
+		r.lead.alter.propose(proposed, r.memberEpochs(proposed))
 	}
 }
 
@@ -468,8 +479,30 @@ func (r *Replica) maybeProposeExpansion(id int32) {
 	}
 	proposed, ok, err := r.lead.isr.ProposeExpansion(id, r.log.HighWatermark(), r.lead.epochStart)
 	if err == nil && ok {
-		r.lead.alter.propose(proposed)
+		r.lead.alter.propose(proposed, r.memberEpochs(proposed))
 	}
+}
+
+// memberEpochs is the broker epoch a proposal names for each member of
+// isr, fixed when it is made: for a follower, the one its last fetch
+// carried; for this leader, or a follower not heard from in this epoch,
+// the metadata's; wire.NoBrokerEpoch when neither knows. The controller
+// refuses a member whose epoch is no longer current (INELIGIBLE_REPLICA),
+// so a resent proposal cannot add a later incarnation of a follower that
+// caught up and then lost its tail.
+func (r *Replica) memberEpochs(isr []int32) []int64 {
+	epochs := make([]int64, len(isr))
+	for i, id := range isr {
+		epochs[i] = wire.NoBrokerEpoch
+		if e, ok := r.lead.fetchEpochs[id]; ok && id != r.id {
+			epochs[i] = e
+		} else if b := r.opts.Brokers; b != nil {
+			if e, ok := b.BrokerEpoch(id); ok {
+				epochs[i] = e
+			}
+		}
+	}
+	return epochs
 }
 
 // errNotEnoughReplicasAfterAppend is how a parked produce ends when the
