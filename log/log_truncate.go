@@ -115,7 +115,28 @@ func (l *Log) TruncateTo(offset uint64) error {
 	if err := l.truncateEpochs(newLEO); err != nil {
 		return err
 	}
-	return l.truncateProducers(newLEO)
+	if err := l.truncateProducers(newLEO); err != nil {
+		return err
+	}
+	// The cut may have taken the durable snapshot with it; once the log's
+	// history below what recovery keeps is gone, the batches alone no
+	// longer rebuild the state.
+	if floor := l.recoveryFloor(l.start); floor > 0 {
+		return l.keepProducersPast(floor)
+	}
+	return nil
+}
+
+// recoveryFloor is where a recovery of this log with start as its log
+// start would begin to rebuild producer state: the base of the segment
+// holding start, since recovery deletes the segments wholly below it — or
+// start itself once it has reached the log end (every segment is then a
+// leftover). The caller holds writeMu.
+func (l *Log) recoveryFloor(start uint64) uint64 {
+	if start >= l.endOffset() && start > l.active().base {
+		return start
+	}
+	return l.segments[l.segmentFor(start)].base
 }
 
 // truncateProducers makes the producer state what the batches below leo
@@ -413,6 +434,11 @@ func (l *Log) IncrementStartOffset(off uint64) error {
 // from it, and deletes the first n segments (all wholly below off), oldest
 // first. The caller holds writeMu.
 func (l *Log) advanceStart(off uint64, n int) error {
+	if floor := l.recoveryFloor(max(off, l.start)); n > 0 || floor > l.segments[0].base {
+		if err := l.keepProducersPast(floor); err != nil {
+			return err
+		}
+	}
 	if off > l.start {
 		if err := l.checkpointStart(off); err != nil {
 			return err
@@ -455,6 +481,29 @@ func (l *Log) advanceStart(off uint64, n int) error {
 		l.dirDirty = false
 	}
 	return nil
+}
+
+// keepProducersPast makes sure that, once the segments below base are
+// gone (and the snapshots below base with them) or a truncation took the
+// durable snapshot, a crash still finds a
+// durable producer-state snapshot at or below the recovery point and at or
+// past base: recovery loads the newest such snapshot and replays the log
+// from it, and without one it would replay from base only and forget every
+// producer whose batches were deleted — Kafka keeps them until they
+// expire, and a retry of theirs would be appended twice. When the durable
+// snapshot is below base (or there is none), the log is flushed, as Flush
+// does: the recovery point moves to the LEO with a snapshot of the state
+// there. Retention deletes a segment rarely, a truncation is rarer: the
+// fsync is their price. The caller holds writeMu.
+func (l *Log) keepProducersPast(base uint64) error {
+	d := l.snapDurable
+	if d.ok && d.off >= base && d.off <= l.recoveryPoint && l.hasSnapshot(d.off) {
+		return nil
+	}
+	if err := l.syncSegments(); err != nil {
+		return err
+	}
+	return l.writeRecoveryPoint()
 }
 
 // equalEntries reports whether two caches hold the same entries.

@@ -205,8 +205,23 @@ func (rc *recovery) finishProducers() error {
 		// Every segment lay below the checkpointed log start: the
 		// leftovers of a TruncateFullyAndStartAt a crash interrupted
 		// (retention never deletes the last segment), which forgets
-		// every producer.
+		// every producer — unless the log start itself was the recovery
+		// point with its snapshot (the start moved up to the log end, and
+		// the producers stay until they expire). TruncateFullyAndStartAt
+		// past the log end leaves no snapshot at its new start.
 		m = producerMap{}
+		if rc.rpFound && rc.rp == leo && l.hasSnapshot(leo) {
+			loaded, err := l.loadProducerSnapshot(leo)
+			switch {
+			case errors.Is(err, errBadProducerSnapshot):
+				r.ProducerSnapshotsIgnored = append(r.ProducerSnapshotsIgnored, err.Error())
+			case err != nil:
+				return l.fail(fmt.Errorf("log: open: %w", err))
+			default:
+				m = loaded
+				r.ProducerSnapshot, r.HaveProducerSnapshot = leo, true
+			}
+		}
 	} else if p := rc.pr; p != nil && !p.straddle && p.from <= leo {
 		m = p.m
 		r.ProducerSnapshot, r.HaveProducerSnapshot, r.ProducerBatchesReplayed = p.snap, p.haveSnap, p.replayed

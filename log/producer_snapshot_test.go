@@ -117,11 +117,12 @@ func TestProducerStateAfterACrashReplaysOnlyPastTheRecoveryPoint(t *testing.T) {
 // until the power fails at a chosen file call, then a crash that loses,
 // tears or keeps what was not fsynced. Open must succeed, and the state it
 // rebuilds must equal the state recomputed from the log that survived.
-// Retention and expiry are left out: they forget producers on purpose,
-// which the recomputation could not know. So is TruncateFullyAndStartAt:
-// a cut in the middle of one above the log end leaves a directory that
-// Open refuses today, whatever the producers (the recovery point still
-// counts the deleted segments as flushed); its producer side is
+// Retention and expiry are left out: they forget batches or producers on
+// purpose, which the recomputation could not know (retention across a
+// crash is TestRetentionKeepsProducerStateAcrossACrash and
+// TestProducerStateSurvivesACrashThatLosesNothing). So is
+// TruncateFullyAndStartAt, which forgets every producer: its cuts are
+// TestTruncateFullyAndStartAtCrashes, its producer side
 // TestInterruptedTruncateFullyForgetsProducers.
 var producerCuts = flag.Int("producercuts", 600, "power cuts TestProducerStatePowerCuts runs")
 
