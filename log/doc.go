@@ -230,6 +230,12 @@
 // (a truncation below the oldest rebuilds from the log's first batch);
 // retention deletes those of the segments it deletes, a truncation those
 // past its new end, durably, before anything can be appended over them.
+// Before retention, IncrementStartOffset or a truncation leaves history
+// that recovery would not read (segments wholly below the log start), a
+// durable snapshot at or past what recovery keeps and at or below the
+// recovery point must exist; if none does, the log is flushed, which
+// writes one at the LEO. So a crash never rebuilds the state from a log
+// that lost the batches of producers the state still held.
 //
 // Open after a clean shutdown loads the snapshot at the log end and reads
 // no batch. After a crash it loads the newest snapshot at or below the
@@ -264,7 +270,14 @@
 // the producer-state snapshot at it.
 // TruncateTo makes its cut durable before it returns, whatever the policy: a
 // truncation a power cut undid could otherwise leave an old segment
-// overlapping one rolled after it.
+// overlapping one rolled after it. Retention, IncrementStartOffset and
+// TruncateTo also flush when the history they leave below what recovery
+// keeps is covered by no durable producer-state snapshot (see Producer
+// state). Kafka flushes a segment when it rolls (asynchronously, on
+// its scheduler); kaenlog does not: a rolled segment is fsynced by Flush,
+// Close, the cases above, or when more than MaxOpenSegments of them wait,
+// so under SyncNever a power cut may take rolled segments Kafka would have
+// kept. Replication, not the disk, is what SyncNever relies on.
 //
 // Close makes everything durable (segments, index files, every
 // checkpoint, the producer-state snapshot) and then writes the
