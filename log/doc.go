@@ -94,7 +94,10 @@
 // one batch, never the whole segment. Unlike Kafka, which keys an entry by
 // the batch's last offset, entries here are keyed by its base offset, so
 // every entry names a batch boundary that can be checked. The index is
-// derived data: recovery rebuilds it and rewrites a file that differs.
+// derived data: recovery rebuilds it and rewrites a file that differs. An
+// append adds its entries in memory only; the active segment's index file
+// catches up at a roll, a Flush and Close, so that an append costs one
+// write system call.
 //
 // The high-watermark, recovery-point, log-start and verify-from checkpoints
 // are each two text lines, a version and an offset:

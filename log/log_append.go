@@ -380,6 +380,11 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	// to fsync it stays pinned until Flush (writerPin). Make room for it
 	// first, so that at most MaxOpenSegments older segment files are open
 	// besides the new active one.
+	// The old active segment's index file gets its last entries before it
+	// is closed below.
+	if err := l.writeIndexTail(seg); err != nil {
+		return nil, err
+	}
 	l.fileMu.Lock()
 	if seg.unsynced {
 		seg.writerPin = true
@@ -459,8 +464,9 @@ func (l *Log) syncOldestRolled() error {
 }
 
 // write appends verified batches ending at offset next to seg (the active
-// segment), after filler (an empty batch covering a gap, or nil), with
-// their index entries, fsyncs under SyncEveryAppend, and only then
+// segment), after filler (an empty batch covering a gap, or nil), adds
+// their index entries in memory (writeIndexTail writes them to the index
+// file later), fsyncs under SyncEveryAppend, and only then
 // publishes the new size, LEO and (in eager mode) HW to readers. Any
 // failure puts the log in the failed state: the bytes past the published
 // size are never read, and the next Open cuts them. The caller holds
@@ -491,13 +497,6 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int
 	if _, err := seg.log.WriteAt(batches, seg.size+int64(len(filler))); err != nil {
 		return l.fail(fmt.Errorf("log: append: %w", err))
 	}
-	if len(l.newEntries) > 0 {
-		l.entryBytes = appendIndexEntries(l.entryBytes[:0], l.newEntries)
-		if _, err := seg.index.WriteAt(l.entryBytes, int64(len(seg.entries))*indexEntrySize); err != nil {
-			return l.fail(fmt.Errorf("log: append: index: %w", err))
-		}
-		seg.indexDirty = true
-	}
 	if l.opts.Sync == SyncEveryAppend {
 		if err := seg.log.Sync(); err != nil {
 			return l.fail(fmt.Errorf("log: append: fsync: %w", err))
@@ -523,6 +522,7 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int
 	seg.next = next
 	seg.maxTimestamp = max(seg.maxTimestamp, maxTs)
 	seg.entries = append(seg.entries, l.newEntries...)
+	seg.indexPending += len(l.newEntries)
 	if l.eagerHW {
 		l.hw = next
 	}
@@ -530,5 +530,27 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int
 	if l.opts.Sync == SyncEveryAppend && !l.dirDirty {
 		l.recoveryPoint = next
 	}
+	return nil
+}
+
+// writeIndexTail writes the index entries the appends to the active
+// segment s added since the last call (indexPending) to its index file.
+// An append keeps its entries in memory only, as Kafka's memory-mapped
+// index does, so that it costs one system call, the pwrite of its
+// batches; the file catches up at a roll, a Flush and Close. The index
+// file is derived data: after a crash Open rebuilds the last segment's
+// entries from its batches and rewrites the file if it lags (see
+// checkIndex). The caller holds writeMu.
+func (l *Log) writeIndexTail(s *segment) error {
+	if s.indexPending == 0 {
+		return nil
+	}
+	written := len(s.entries) - s.indexPending
+	l.entryBytes = appendIndexEntries(l.entryBytes[:0], s.entries[written:])
+	if _, err := s.index.WriteAt(l.entryBytes, int64(written)*indexEntrySize); err != nil {
+		return l.fail(fmt.Errorf("log: write index: %w", err))
+	}
+	s.indexPending = 0
+	s.indexDirty = true
 	return nil
 }

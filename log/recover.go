@@ -916,7 +916,7 @@ func (l *Log) verify(s *segment) error {
 	if err != nil {
 		return l.fail(fmt.Errorf("log: verify: %w", err))
 	}
-	s.size, s.maxTimestamp, s.entries = size, res.maxTimestamp, res.entries
+	s.size, s.maxTimestamp, s.entries, s.indexPending = size, res.maxTimestamp, res.entries, 0
 	if rewritten {
 		s.indexDirty = true // Close reads it under fileMu
 	}

@@ -63,7 +63,12 @@ type segment struct {
 	entries      []indexEntry // in-memory copy of the index
 	unsynced     bool         // log bytes written or cut since the last fsync (writer only)
 	indexDirty   bool         // index file written since its last fsync (writer only)
-	recent       *recentRing  // the last batches appended, for reads at the log end; nil until one is
+	// indexPending counts the last entries not yet in the index file
+	// (writer only): appends add them in memory, writeIndexTail writes
+	// them. Everything that sets entries from the file or writes the
+	// whole file leaves it 0.
+	indexPending int
+	recent       *recentRing // the last batches appended, for reads at the log end; nil until one is
 
 	verified atomic.Bool
 
@@ -263,6 +268,21 @@ func (r *recentRing) floor(off uint64) (int64, bool) {
 		i := (r.hd - k + recentSize) % recentSize
 		if r.off[i] <= off {
 			return r.pos[i], true
+		}
+	}
+	return 0, false
+}
+
+// start returns the position of the recorded batch whose base offset is
+// off. r may be nil.
+func (r *recentRing) start(off uint64) (int64, bool) {
+	for k := 1; r != nil && k <= r.n; k++ {
+		i := (r.hd - k + recentSize) % recentSize
+		if r.off[i] == off {
+			return r.pos[i], true
+		}
+		if r.off[i] < off {
+			break
 		}
 	}
 	return 0, false
