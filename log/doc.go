@@ -351,9 +351,10 @@
 // pread only bytes that were completely written before it started. Read's
 // maxBytes is clamped to Options.MaxReadBytes; the first batch is returned
 // whole even if larger (Kafka's KIP-74), and a leader never accepts a batch
-// larger than Options.MaxBatchBytes. A read at or near the log end finds
-// its first batch with one header read: the active segment remembers where
-// its recent appends began.
+// larger than Options.MaxBatchBytes. A read from where a recent append
+// began (a follower's next fetch) reads no header to find its first batch,
+// and one near it reads one: the active segment remembers where its recent
+// appends began.
 //
 // # Offsets never move
 //
