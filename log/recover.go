@@ -286,6 +286,9 @@ func (rc *recovery) list() error {
 	if err != nil {
 		return fmt.Errorf("log: open: %w", err)
 	}
+	// Mostly segments and their indexes.
+	rc.bases = make([]uint64, 0, len(entries)/2+1)
+	rc.indexBases = make([]uint64, 0, len(entries)/2+1)
 	for _, e := range entries {
 		if !e.Regular {
 			continue

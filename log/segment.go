@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -100,16 +100,20 @@ func parseStem(name, suffix string) (uint64, bool) {
 	if !ok || len(digits) != 20 {
 		return 0, false
 	}
+	// 20 digits overflow uint64 only from 18446744073709551616 on, so
+	// the first digit is checked against int64 on its own.
+	var base uint64
 	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
+		c := digits[i] - '0'
+		if c > 9 {
 			return 0, false
 		}
+		if i == 0 && c > 0 {
+			return 0, false // >= 10^19 > MaxInt64
+		}
+		base = base*10 + uint64(c)
 	}
-	base, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return uint64(base), true
+	return base, base <= math.MaxInt64
 }
 
 // newSegment returns the in-memory state of a segment whose files exist
