@@ -481,6 +481,7 @@ func (l *Log) Close() error {
 	}
 	err := l.usable()
 	if err == nil {
+		l.trimPrealloc(l.active())
 		err = l.checkpointAll()
 	}
 	l.mu.Lock()

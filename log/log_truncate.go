@@ -214,6 +214,7 @@ func (l *Log) truncateSegments(si int, pos int64, next uint64) error {
 		return l.fail(fmt.Errorf("log: truncate: index: %w", err))
 	}
 	s.size, s.next, s.entries, s.indexPending = pos, next, s.entries[:keep], keep-written
+	s.prealloc = 0 // the cut freed the reserved blocks too
 	// TruncateTo lowered the HW already; a SetHighWatermark since may
 	// have raised it up to the old LEO.
 	l.hw = min(l.hw, next)

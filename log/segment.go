@@ -69,6 +69,10 @@ type segment struct {
 	// whole file leaves it 0.
 	indexPending int
 	recent       *recentRing // the last batches appended, for reads at the log end; nil until one is
+	// prealloc is where the blocks preallocate reserved past size end,
+	// noPrealloc is set when the file cannot have any (writer only).
+	prealloc   int64
+	noPrealloc bool
 
 	verified atomic.Bool
 
