@@ -232,7 +232,7 @@ type recovery struct {
 	// log can have thousands of segments.
 	names       map[string]bool
 	bases       []uint64 // segment log files, sorted
-	indexBases  []uint64 // index files, sorted
+	indexBases  []uint64 // index files, in listing order
 	hw          uint64
 	hwFound     bool
 	rp          uint64
@@ -304,7 +304,6 @@ func (rc *recovery) list() error {
 		}
 	}
 	slices.Sort(rc.bases)
-	slices.Sort(rc.indexBases)
 	slices.Sort(rc.l.snapshots)
 	return nil
 }
@@ -387,13 +386,9 @@ func (rc *recovery) deleteLeftovers() error {
 			leftovers = append(leftovers, name)
 		}
 	}
-	// Index files without a segment: both lists are sorted.
-	i := 0
+	// Index files without a segment (bases is sorted).
 	for _, b := range rc.indexBases {
-		for i < len(rc.bases) && rc.bases[i] < b {
-			i++
-		}
-		if i == len(rc.bases) || rc.bases[i] != b {
+		if _, found := slices.BinarySearch(rc.bases, b); !found {
 			leftovers = append(leftovers, segmentName(b, indexSuffix))
 		}
 	}
