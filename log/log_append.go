@@ -376,16 +376,16 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	if seg.size == 0 || (seg.size+int64(n) <= l.opts.SegmentBytes && next-1-seg.base <= math.MaxUint32) {
 		return seg, nil
 	}
-	// The active segment's log file joins the LRU list; if it has writes
-	// to fsync it stays pinned until Flush (writerPin). Make room for it
-	// first, so that at most MaxOpenSegments older segment files are open
-	// besides the new active one.
 	// The old active segment's index file gets its last entries before it
 	// is closed below, and its preallocated blocks go.
 	if err := l.writeIndexTail(seg); err != nil {
 		return nil, err
 	}
 	l.trimPrealloc(seg)
+	// The active segment's log file joins the LRU list; if it has writes
+	// to fsync it stays pinned until Flush (writerPin). Make room for it
+	// first, so that at most MaxOpenSegments older segment files are open
+	// besides the new active one.
 	l.fileMu.Lock()
 	if seg.unsynced {
 		seg.writerPin = true

@@ -102,13 +102,13 @@ func (l *Log) read(dst []byte, from uint64, maxBytes int, iso Isolation) (_ []by
 		if err := l.acquire(s); err != nil {
 			return dst[:origLen], false, err
 		}
-		if p, ok := s.recent.start(from); first && ok {
-			// A fetch from where a recent append began (a follower's
-			// next fetch): no header to read to find it.
-			pos = p
-		} else if first {
+		if first {
+			// A fetch from where a recent append began (a follower's next
+			// fetch) needs no header read to find its batch.
 			var found bool
-			pos, _, _, found, err = s.locate(from, dst[len(dst):len(dst)+BatchHeaderSize], false)
+			if pos, found = s.recent.start(from); !found {
+				pos, _, _, found, err = s.locate(from, dst[len(dst):len(dst)+BatchHeaderSize], false)
+			}
 			if err == nil && !found {
 				// from is past this segment's batches: the next one.
 				l.release(s)
