@@ -35,7 +35,14 @@
 // they arrived; the last segment is the active one and the only one
 // written to. An append that would take a non-empty active segment past
 // Options.SegmentBytes rolls a new segment whose base offset is the log end
-// offset. One append is never split across segments.
+// offset. One append is never split across segments. On Linux the active
+// segment's disk blocks are reserved 8 MiB ahead of its appends (fallocate
+// without changing the file size, as Kafka's preallocate option reserves a
+// whole segment), which makes a page-cache append cheaper on ext4; a roll
+// and Close give the unused blocks back, and a file size is always the
+// bytes written. The reservation is the one file operation not made
+// through vfs.FS (it goes to a vfs.OS file's descriptor): it changes no
+// byte that a read or a recovery can see.
 //
 // A Log knows three offsets. StartOffset is the first offset it can still
 // serve: the larger of the oldest segment's base and the checkpointed log
@@ -94,7 +101,10 @@
 // one batch, never the whole segment. Unlike Kafka, which keys an entry by
 // the batch's last offset, entries here are keyed by its base offset, so
 // every entry names a batch boundary that can be checked. The index is
-// derived data: recovery rebuilds it and rewrites a file that differs.
+// derived data: recovery rebuilds it and rewrites a file that differs. An
+// append adds its entries in memory only; the active segment's index file
+// catches up at a roll, a Flush and Close, so that an append costs one
+// write system call.
 //
 // The high-watermark, recovery-point, log-start and verify-from checkpoints
 // are each two text lines, a version and an offset:
@@ -361,9 +371,10 @@
 // pread only bytes that were completely written before it started. Read's
 // maxBytes is clamped to Options.MaxReadBytes; the first batch is returned
 // whole even if larger (Kafka's KIP-74), and a leader never accepts a batch
-// larger than Options.MaxBatchBytes. A read at or near the log end finds
-// its first batch with one header read: the active segment remembers where
-// its recent appends began.
+// larger than Options.MaxBatchBytes. A read from where a recent append
+// began (a follower's next fetch) reads no header to find its first batch,
+// and one near it reads one: the active segment remembers where its recent
+// appends began.
 //
 // # Offsets never move
 //

@@ -50,6 +50,9 @@ func TestIndexFileLayout(t *testing.T) {
 	l := stOpen(t, dir, Options{IndexIntervalBytes: 1})
 	stAppendLeader(t, l, 3, 2, 10, 1) // an entry at every batch but the first
 	size := len(stBatch(t, 0, 2, 10, 1))
+	if err := l.Flush(); err != nil { // appends keep their entries in memory until then
+		t.Fatal(err)
+	}
 	idx := stReadFile(t, stSeg(dir, 0, indexSuffix))
 	if len(idx) != 2*indexEntrySize {
 		t.Fatalf("index is %d bytes, want %d", len(idx), 2*indexEntrySize)
@@ -100,4 +103,53 @@ func TestParseSegmentName(t *testing.T) {
 			t.Errorf("parseSegmentName(%q) = %d, %v; want %d", name, got, ok, want)
 		}
 	}
+}
+
+// TestIndexFileCatchesUp: an append keeps its index entries in memory; the
+// active segment's index file holds exactly its entries after a Flush and
+// after Close (so a clean Open rebuilds nothing), also when a truncation cut
+// entries that were never written, and a roll writes the rolled segment's.
+func TestIndexFileCatchesUp(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options{IndexIntervalBytes: 1, SegmentBytes: 8 * int64(len(stBatch(t, 0, 2, 10, 1)))}
+	l := stOpen(t, dir, opts)
+	fileHolds := func(what string, want []indexEntry) {
+		t.Helper()
+		got := stReadFile(t, stSeg(dir, 0, indexSuffix))
+		if w := appendIndexEntries(nil, want); string(got) != string(w) {
+			t.Fatalf("%s: index file %x, want %x", what, got, w)
+		}
+	}
+	stAppendLeader(t, l, 4, 2, 10, 1) // offsets 0-7, entries at batches 2-4
+	fileHolds("before Flush", nil)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fileHolds("after Flush", l.active().entries)
+	if len(l.active().entries) != 3 {
+		t.Fatalf("%d entries, want 3", len(l.active().entries))
+	}
+	stAppendLeader(t, l, 4, 2, 10, 1)        // offsets 8-15: 4 entries pending
+	if err := l.TruncateTo(12); err != nil { // keeps 2 of them
+		t.Fatal(err)
+	}
+	fileHolds("after the truncation", l.active().entries[:3])
+	stClose(t, l)
+
+	l = stOpen(t, dir, opts)
+	if r := l.Recovery(); !r.Clean || len(r.IndexesRebuilt) > 0 {
+		t.Fatalf("reopen: clean %v, rebuilt %v", r.Clean, r.IndexesRebuilt)
+	}
+	if n := len(l.active().entries); n != 5 {
+		t.Fatalf("reopened with %d entries, want 5", n)
+	}
+	fileHolds("after Close", l.active().entries)
+
+	stAppendLeader(t, l, 2, 2, 10, 1) // the segment is full: 2 entries pending
+	entries := l.active().entries
+	stAppendLeader(t, l, 1, 2, 10, 1) // rolls
+	if n := len(l.segments); n != 2 || len(entries) != 7 {
+		t.Fatalf("%d segments, %d entries; want 2 and 7", n, len(entries))
+	}
+	fileHolds("after a roll", entries)
 }

@@ -429,6 +429,9 @@ func (l *Log) Flush() error {
 // directory if its entries changed, then moves the recovery point to the
 // LEO. The caller holds writeMu.
 func (l *Log) syncSegments() error {
+	if err := l.writeIndexTail(l.active()); err != nil {
+		return err
+	}
 	for _, s := range l.segments {
 		if !s.unsynced {
 			continue
@@ -478,6 +481,7 @@ func (l *Log) Close() error {
 	}
 	err := l.usable()
 	if err == nil {
+		l.trimPrealloc(l.active())
 		err = l.checkpointAll()
 	}
 	l.mu.Lock()

@@ -30,9 +30,10 @@ import (
 //
 // Bytes are copied from the files with pread straight into dst; nothing is
 // decoded or re-encoded, and Read does not allocate when dst has capacity
-// for the result (plus one batch header, used as scratch). A read at or
-// near the log end finds its first batch with one header read (the active
-// segment remembers where its recent appends began). The first read of a
+// for the result (plus one batch header, used as scratch). A read from
+// where a recent append began finds its first batch without a header read,
+// one near the log end with one (the active segment remembers where its
+// recent appends began). The first read of a
 // segment Open did not verify verifies it in full; damage there is a
 // *CorruptError (matching ErrCorrupt) and puts the log in the failed state,
 // never wrong bytes. A failed log's reads return ErrLogFailed.
@@ -102,8 +103,12 @@ func (l *Log) read(dst []byte, from uint64, maxBytes int, iso Isolation) (_ []by
 			return dst[:origLen], false, err
 		}
 		if first {
+			// A fetch from where a recent append began (a follower's next
+			// fetch) needs no header read to find its batch.
 			var found bool
-			pos, _, _, found, err = s.locate(from, dst[len(dst):len(dst)+BatchHeaderSize], false)
+			if pos, found = s.recent.start(from); !found {
+				pos, _, _, found, err = s.locate(from, dst[len(dst):len(dst)+BatchHeaderSize], false)
+			}
 			if err == nil && !found {
 				// from is past this segment's batches: the next one.
 				l.release(s)

@@ -228,10 +228,14 @@ func (l *Log) truncateSegments(si int, pos int64, next uint64) error {
 	if err := s.log.Truncate(pos); err != nil {
 		return l.fail(fmt.Errorf("log: truncate: %w", err))
 	}
-	if err := s.index.Truncate(int64(keep) * indexEntrySize); err != nil {
+	// The file holds the entries but the pending ones; the kept pending
+	// ones stay pending.
+	written := min(keep, len(s.entries)-s.indexPending)
+	if err := s.index.Truncate(int64(written) * indexEntrySize); err != nil {
 		return l.fail(fmt.Errorf("log: truncate: index: %w", err))
 	}
-	s.size, s.next, s.entries = pos, next, s.entries[:keep]
+	s.size, s.next, s.entries, s.indexPending = pos, next, s.entries[:keep], keep-written
+	s.prealloc = 0 // the cut freed the reserved blocks too
 	// TruncateTo lowered the HW already; a SetHighWatermark since may
 	// have raised it up to the old LEO.
 	l.hw = min(l.hw, next)

@@ -232,7 +232,7 @@ type recovery struct {
 	// log can have thousands of segments.
 	names       map[string]bool
 	bases       []uint64 // segment log files, sorted
-	indexBases  []uint64 // index files, sorted
+	indexBases  []uint64 // index files, in listing order
 	hw          uint64
 	hwFound     bool
 	rp          uint64
@@ -287,6 +287,9 @@ func (rc *recovery) list() error {
 	if err != nil {
 		return fmt.Errorf("log: open: %w", err)
 	}
+	// Mostly segments and their indexes.
+	rc.bases = make([]uint64, 0, len(entries)/2+1)
+	rc.indexBases = make([]uint64, 0, len(entries)/2+1)
 	for _, e := range entries {
 		if !e.Regular {
 			continue
@@ -302,7 +305,6 @@ func (rc *recovery) list() error {
 		}
 	}
 	slices.Sort(rc.bases)
-	slices.Sort(rc.indexBases)
 	slices.Sort(rc.l.snapshots)
 	return nil
 }
@@ -385,13 +387,9 @@ func (rc *recovery) deleteLeftovers() error {
 			leftovers = append(leftovers, name)
 		}
 	}
-	// Index files without a segment: both lists are sorted.
-	i := 0
+	// Index files without a segment (bases is sorted).
 	for _, b := range rc.indexBases {
-		for i < len(rc.bases) && rc.bases[i] < b {
-			i++
-		}
-		if i == len(rc.bases) || rc.bases[i] != b {
+		if _, found := slices.BinarySearch(rc.bases, b); !found {
 			leftovers = append(leftovers, segmentName(b, indexSuffix))
 		}
 	}
@@ -926,7 +924,7 @@ func (l *Log) verify(s *segment) error {
 	if err != nil {
 		return l.fail(fmt.Errorf("log: verify: %w", err))
 	}
-	s.size, s.maxTimestamp, s.entries = size, res.maxTimestamp, res.entries
+	s.size, s.maxTimestamp, s.entries, s.indexPending = size, res.maxTimestamp, res.entries, 0
 	if rewritten {
 		s.indexDirty = true // Close reads it under fileMu
 	}

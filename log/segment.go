@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -63,7 +63,16 @@ type segment struct {
 	entries      []indexEntry // in-memory copy of the index
 	unsynced     bool         // log bytes written or cut since the last fsync (writer only)
 	indexDirty   bool         // index file written since its last fsync (writer only)
-	recent       *recentRing  // the last batches appended, for reads at the log end; nil until one is
+	// indexPending counts the last entries not yet in the index file
+	// (writer only): appends add them in memory, writeIndexTail writes
+	// them. Everything that sets entries from the file or writes the
+	// whole file leaves it 0.
+	indexPending int
+	recent       *recentRing // the last batches appended, for reads at the log end; nil until one is
+	// prealloc is where the blocks preallocate reserved past size end,
+	// noPrealloc is set when the file cannot have any (writer only).
+	prealloc   int64
+	noPrealloc bool
 
 	verified atomic.Bool
 
@@ -95,16 +104,20 @@ func parseStem(name, suffix string) (uint64, bool) {
 	if !ok || len(digits) != 20 {
 		return 0, false
 	}
+	// 20 digits overflow uint64 only from 18446744073709551616 on, so
+	// the first digit is checked against int64 on its own.
+	var base uint64
 	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
+		c := digits[i] - '0'
+		if c > 9 {
 			return 0, false
 		}
+		if i == 0 && c > 0 {
+			return 0, false // >= 10^19 > MaxInt64
+		}
+		base = base*10 + uint64(c)
 	}
-	base, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return uint64(base), true
+	return base, base <= math.MaxInt64
 }
 
 // newSegment returns the in-memory state of a segment whose files exist
@@ -263,6 +276,21 @@ func (r *recentRing) floor(off uint64) (int64, bool) {
 		i := (r.hd - k + recentSize) % recentSize
 		if r.off[i] <= off {
 			return r.pos[i], true
+		}
+	}
+	return 0, false
+}
+
+// start returns the position of the recorded batch whose base offset is
+// off. r may be nil.
+func (r *recentRing) start(off uint64) (int64, bool) {
+	for k := 1; r != nil && k <= r.n; k++ {
+		i := (r.hd - k + recentSize) % recentSize
+		if r.off[i] == off {
+			return r.pos[i], true
+		}
+		if r.off[i] < off {
+			break
 		}
 	}
 	return 0, false

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
@@ -20,6 +21,35 @@ import (
 // segments (retention runs outside the timer), so neither measures the
 // disk's writeback instead of the page cache.
 
+// Both also report cpu-ns/op, the process's CPU time per operation over
+// the timed part: on a machine shared with other work the wall time of a
+// run includes waiting for a core, the CPU time mostly does not, so the
+// two ratios together tell the log's cost from the neighbours' load.
+
+// cpuClock accumulates the process's CPU time while it runs; its start
+// and stop go with the benchmark timer's.
+type cpuClock struct {
+	from, total time.Duration
+	ok          bool
+}
+
+func (c *cpuClock) start() { c.from, c.ok = processCPU() }
+
+func (c *cpuClock) stop() {
+	now, ok := processCPU()
+	c.total += now - c.from
+	c.ok = c.ok && ok
+}
+
+// report stops the clock and reports cpu-ns/op.
+func (c *cpuClock) report(b *testing.B) {
+	b.StopTimer()
+	c.stop()
+	if c.ok && b.N > 0 {
+		b.ReportMetric(float64(c.total.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
 // benchSegmentBytes is the segment size of the benchmark's logs.
 const benchSegmentBytes = 64 << 20
 
@@ -27,16 +57,18 @@ var benchOptions = replica.Options{Log: log.Options{SegmentBytes: benchSegmentBy
 
 // benchTrim drops old segments of both logs every 256 rounds, outside the
 // timer.
-func benchTrim(b *testing.B, round int, rs ...*replica.Replica) {
+func benchTrim(b *testing.B, cpu *cpuClock, round int, rs ...*replica.Replica) {
 	if round%256 != 255 {
 		return
 	}
 	b.StopTimer()
+	cpu.stop()
 	for _, r := range rs {
 		if _, err := r.Log().DeleteRetainedSegments(log.RetentionPolicy{RetentionBytes: 2 * benchSegmentBytes}, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.start()
 	b.StartTimer()
 }
 
@@ -83,7 +115,9 @@ func benchReplicate(b *testing.B, records, size int) {
 	var buf []byte
 	b.SetBytes(int64(len(batch)))
 	b.ReportAllocs()
+	var cpu cpuClock
 	b.ResetTimer()
+	cpu.start()
 	for i := 0; i < b.N; i++ {
 		log.SetBaseOffset(batch, 0) // a producer's batch starts at 0; the leader stamps it in place
 		if _, _, err := l.Produce(0, batch, wire.AcksLeader, 0, t0); err != nil {
@@ -95,8 +129,9 @@ func benchReplicate(b *testing.B, records, size int) {
 		if n, err := f.ApplyFetch(&p, &resp, t0); err != nil || n != records {
 			b.Fatalf("shipped %d records, err %v", n, err)
 		}
-		benchTrim(b, i, l, f)
+		benchTrim(b, &cpu, i, l, f)
 	}
+	cpu.report(b)
 }
 
 // BenchmarkReplicate100KiB: 100 KiB batches (1000 records of about 100
@@ -117,13 +152,17 @@ func BenchmarkPageCacheWrite(b *testing.B) {
 	defer file.Close()
 	b.SetBytes(int64(len(batch)))
 	b.ReportAllocs()
+	var cpu cpuClock
 	b.ResetTimer()
+	cpu.start()
 	var off int64
 	for i := 0; i < b.N; i++ {
 		if off >= benchSegmentBytes { // stay in one segment, as the logs above do
 			b.StopTimer()
+			cpu.stop()
 			file.Truncate(0)
 			off = 0
+			cpu.start()
 			b.StartTimer()
 		}
 		if _, err := file.WriteAt(batch, off); err != nil {
@@ -131,4 +170,5 @@ func BenchmarkPageCacheWrite(b *testing.B) {
 		}
 		off += int64(len(batch))
 	}
+	cpu.report(b)
 }

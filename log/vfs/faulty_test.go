@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -121,6 +122,35 @@ func TestOSFiles(t *testing.T) {
 	entries, err := fsys.ReadDir(dir)
 	if err != nil || len(entries) != 2 || entries[0] != (DirEntry{"f", true}) || entries[1] != (DirEntry{"sub", false}) {
 		t.Fatalf("ReadDir = %+v, %v", entries, err)
+	}
+}
+
+// TestOSReadDirMany: a listing longer than one getdents buffer returns
+// every name once, with its type, as os.ReadDir does.
+func TestOSReadDirMany(t *testing.T) {
+	dir := t.TempDir()
+	want := map[string]bool{}
+	for i := range 1500 {
+		name := fmt.Sprintf("%0*d.log", 200+i%50, i) // about 240-byte records: 2 buffers
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want[name] = true
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want["sub"] = false
+	entries, err := OS().ReadDir(dir)
+	if err != nil || len(entries) != len(want) {
+		t.Fatalf("ReadDir: %d entries, %v; want %d", len(entries), err, len(want))
+	}
+	for _, e := range entries {
+		regular, ok := want[e.Name]
+		if !ok || regular != e.Regular {
+			t.Fatalf("ReadDir listed %+v", e)
+		}
+		delete(want, e.Name)
 	}
 }
 

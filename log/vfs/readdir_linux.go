@@ -5,8 +5,11 @@ package vfs
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -22,15 +25,16 @@ func readDir(dir string) ([]DirEntry, error) {
 	defer syscall.Close(fd)
 	buf := make([]byte, 256<<10)
 	// The names go into one string, sliced: one allocation for thousands
-	// of names.
+	// of names, grown once per getdents call rather than by append, and
+	// not copied again at the end (strings.Builder hands over its bytes).
 	type entry struct {
-		start, end int
+		start, end int32
 		regular    bool
 	}
-	var names []byte
+	var names strings.Builder
 	var entries []entry
 	done := func() []DirEntry {
-		all := string(names)
+		all := names.String()
 		out := make([]DirEntry, len(entries))
 		for i, e := range entries {
 			out[i] = DirEntry{Name: all[e.start:e.end], Regular: e.regular}
@@ -48,6 +52,9 @@ func readDir(dir string) ([]DirEntry, error) {
 		if n <= 0 {
 			return done(), nil
 		}
+		// Each record holds its name and at least 20 more bytes.
+		names.Grow(n)
+		entries = slices.Grow(entries, n/24)
 		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 		for off := 0; off+19 <= n; {
 			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
@@ -71,8 +78,12 @@ func readDir(dir string) ([]DirEntry, error) {
 				}
 				regular = st.Mode().IsRegular()
 			}
-			entries = append(entries, entry{len(names), len(names) + len(name), regular})
-			names = append(names, name...)
+			if names.Len()+len(name) > math.MaxInt32 {
+				return nil, &os.PathError{Op: "getdents", Path: dir, Err: syscall.EOVERFLOW}
+			}
+			at := int32(names.Len())
+			names.Write(name)
+			entries = append(entries, entry{at, at + int32(len(name)), regular})
 		}
 	}
 }
