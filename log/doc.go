@@ -40,9 +40,9 @@
 // without changing the file size, as Kafka's preallocate option reserves a
 // whole segment), which makes a page-cache append cheaper on ext4; a roll
 // and Close give the unused blocks back, and a file size is always the
-// bytes written. The reservation is the one file operation not made
-// through vfs.FS (it goes to a vfs.OS file's descriptor): it changes no
-// byte that a read or a recovery can see.
+// bytes written. The reservation goes through vfs.Preallocator, which
+// only the files of vfs.OS implement: it changes no byte that a read or a
+// recovery can see.
 //
 // A Log knows three offsets. StartOffset is the first offset it can still
 // serve: the larger of the oldest segment's base and the checkpointed log

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/kaenlog/kaenlog/log/vfs"
 )
 
 // AppendInfo describes what an append wrote, computed in the same pass
@@ -585,7 +587,8 @@ func (l *Log) preallocate(s *segment, end int64) {
 	if to <= from {
 		return
 	}
-	if !fallocate(s.log, from, to-from) {
+	p, ok := s.log.(vfs.Preallocator)
+	if !ok || p.Preallocate(from, to-from) != nil {
 		s.noPrealloc = true // until the next segment: the file system said no
 		return
 	}

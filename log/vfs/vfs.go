@@ -82,6 +82,16 @@ type File interface {
 	Close() error
 }
 
+// Preallocator is a File that can reserve disk blocks ahead of its
+// writes without changing its size or any byte a read sees (Linux's
+// fallocate with FALLOC_FL_KEEP_SIZE, what Kafka's preallocate option
+// does for a whole segment). It is optional: the files of OS implement it
+// (on Linux; elsewhere it returns errors.ErrUnsupported), the simulated
+// file systems do not, and a caller treats a failure as "no reservation".
+type Preallocator interface {
+	Preallocate(off, n int64) error
+}
+
 // ErrLocked is wrapped by the error FS.Lock returns when the lock is held
 // by someone else.
 var ErrLocked = errors.New("vfs: locked by another holder")
