@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"slices"
@@ -156,6 +157,11 @@ func (c *inConn) readLoop() {
 			c.enqueue(s, refusal.APIKey(), refusal.Correlation())
 			c.respond(refusal)
 		case h.codec.answered(m):
+			if c.waiting(m.APIKey(), m.Correlation()) {
+				h.mu.Unlock()
+				err = fmt.Errorf("a second %v request with correlation id %d while the first waits for its answer", m.APIKey(), m.Correlation())
+				return
+			}
 			c.enqueue(s, m.APIKey(), m.Correlation())
 			h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
 		default:
@@ -165,6 +171,21 @@ func (c *inConn) readLoop() {
 		h.event()
 		h.mu.Unlock()
 	}
+}
+
+// waiting reports whether a request of kind key with correlation id corr
+// waits for its answer on c: answers find their request by the two, so a
+// client that repeats them before the answer breaks the protocol, and the
+// connection is closed rather than answered out of place. (Kafka's broker
+// answers in order whatever the ids; kaenlog's clients, like Kafka's,
+// never repeat one in flight.) The node lock is held.
+func (c *inConn) waiting(key wire.APIKey, corr int32) bool {
+	for _, q := range c.queue {
+		if !q.ready && q.key == key && q.corr == corr {
+			return true
+		}
+	}
+	return false
 }
 
 // enqueue gives s its place in the response order. The node lock is held.

@@ -107,7 +107,9 @@
 // connection stays open. A frame whose header is unreadable or names an
 // unknown API, a length prefix over the limit or negative, or a request
 // the node does not serve (a broker is not the controller) closes the
-// connection.
+// connection; so does a request whose API key and correlation id are those
+// of one still waiting for its answer on the connection (responses find
+// their request by the two; Kafka's clients never repeat an id in flight).
 //
 // # Connection loss
 //
