@@ -36,6 +36,10 @@ type conn struct {
 	nextCorr int32
 	timer    clock.Timer   // armed while calls wait: at or before the earliest deadline
 	timerAt  int64         // when timer fires
+	// writeDeadlineMs is when the write in progress times out (0: none):
+	// a write to a peer that stopped reading blocks for ever, and an
+	// acks=0 produce has no answer to time out instead.
+	writeDeadlineMs int64
 	free     []*call       // answered calls, for reuse
 	err      error         // why it broke; nil while it works
 	wake     chan struct{} // tells the writer there is work
@@ -149,17 +153,23 @@ func (c *conn) armLocked(atMs int64) {
 }
 
 // checkTimeouts is the timer: it breaks the connection if a call waited
-// past its deadline, and otherwise rearms for the earliest one.
+// past its deadline or a write blocked past its own, and otherwise rearms
+// for the earliest one.
 func (c *conn) checkTimeouts() {
 	now := c.cl.clock.NowMs()
 	c.mu.Lock()
 	c.timer = nil
-	if c.err != nil || len(c.calls) == 0 {
+	if c.err != nil || (len(c.calls) == 0 && c.writeDeadlineMs == 0) {
 		c.mu.Unlock()
 		return
 	}
+	if w := c.writeDeadlineMs; w != 0 && now >= w {
+		c.mu.Unlock()
+		c.fail(networkError(c.peer, fmt.Errorf("%w: a write blocked for %d ms (the peer reads nothing)", wire.ErrRequestTimedOut, c.cl.cfg.RequestTimeoutMs)))
+		return
+	}
 	var overdue *call
-	earliest := int64(0)
+	earliest := c.writeDeadlineMs
 	for _, cl := range c.calls {
 		if now >= cl.deadlineMs && (overdue == nil || cl.corr < overdue.corr) {
 			overdue = cl
@@ -272,6 +282,13 @@ func (c *conn) writeLoop() {
 		}
 		frames := c.queue
 		c.queue, c.spare = c.spare[:0], nil
+		c.writeDeadlineMs = c.cl.clock.NowMs() + c.cl.cfg.RequestTimeoutMs
+		if c.timer == nil || c.timerAt > c.writeDeadlineMs {
+			if c.timer != nil {
+				c.timer.Stop()
+			}
+			c.armLocked(c.writeDeadlineMs)
+		}
 		c.mu.Unlock()
 
 		bufs, scratch, written = bufs[:0], scratch[:0], written[:0]
@@ -305,6 +322,7 @@ func (c *conn) writeLoop() {
 		clear(frames)
 		c.mu.Lock()
 		c.spare = frames[:0]
+		c.writeDeadlineMs = 0
 		c.mu.Unlock()
 	}
 }
