@@ -37,8 +37,16 @@ type Coverage struct {
 	// batches, IdempotentRetries the batches it sent again,
 	// IdempotentDuplicatesAnswered the answers to a copy of a batch already
 	// acknowledged (the leader's dedupe window at work), and
-	// IdempotentEpochBumps its restarts at a new epoch.
+	// IdempotentEpochBumps its epoch bumps after a sequence gap.
 	IdempotentAcked, IdempotentRetries, IdempotentDuplicatesAnswered, IdempotentEpochBumps int
+	// IdempotentRenumbered counts batches renumbered under a new epoch,
+	// IdempotentDeliveryTimeouts batches failed by their delivery timeout,
+	// IdempotentPipelined batches sent while another was in flight, and
+	// IdempotentLeaderBarrierHolds the times a batch waited for those in
+	// flight to the old leader.
+	IdempotentRenumbered, IdempotentDeliveryTimeouts, IdempotentPipelined, IdempotentLeaderBarrierHolds int
+	// IdempotentProducers counts producers closed and replaced by a new one.
+	IdempotentProducers int
 }
 
 // Add adds o's counts to c.
@@ -66,6 +74,11 @@ func (c *Coverage) Add(o Coverage) {
 	c.IdempotentRetries += o.IdempotentRetries
 	c.IdempotentDuplicatesAnswered += o.IdempotentDuplicatesAnswered
 	c.IdempotentEpochBumps += o.IdempotentEpochBumps
+	c.IdempotentRenumbered += o.IdempotentRenumbered
+	c.IdempotentDeliveryTimeouts += o.IdempotentDeliveryTimeouts
+	c.IdempotentPipelined += o.IdempotentPipelined
+	c.IdempotentLeaderBarrierHolds += o.IdempotentLeaderBarrierHolds
+	c.IdempotentProducers += o.IdempotentProducers
 }
 
 // Missing names what a run that claims to prove something should have
@@ -109,7 +122,8 @@ func (c Coverage) String() string {
 	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
 		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
 	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d", c.LongPollRuns, c.RoundRuns)
-	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d",
-		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps)
+	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d",
+		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps,
+		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds, c.IdempotentProducers)
 	return b.String()
 }
