@@ -84,7 +84,7 @@ func (c *Coverage) Add(o Coverage) {
 // Missing names what a run that claims to prove something should have
 // exercised but did not: a kind of step never taken, an invariant never
 // checked, no leader crash, no power cut, no election, no acknowledged
-// record.
+// record, no epoch bump or renumbered batch of the idempotent producer.
 func (c Coverage) Missing() []string {
 	var out []string
 	for k := Kind(0); k < kinds; k++ {
@@ -100,7 +100,10 @@ func (c Coverage) Missing() []string {
 	for name, n := range map[string]int{"a leader crash": c.LeaderCrashes, "a power cut": c.PowerCuts,
 		"an election": c.Elections, "an acknowledged record": c.Acked, "a consumed record": c.Consumed,
 		"a long-polling run": c.LongPollRuns, "a run of fetch rounds": c.RoundRuns,
-		"an idempotent batch acknowledged": c.IdempotentAcked, "a duplicate answered by the dedupe window": c.IdempotentDuplicatesAnswered} {
+		"an idempotent batch acknowledged": c.IdempotentAcked, "a duplicate answered by the dedupe window": c.IdempotentDuplicatesAnswered,
+		"an epoch bump": c.IdempotentEpochBumps, "a renumbered batch": c.IdempotentRenumbered,
+		"a delivery timeout": c.IdempotentDeliveryTimeouts, "a batch sent behind another in flight": c.IdempotentPipelined,
+		"a new producer": c.IdempotentProducers} {
 		if n == 0 {
 			out = append(out, name)
 		}
