@@ -7,7 +7,7 @@
 //
 // Every step is one of: a produce (acks 0, 1 or all, to the leader the
 // controller names or, as a client with stale metadata would, to any
-// broker; every third acks=all produce to the leader hands 1 to 4
+// broker; every third acks=all produce to the leader hands 1 to 3
 // batches to the idempotent producer, and every eighth of those to a new
 // producer, with a new producer id); a fetch round; a consumer's read; link faults (loss,
 // duplication, delays that reorder) and cut links between any two nodes,

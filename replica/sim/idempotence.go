@@ -15,8 +15,8 @@ import (
 //
 //   - Its identity comes from the controller's InitProducerId, asked
 //     over its own link; new batches wait for it.
-//   - An idempotent produce step hands it Batches batches of one or two
-//     records each; it sends them in order, at most idemMaxInFlight in
+//   - An idempotent produce step hands it Batches batches (of one
+//     record, one, then two); it sends them in order, at most idemMaxInFlight in
 //     flight, all to one broker, with acks=all.
 //   - An answer NONE acknowledges a batch. Anything else, or no answer
 //     within idemRequestTimeoutMs (the connection breaks, failing every
@@ -187,7 +187,7 @@ func (s *sim) produceIdempotent(st Step) {
 	letter := 0
 	for j := range n {
 		b := &idemBatch{first: p.produced, createdMs: now}
-		for range 1 + j%2 {
+		for range 1 + j/2 {
 			b.values = append(b.values, st.Value+string(rune('a'+letter)))
 			letter++
 			p.produced++
@@ -292,8 +292,8 @@ func (s *sim) answer(st Step, call *idemCall, r *wire.ProducePartitionResponse) 
 		}
 		for i, v := range b.values {
 			p.acked[v] = ackRank{p.producer, b.first + i}
-			s.acknowledge(st, r.BaseOffset+uint64(i), v)
 		}
+		s.acknowledge(st, r.BaseOffset, b.values...)
 	case code == wire.CodeDuplicateSequenceNumber:
 		// Written, but no offset can be given; no gap follows.
 		p.attempts = 0

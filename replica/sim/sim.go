@@ -260,10 +260,10 @@ func (s *sim) draw() Step {
 		}
 		// Every third produce to the leader with acks=all is the
 		// idempotent producer's (no draw: a seed's stream stays the same).
-		// Its steps hand over 1 to 4 batches in turn.
+		// Its steps hand over 1 to 3 batches in turn.
 		if st.Acks == wire.AcksAll && st.Broker < 0 && s.produced%3 == 0 {
 			st.Idempotent, st.Value = true, fmt.Sprintf("%s%d", idempotentPrefix, s.produced)
-			st.Batches = 1 + s.produced/3%4
+			st.Batches = 1 + s.produced/3%3
 			s.idemSteps++
 			st.NewProducer = s.idemSteps%idemNewProducerEvery == 0
 		}
@@ -424,20 +424,32 @@ func (s *sim) collect(st Step) {
 	s.runProducer(st)
 }
 
-// acknowledge records value as acknowledged (acks=all, answered NONE) at
-// offset, with the brokers that hold it now.
-func (s *sim) acknowledge(st Step, offset uint64, value string) {
+// acknowledge records values as acknowledged (acks=all, answered NONE)
+// at base, base+1, ..., with the brokers that hold each now.
+func (s *sim) acknowledge(st Step, base uint64, values ...string) {
 	s.cov.Acked++
-	rec := &ackedRecord{value: value, holders: map[int32]bool{}}
+	recs := make([]*ackedRecord, len(values))
+	for i, v := range values {
+		recs[i] = &ackedRecord{value: v, holders: map[int32]bool{}}
+	}
 	for _, id := range s.brokers {
-		if vals, ok := s.logOf(id); ok && offset < uint64(len(vals.values)) && vals.at(offset) == value {
-			rec.holders[id] = true
+		vals, ok := s.logOf(id)
+		if !ok {
+			continue
+		}
+		for i, rec := range recs {
+			if off := base + uint64(i); off < uint64(len(vals.values)) && vals.at(off) == rec.value {
+				rec.holders[id] = true
+			}
 		}
 	}
-	if prev, ok := s.acked[offset]; ok && prev.value != value && !prev.excused {
-		s.fail(st, Operable, "offset %d acknowledged twice: %q, then %q", offset, prev.value, value)
+	for i, rec := range recs {
+		off := base + uint64(i)
+		if prev, ok := s.acked[off]; ok && prev.value != rec.value && !prev.excused {
+			s.fail(st, Operable, "offset %d acknowledged twice: %q, then %q", off, prev.value, rec.value)
+		}
+		s.acked[off] = rec
 	}
-	s.acked[offset] = rec
 }
 
 func (s *sim) consume() {

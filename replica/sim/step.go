@@ -69,9 +69,9 @@ type Step struct {
 	Op      vfs.Op             // DiskFault
 	Unclean bool               // Elect
 	// Idempotent makes a Produce the idempotent producer's: it hands over
-	// Batches batches (0 is one), the first of one record, the second of
-	// two, and so on, valued Value followed by a, b, c...; the producer
-	// sends them to the leader as its rules allow.
+	// Batches batches (0 is one) of one record, one, then two, valued
+	// Value followed by a, b, c...; the producer sends them to the leader
+	// as its rules allow.
 	Idempotent bool
 	Batches    int
 	// NewProducer makes an idempotent Produce close the producer first
