@@ -14,9 +14,11 @@ import (
 // each failed attempt proves; a sequence gap that needs an epoch bump.
 //
 //   - Its identity comes from the controller's InitProducerId, asked
-//     over its own link; new batches wait for it.
-//   - An idempotent produce step hands it Batches batches (of one
-//     record, one, then two); it sends them in order, at most idemMaxInFlight in
+//     over its own link; new batches wait for it. A step with NewProducer
+//     closes it (what is not acknowledged fails; answers still due are
+//     never read) and opens another, with a new producer id.
+//   - An idempotent produce step hands it Batches batches (of one record,
+//     one, then two); it sends them in order, at most idemMaxInFlight in
 //     flight, all to one broker, with acks=all.
 //   - An answer NONE acknowledges a batch. Anything else, or no answer
 //     within idemRequestTimeoutMs (the connection breaks, failing every
