@@ -9,12 +9,13 @@
 // controller names or, as a client with stale metadata would, to any
 // broker; every third acks=all produce to the leader hands 1 to 3
 // batches to the idempotent producer, and every eighth of those to a new
-// producer, with a new producer id); a fetch round; a consumer's read; link faults (loss,
-// duplication, delays that reorder) and cut links between any two nodes,
-// the controller included; a broker crash that keeps what it wrote, loses
-// what it did not fsync (a power cut) or tears its last write; a restart; a
-// controller restart; a clock jump, short or past the lag and session
-// bounds; a failed write or fsync on a broker's disk; an explicit election.
+// producer, with a new producer id); a fetch round; a consumer's read;
+// link faults (loss, duplication, delays that reorder) and cut links
+// between any two nodes, the controller included; a broker crash that
+// keeps what it wrote, loses what it did not fsync (a power cut) or tears
+// its last write; a restart; a controller restart; a clock jump, short or
+// past the lag and session bounds; a failed write or fsync on a broker's
+// disk; an explicit election.
 // Everything random is drawn from the seed, so a seed names a run. Half
 // the seeds (LongPolls) run the followers as the network runtime does:
 // fetching continuously, each fetch parked by its leader until data or a
@@ -27,7 +28,8 @@
 // The idempotent producer follows the rules of replica/client's (its
 // package documentation, "Idempotence"), on the simulator's partition and
 // clock, between the steps: its identity from the controller's
-// InitProducerId; up to 5 batches in flight, all to one broker, acks=all;
+// InitProducerId (a new producer, closing the old one, asks for a new
+// id); up to 5 batches in flight, all to one broker, acks=all;
 // a retry resends a batch's bytes unchanged, oldest first, once nothing is
 // in flight; what a failed attempt proves decides what may be renumbered
 // (no answer, or an answer that may follow the append: maybe written;

@@ -8,43 +8,11 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// The simulated idempotent producer follows the rules of replica/client's
-// (its package documentation, "Idempotence"), on the one partition, with
-// the client's state: batches new, in flight, to retry or to resend; what
-// each failed attempt proves; a sequence gap that needs an epoch bump.
-//
-//   - Its identity comes from the controller's InitProducerId, asked
-//     over its own link; new batches wait for it. A step with NewProducer
-//     closes it (what is not acknowledged fails; answers still due are
-//     never read) and opens another, with a new producer id.
-//   - An idempotent produce step hands it Batches batches (of one record,
-//     one, then two); it sends them in order, at most idemMaxInFlight in
-//     flight, all to one broker, with acks=all.
-//   - An answer NONE acknowledges a batch. Anything else, or no answer
-//     within idemRequestTimeoutMs (the connection breaks, failing every
-//     request on it, as does the broker's crash), makes the batch one to
-//     retry after the partition's backoff: once nothing of the partition
-//     is in flight, the batches to retry are resent, oldest first, with
-//     their bytes.
-//   - What a failed attempt proves: no answer, or a refusal that may
-//     follow the append, says the batch may have been written;
-//     NOT_ENOUGH_REPLICAS says only that this attempt was not;
-//     OUT_OF_ORDER_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID say that no
-//     attempt is in the leader's log.
-//   - A batch not acknowledged idemDeliveryTimeoutMs after it was handed
-//     over fails (when not in flight, or when its answer comes); if it
-//     had a sequence, the partition has a gap, as it does after
-//     OUT_OF_ORDER_SEQUENCE_NUMBER to its oldest batch. After a gap, once
-//     nothing is in flight, batches that may have been written are
-//     resent with their bytes first; when none is left, the producer bumps
-//     its epoch and renumbers the batches to retry from sequence 0.
-//   - After a change of leader nothing goes to the new one until every
-//     batch in flight to the old one has come back.
-//
-// The producer's link is a perfect one, in order, as a TCP connection is:
-// the network's faults would lose or reorder one request of several in
-// flight, which a connection never does. Its faults are the broker's
-// crashes, the leader's stalls and its own timeouts.
+// The simulated idempotent producer: its rules, replica/client's, are
+// told in the package documentation (doc.go, "The idempotent producer");
+// this file is their code, with the client's state — batches new, in
+// flight, to retry or to resend; what each failed attempt proves; a
+// sequence gap that needs an epoch bump.
 
 // idempotentPrefix starts every value the idempotent producer sends, so the
 // Idempotence check can tell its records apart.
