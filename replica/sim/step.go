@@ -93,7 +93,11 @@ func (s Step) String() string {
 			if s.NewProducer {
 				from = " from a new producer"
 			}
-			return fmt.Sprintf("Produce %q idempotently%s, %d batches, to %s", s.Value, from, max(s.Batches, 1), to)
+			n := fmt.Sprintf("%d batches", s.Batches)
+			if s.Batches <= 1 {
+				n = "1 batch"
+			}
+			return fmt.Sprintf("Produce %q idempotently%s, %s, to %s", s.Value, from, n, to)
 		}
 		return fmt.Sprintf("Produce %q acks=%d to %s", s.Value, s.Acks, to)
 	case Advance:
