@@ -37,8 +37,16 @@ type Coverage struct {
 	// batches, IdempotentRetries the batches it sent again,
 	// IdempotentDuplicatesAnswered the answers to a copy of a batch already
 	// acknowledged (the leader's dedupe window at work), and
-	// IdempotentEpochBumps its restarts at a new epoch.
+	// IdempotentEpochBumps its epoch bumps after a sequence gap.
 	IdempotentAcked, IdempotentRetries, IdempotentDuplicatesAnswered, IdempotentEpochBumps int
+	// IdempotentRenumbered counts batches renumbered under a new epoch,
+	// IdempotentDeliveryTimeouts batches failed by their delivery timeout,
+	// IdempotentPipelined batches sent while another was in flight, and
+	// IdempotentLeaderBarrierHolds the times a batch waited for those in
+	// flight to the old leader.
+	IdempotentRenumbered, IdempotentDeliveryTimeouts, IdempotentPipelined, IdempotentLeaderBarrierHolds int
+	// IdempotentProducers counts producers closed and replaced by a new one.
+	IdempotentProducers int
 }
 
 // Add adds o's counts to c.
@@ -66,12 +74,17 @@ func (c *Coverage) Add(o Coverage) {
 	c.IdempotentRetries += o.IdempotentRetries
 	c.IdempotentDuplicatesAnswered += o.IdempotentDuplicatesAnswered
 	c.IdempotentEpochBumps += o.IdempotentEpochBumps
+	c.IdempotentRenumbered += o.IdempotentRenumbered
+	c.IdempotentDeliveryTimeouts += o.IdempotentDeliveryTimeouts
+	c.IdempotentPipelined += o.IdempotentPipelined
+	c.IdempotentLeaderBarrierHolds += o.IdempotentLeaderBarrierHolds
+	c.IdempotentProducers += o.IdempotentProducers
 }
 
 // Missing names what a run that claims to prove something should have
 // exercised but did not: a kind of step never taken, an invariant never
 // checked, no leader crash, no power cut, no election, no acknowledged
-// record.
+// record, no epoch bump or renumbered batch of the idempotent producer.
 func (c Coverage) Missing() []string {
 	var out []string
 	for k := Kind(0); k < kinds; k++ {
@@ -87,7 +100,10 @@ func (c Coverage) Missing() []string {
 	for name, n := range map[string]int{"a leader crash": c.LeaderCrashes, "a power cut": c.PowerCuts,
 		"an election": c.Elections, "an acknowledged record": c.Acked, "a consumed record": c.Consumed,
 		"a long-polling run": c.LongPollRuns, "a run of fetch rounds": c.RoundRuns,
-		"an idempotent batch acknowledged": c.IdempotentAcked, "a duplicate answered by the dedupe window": c.IdempotentDuplicatesAnswered} {
+		"an idempotent batch acknowledged": c.IdempotentAcked, "a duplicate answered by the dedupe window": c.IdempotentDuplicatesAnswered,
+		"an epoch bump": c.IdempotentEpochBumps, "a renumbered batch": c.IdempotentRenumbered,
+		"a delivery timeout": c.IdempotentDeliveryTimeouts, "a batch sent behind another in flight": c.IdempotentPipelined,
+		"a new producer": c.IdempotentProducers} {
 		if n == 0 {
 			out = append(out, name)
 		}
@@ -109,7 +125,8 @@ func (c Coverage) String() string {
 	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
 		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
 	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d", c.LongPollRuns, c.RoundRuns)
-	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d",
-		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps)
+	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d",
+		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps,
+		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds, c.IdempotentProducers)
 	return b.String()
 }

@@ -7,22 +7,44 @@
 //
 // Every step is one of: a produce (acks 0, 1 or all, to the leader the
 // controller names or, as a client with stale metadata would, to any
-// broker; every third acks=all produce to the leader is the idempotent
-// producer's, which resends a batch it has not had acknowledged — same
-// bytes, same sequences — before it sends a new one, and after
-// OUT_OF_ORDER_SEQUENCE_NUMBER starts again at a new epoch, as Kafka's
-// non-transactional producer does); a fetch round; a consumer's read; link faults (loss,
-// duplication, delays that reorder) and cut links between any two nodes,
-// the controller included; a broker crash that keeps what it wrote, loses
-// what it did not fsync (a power cut) or tears its last write; a restart; a
-// controller restart; a clock jump, short or past the lag and session
-// bounds; a failed write or fsync on a broker's disk; an explicit election.
+// broker; every third acks=all produce to the leader hands 1 to 3
+// batches to the idempotent producer, and every eighth of those to a new
+// producer, with a new producer id); a fetch round; a consumer's read;
+// link faults (loss, duplication, delays that reorder) and cut links
+// between any two nodes, the controller included; a broker crash that
+// keeps what it wrote, loses what it did not fsync (a power cut) or tears
+// its last write; a restart; a controller restart; a clock jump, short or
+// past the lag and session bounds; a failed write or fsync on a broker's
+// disk; an explicit election.
 // Everything random is drawn from the seed, so a seed names a run. Half
 // the seeds (LongPolls) run the followers as the network runtime does:
 // fetching continuously, each fetch parked by its leader until data or a
 // new high watermark arrives, or 500 ms pass; the others fetch only on
 // fetch-round steps, which lets the steps alone decide when replication
 // happens.
+//
+// # The idempotent producer
+//
+// The idempotent producer follows the rules of replica/client's (its
+// package documentation, "Idempotence"), on the simulator's partition and
+// clock, between the steps: its identity from the controller's
+// InitProducerId (a new producer, closing the old one, asks for a new
+// id); up to 5 batches in flight, all to one broker, acks=all;
+// a retry resends a batch's bytes unchanged, oldest first, once nothing is
+// in flight; what a failed attempt proves decides what may be renumbered
+// (no answer, or an answer that may follow the append: maybe written;
+// NOT_ENOUGH_REPLICAS: this attempt not written, an earlier one may be;
+// OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID: not in the leader's
+// log); a batch not acknowledged within its delivery timeout (30 s) fails,
+// and a failed batch that had a sequence leaves a gap, which an epoch bump
+// closes, renumbering only batches proved unwritten, after the others were
+// resent; after a change of leader nothing goes to the new one until
+// everything in flight to the old one came back. A request unanswered
+// for 11 s, or a crash of its broker, breaks the connection and fails
+// every request on it. The producer's link is perfect — in order, nothing
+// lost or doubled, as a TCP connection — since the network's faults would
+// lose or reorder one request of several in flight, which a connection
+// never does.
 //
 // # What it checks, after every step
 //
@@ -41,7 +63,9 @@
 //   - Sorted caches: every epoch cache is strictly increasing and agrees
 //     with the epochs stamped in its log.
 //   - Idempotence: no record of the idempotent producer is twice in the
-//     leader's log, and no batch is acknowledged at two offsets.
+//     leader's log.
+//   - ProducerOrder: the records one idempotent producer had acknowledged
+//     are in the leader's log in the order they were produced.
 //   - Visibility: no consumer ever reads a record at or above the high
 //     watermark of the leader that served it, and no record a consumer read
 //     is ever missing from a later leader.
@@ -70,6 +94,9 @@
 // its unsafe form — the pre-KIP-101 truncation to the follower's own high
 // watermark, automatic unclean leader election, no unclean-shutdown rule
 // (KIP-966) — and its own tests assert that it then finds a lost commit.
+// So can the idempotent producer's: one that takes NOT_ENOUGH_REPLICAS for
+// proof that a batch was never written, one that sends to a new leader
+// while batches are in flight to the old one.
 //
 // # What is not simulated
 //

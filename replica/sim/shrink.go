@@ -52,6 +52,12 @@ func Script(cfg Config, steps []Step, name string) string {
 	if cfg.DisableUncleanShutdownRule {
 		b.WriteString(", DisableUncleanShutdownRule: true")
 	}
+	if cfg.ProducerTrustsNotEnoughReplicas {
+		b.WriteString(", ProducerTrustsNotEnoughReplicas: true")
+	}
+	if cfg.ProducerSkipsLeaderBarrier {
+		b.WriteString(", ProducerSkipsLeaderBarrier: true")
+	}
 	if cfg.LossOnly {
 		b.WriteString(", LossOnly: true")
 	}

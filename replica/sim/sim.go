@@ -37,6 +37,20 @@ type Config struct {
 	// registering after an unclean shutdown leaves every ISR and ELR.
 	DisableUncleanShutdownRule bool
 
+	// The idempotent producer's unsafe rules, each off by default. With
+	// one on, the simulator must find a record written twice or out of
+	// order; its tests check that it does.
+
+	// ProducerTrustsNotEnoughReplicas makes the idempotent producer take
+	// NOT_ENOUGH_REPLICAS as proof that its batch was never written,
+	// though an earlier attempt may have been: after a gap it renumbers
+	// the batch, and writes it twice.
+	ProducerTrustsNotEnoughReplicas bool
+	// ProducerSkipsLeaderBarrier lets the idempotent producer send to a
+	// new leader while batches are still in flight to the old one: a new
+	// leader that never saw the producer takes a later batch first.
+	ProducerSkipsLeaderBarrier bool
+
 	// LossOnly stops a run only at a lost commit (AcknowledgedKept or
 	// ConsumerVisibility), not at the weaker invariants that foretell one:
 	// with an unsafe rule, a run then goes on to the loss itself.
@@ -112,16 +126,17 @@ func Replay(cfg Config, steps []Step) Result {
 
 // sim is one running simulation.
 type sim struct {
-	cfg      Config
-	rand     *rand.Rand
-	c        *replica.Cluster
-	brokers  []int32
-	minISR   int32
-	steps    []Step
-	pending  []pendingProduce
-	failure  error
-	cov      Coverage
-	produced int
+	cfg       Config
+	rand      *rand.Rand
+	c         *replica.Cluster
+	brokers   []int32
+	minISR    int32
+	steps     []Step
+	pending   []pendingProduce
+	failure   error
+	cov       Coverage
+	produced  int
+	idemSteps int
 
 	// acked holds every record whose acks=all produce was answered NONE,
 	// by offset, with the brokers that held it then.
@@ -213,10 +228,7 @@ func newSim(cfg Config) (*sim, error) {
 		acked: map[uint64]*ackedRecord{}, consumed: map[uint64]string{}, lostPower: map[int32]bool{},
 		hw: map[leaderEpoch]uint64{}, epochs: map[int32]int32{}, ctlEpoch: -1,
 	}
-	if err := s.initIdempotentProducer(); err != nil {
-		c.Close()
-		return nil, err
-	}
+	s.openProducer()
 	return s, nil
 }
 
@@ -248,8 +260,12 @@ func (s *sim) draw() Step {
 		}
 		// Every third produce to the leader with acks=all is the
 		// idempotent producer's (no draw: a seed's stream stays the same).
+		// Its steps hand over 1 to 3 batches in turn.
 		if st.Acks == wire.AcksAll && st.Broker < 0 && s.produced%3 == 0 {
 			st.Idempotent, st.Value = true, fmt.Sprintf("%s%d", idempotentPrefix, s.produced)
+			st.Batches = 1 + s.produced/3%3
+			s.idemSteps++
+			st.NewProducer = s.idemSteps%idemNewProducerEvery == 0
 		}
 		return st
 	case w < 55:
@@ -405,23 +421,35 @@ func (s *sim) collect(st Step) {
 	}
 	clear(s.pending[len(kept):])
 	s.pending = kept
-	s.collectIdempotent(st)
+	s.runProducer(st)
 }
 
-// acknowledge records value as acknowledged (acks=all, answered NONE) at
-// offset, with the brokers that hold it now.
-func (s *sim) acknowledge(st Step, offset uint64, value string) {
+// acknowledge records values as acknowledged (acks=all, answered NONE)
+// at base, base+1, ..., with the brokers that hold each now.
+func (s *sim) acknowledge(st Step, base uint64, values ...string) {
 	s.cov.Acked++
-	rec := &ackedRecord{value: value, holders: map[int32]bool{}}
+	recs := make([]*ackedRecord, len(values))
+	for i, v := range values {
+		recs[i] = &ackedRecord{value: v, holders: map[int32]bool{}}
+	}
 	for _, id := range s.brokers {
-		if vals, ok := s.logOf(id); ok && offset < uint64(len(vals.values)) && vals.at(offset) == value {
-			rec.holders[id] = true
+		vals, ok := s.logOf(id)
+		if !ok {
+			continue
+		}
+		for i, rec := range recs {
+			if off := base + uint64(i); off < uint64(len(vals.values)) && vals.at(off) == rec.value {
+				rec.holders[id] = true
+			}
 		}
 	}
-	if prev, ok := s.acked[offset]; ok && prev.value != value && !prev.excused {
-		s.fail(st, Operable, "offset %d acknowledged twice: %q, then %q", offset, prev.value, value)
+	for i, rec := range recs {
+		off := base + uint64(i)
+		if prev, ok := s.acked[off]; ok && prev.value != rec.value && !prev.excused {
+			s.fail(st, Operable, "offset %d acknowledged twice: %q, then %q", off, prev.value, rec.value)
+		}
+		s.acked[off] = rec
 	}
-	s.acked[offset] = rec
 }
 
 func (s *sim) consume() {

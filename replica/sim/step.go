@@ -68,10 +68,16 @@ type Step struct {
 	Faults  replica.LinkFaults // Faults
 	Op      vfs.Op             // DiskFault
 	Unclean bool               // Elect
-	// Idempotent makes a Produce the idempotent producer's (acks=all, to
-	// the leader): it sends Value as a new batch, or resends the batch it
-	// has not had acknowledged yet.
+	// Idempotent makes a Produce the idempotent producer's: it hands over
+	// Batches batches (0 is one) of one record, one, then two, valued
+	// Value followed by a, b, c...; the producer sends them to the leader
+	// as its rules allow.
 	Idempotent bool
+	Batches    int
+	// NewProducer makes an idempotent Produce close the producer first
+	// (its records not yet acknowledged fail) and hand the batches to a
+	// new one, with a new producer id.
+	NewProducer bool
 }
 
 // String describes the step on one line, e.g. "Crash broker 2 (LoseUnsynced)".
@@ -83,7 +89,15 @@ func (s Step) String() string {
 			to = fmt.Sprintf("broker %d", s.Broker)
 		}
 		if s.Idempotent {
-			return fmt.Sprintf("Produce %q idempotently (or resend the unacknowledged batch) to %s", s.Value, to)
+			from := ""
+			if s.NewProducer {
+				from = " from a new producer"
+			}
+			n := fmt.Sprintf("%d batches", s.Batches)
+			if s.Batches <= 1 {
+				n = "1 batch"
+			}
+			return fmt.Sprintf("Produce %q idempotently%s, %s, to %s", s.Value, from, n, to)
 		}
 		return fmt.Sprintf("Produce %q acks=%d to %s", s.Value, s.Acks, to)
 	case Advance:
@@ -119,7 +133,7 @@ func (s Step) goString() string {
 	switch s.Kind {
 	case Produce:
 		if s.Idempotent {
-			return fmt.Sprintf("{Kind: sim.Produce, Broker: %d, Acks: %d, Value: %q, Idempotent: true}", s.Broker, s.Acks, s.Value)
+			return fmt.Sprintf("{Kind: sim.Produce, Broker: %d, Acks: %d, Value: %q, Idempotent: true, Batches: %d, NewProducer: %v}", s.Broker, s.Acks, s.Value, s.Batches, s.NewProducer)
 		}
 		return fmt.Sprintf("{Kind: sim.Produce, Broker: %d, Acks: %d, Value: %q}", s.Broker, s.Acks, s.Value)
 	case Advance:
