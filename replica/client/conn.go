@@ -34,18 +34,18 @@ type conn struct {
 	spare    []outFrame
 	calls    map[int32]*call
 	nextCorr int32
-	timer    clock.Timer   // armed while calls wait: at or before the earliest deadline
-	timerAt  int64         // when timer fires
+	timer    clock.Timer // armed while calls wait: at or before the earliest deadline
+	timerAt  int64       // when timer fires
 	// writeDeadlineMs is when the write in progress times out (0: none):
 	// a write to a peer that stopped reading blocks for ever, and an
 	// acks=0 produce has no answer to time out instead.
 	writeDeadlineMs int64
-	free     []*call       // answered calls, for reuse
-	err      error         // why it broke; nil while it works
-	wake     chan struct{} // tells the writer there is work
-	done     chan struct{} // closed when it breaks
-	ctx      context.Context
-	cancel   context.CancelFunc // cancels a dial in progress when it breaks
+	free            []*call       // answered calls, for reuse
+	err             error         // why it broke; nil while it works
+	wake            chan struct{} // tells the writer there is work
+	done            chan struct{} // closed when it breaks
+	ctx             context.Context
+	cancel          context.CancelFunc // cancels a dial in progress when it breaks
 
 }
 
