@@ -82,7 +82,10 @@ func (p *Producer) settleLocked(part *partition) {
 	if part.needBump {
 		maybeWritten := false
 		for _, b := range part.batches {
-			if b.state == stRetry && b.maybeWritten {
+			// A batch already settled for a resend, not yet sent, counts
+			// too: it keeps its old sequence, so it must go before any
+			// bump.
+			if (b.state == stRetry || b.state == stResend) && b.maybeWritten {
 				maybeWritten = true
 			}
 		}
@@ -91,7 +94,7 @@ func (p *Producer) settleLocked(part *partition) {
 				p.ident = p.ident.bumped()
 			}
 			for _, b := range part.batches {
-				if b.state == stRetry {
+				if b.state == stRetry || b.state == stResend {
 					b.state, b.hasSeq = stNew, false
 				}
 			}
