@@ -44,11 +44,12 @@ type inConn struct {
 
 	// queue holds the requests awaiting their response, in arrival order.
 	// It and the fast path's buffers are guarded by the node lock (h.mu).
-	queue   []*slot
-	raw     *rawWriter  // the fast path, nil where there is none
-	pieces  net.Buffers // a frame's pieces, for the fast path
-	scratch []byte      // their encoded bytes
-	wbufs   net.Buffers // the writer's vectored write
+	queue    []*slot
+	nextCorr int32       // the last correlation id the host gave a request
+	raw      *rawWriter  // the fast path, nil where there is none
+	pieces   net.Buffers // a frame's pieces, for the fast path
+	scratch  []byte      // their encoded bytes
+	wbufs    net.Buffers // the writer's vectored write
 
 	// mu guards the fields below; it is taken after h.mu, never before.
 	mu       sync.Mutex
@@ -66,13 +67,14 @@ type inConn struct {
 // is reused for a later request only once its response is written, so the
 // node may keep the request (a parked fetch) until it answers.
 type slot struct {
-	buf     []byte // the request's payload
-	key     wire.APIKey
-	corr    int32
-	ready   bool   // answered: frame holds the response
-	frame   []byte // the response, framed
-	produce wire.ProduceRequest
-	fetch   wire.FetchRequest
+	buf        []byte // the request's payload
+	key        wire.APIKey
+	corr       int32  // the id the host gave the request
+	clientCorr int32  // the id the client gave it, which its response carries
+	ready      bool   // answered: frame holds the response
+	frame      []byte // the response, framed
+	produce    wire.ProduceRequest
+	fetch      wire.FetchRequest
 }
 
 func newInConn(h *Host, id int32, nc net.Conn) *inConn {
@@ -147,51 +149,61 @@ func (c *inConn) readLoop() {
 			err = errors.New("a " + m.APIKey().String() + " request, which this node does not serve")
 			return
 		}
-		h.mu.Lock()
-		if h.closed {
-			h.mu.Unlock()
+		if err = c.deliver(s, m, refusal); err != nil {
+			if err == errHostClosed {
+				err = nil // not this connection's failure
+			}
 			return
 		}
-		switch {
-		case refusal != nil:
-			c.enqueue(s, refusal.APIKey(), refusal.Correlation())
-			c.respond(refusal)
-		case h.codec.answered(m):
-			if c.waiting(m.APIKey(), m.Correlation()) {
-				h.mu.Unlock()
-				err = fmt.Errorf("a second %v request with correlation id %d while the first waits for its answer", m.APIKey(), m.Correlation())
-				return
-			}
-			c.enqueue(s, m.APIKey(), m.Correlation())
-			h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
-		default:
-			h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
-			c.release(s)
-		}
-		h.event()
-		h.mu.Unlock()
 	}
 }
 
-// waiting reports whether a request of kind key with correlation id corr
-// waits for its answer on c: answers find their request by the two, so a
-// client that repeats them before the answer breaks the protocol, and the
-// connection is closed rather than answered out of place. (Kafka's broker
-// answers in order whatever the ids; kaenlog's clients, like Kafka's,
-// never repeat one in flight.) The node lock is held.
-func (c *inConn) waiting(key wire.APIKey, corr int32) bool {
-	for _, q := range c.queue {
-		if !q.ready && q.key == key && q.corr == corr {
-			return true
-		}
+// errHostClosed ends a connection's reader when the host closes.
+var errHostClosed = errors.New("the host is closing")
+
+// deliver hands one request to the node (or answers it with refusal)
+// under the node lock, released by a defer: a panic in the node (a bug)
+// then crashes the process instead of leaving the lock held by a reader
+// whose deferred close would wait for it for ever, wedging every
+// connection.
+func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
+	h := c.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return errHostClosed
 	}
-	return false
+	switch {
+	case refusal != nil:
+		if !c.enqueue(s, refusal) {
+			return fmt.Errorf("a %v refusal: no correlation id to give it", refusal.APIKey())
+		}
+		c.respond(refusal)
+	case h.codec.answered(m):
+		if !c.enqueue(s, m) {
+			return fmt.Errorf("a %v request: no correlation id to give it", m.APIKey())
+		}
+		h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
+	default:
+		h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
+		c.release(s)
+	}
+	h.event()
+	return nil
 }
 
-// enqueue gives s its place in the response order. The node lock is held.
-func (c *inConn) enqueue(s *slot, key wire.APIKey, corr int32) {
-	s.key, s.corr, s.ready = key, corr, false
+// enqueue gives s its place in the response order, and m, its request (or
+// the refusal that answers it), a correlation id unique on the connection
+// (correlation.go); s keeps the client's. ok is false for a message whose
+// id cannot be set. The node lock is held.
+func (c *inConn) enqueue(s *slot, m wire.Message) (ok bool) {
+	c.nextCorr++
+	s.key, s.corr, s.clientCorr, s.ready = m.APIKey(), c.nextCorr, m.Correlation(), false
+	if !setCorrelation(m, s.corr) {
+		return false
+	}
 	c.queue = append(c.queue, s)
+	return true
 }
 
 // respond frames the node's response m for the slot of its request and
@@ -209,6 +221,7 @@ func (c *inConn) respond(m wire.Message) {
 		return
 	}
 	s := c.queue[i]
+	setCorrelation(m, s.clientCorr) // a kind enqueue set, so it knows it
 	claimed := i == 0 && c.claim()
 	err := c.frame(s, m, claimed)
 	if err != nil {

@@ -107,9 +107,10 @@
 // connection stays open. A frame whose header is unreadable or names an
 // unknown API, a length prefix over the limit or negative, or a request
 // the node does not serve (a broker is not the controller) closes the
-// connection; so does a request whose API key and correlation id are those
-// of one still waiting for its answer on the connection (responses find
-// their request by the two; Kafka's clients never repeat an id in flight).
+// connection. A response finds its request by an id the host gave it, not
+// by the client's correlation id, which the response carries back: a
+// client may repeat an id, and is answered in order as Kafka's broker
+// answers it.
 //
 // # Connection loss
 //

@@ -69,20 +69,29 @@ func testOrder(t *testing.T, maxInFlight int) {
 	}
 	rec := c.broker(leader).node.(*recorder)
 	if maxInFlight != 1 {
-		// The broker answers everything after the held produce first.
+		// The broker answers everything after the held produce first. It
+		// sees the requests under ids the host gave them.
+		ahead := maxInFlight
+		if ahead == 0 {
+			ahead = server.DefaultMaxInFlight
+		}
+		var (
+			from replica.Addr
+			seen []int32
+		)
 		c.ev.await(t, "the broker to answer the requests after the held produce", func() bool {
-			ahead := maxInFlight
-			if ahead == 0 {
-				ahead = server.DefaultMaxInFlight
+			from, seen = rec.requestsFromLastAcksAll()
+			if len(seen) < min(len(corrs), ahead) {
+				return false
 			}
-			for _, corr := range corrs[1:min(len(corrs), ahead)] {
-				if !rec.hasAnswered(corr) {
+			for _, corr := range seen[1:min(len(corrs), ahead)] {
+				if !rec.hasAnswered(from, corr) {
 					return false
 				}
 			}
 			return true
 		})
-		if rec.hasAnswered(corrs[0]) {
+		if rec.hasAnswered(from, seen[0]) {
 			t.Fatal("the held produce was answered while its followers were cut off")
 		}
 	}

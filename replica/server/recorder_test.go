@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/wire"
 )
 
 // recorder wraps a broker and records what the host tells it and what it
@@ -14,7 +15,62 @@ type recorder struct {
 
 	mu           sync.Mutex
 	disconnected []replica.Addr
-	answered     []int32
+	answered     []answer
+	received     []received
+}
+
+// answer is a response the broker gave: to whom, under which id.
+type answer struct {
+	to   replica.Addr
+	corr int32
+}
+
+// received is a request as the broker saw it: the host gives each one a
+// correlation id of its own.
+type received struct {
+	from replica.Addr
+	msg  wire.Message // only its kind and correlation id stay valid
+	key  wire.APIKey
+	corr int32
+	acks int16 // a produce's
+}
+
+// Receive records the requests from clients and passes everything on.
+func (r *recorder) Receive(env replica.Envelope, nowMs int64) {
+	if !env.Response && env.From.Kind == replica.ClientAddr {
+		rc := received{from: env.From, key: env.Msg.APIKey(), corr: env.Msg.Correlation()}
+		if p, ok := env.Msg.(*wire.ProduceRequest); ok {
+			rc.acks = p.Acks
+		}
+		r.mu.Lock()
+		r.received = append(r.received, rc)
+		r.mu.Unlock()
+	}
+	r.Broker.Receive(env, nowMs)
+}
+
+// requestsFromLastAcksAll returns the connection that sent the last
+// acks=all produce and the correlation ids the broker saw for its
+// requests, in order, from that produce on.
+func (r *recorder) requestsFromLastAcksAll() (replica.Addr, []int32) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at := -1
+	for i, rc := range r.received {
+		if rc.key == wire.APIProduce && rc.acks == wire.AcksAll {
+			at = i
+		}
+	}
+	if at < 0 {
+		return replica.Addr{}, nil
+	}
+	var corrs []int32
+	for _, rc := range r.received[at:] {
+		if rc.from == r.received[at].from {
+			corrs = append(corrs, rc.corr)
+		}
+	}
+	return r.received[at].from, corrs
 }
 
 // Disconnected records the call and passes it on to the broker if it has
@@ -34,7 +90,7 @@ func (r *recorder) Outbox() []replica.Envelope {
 	r.mu.Lock()
 	for _, env := range out {
 		if env.Response {
-			r.answered = append(r.answered, env.Msg.Correlation())
+			r.answered = append(r.answered, answer{env.To, env.Msg.Correlation()})
 		}
 	}
 	r.mu.Unlock()
@@ -62,12 +118,12 @@ func (r *recorder) disconnects(match func(replica.Addr) bool) int {
 }
 
 // hasAnswered reports whether the broker has answered correlation id corr
-// (on any connection).
-func (r *recorder) hasAnswered(corr int32) bool {
+// (an id the host gave the request, see received) to client.
+func (r *recorder) hasAnswered(client replica.Addr, corr int32) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, c := range r.answered {
-		if c == corr {
+	for _, a := range r.answered {
+		if a.to == client && a.corr == corr {
 			return true
 		}
 	}
