@@ -20,7 +20,12 @@ import (
 // request while the parked first fetch still points at it
 // (parkedFetch.req == &slot.fetch). The parked fetch then answers with the
 // third request's correlation id, which matches no open slot: the answer
-// is dropped, and the connection never answers again.
+// is dropped, and the connection never answers again. (With a third
+// request of two partitions, parkedFetchDone indexes the first request's
+// one mark with the second partition and panics on the connection's read
+// goroutine with the node lock held; its deferred close then waits for
+// that lock for ever, so the whole broker wedges. That variant is not
+// here: it would hang the package's tests.)
 func TestARepeatedCorrelationIDKeepsEachRequestItsAnswer(t *testing.T) {
 	c := startCluster(t, clusterOptions{brokers: 1})
 	tp := replica.TopicPartition{Topic: "corr", Partition: 0}
