@@ -270,3 +270,60 @@ func (InitProducerIDResponse) APIKey() APIKey { return APIInitProducerID }
 
 // Correlation returns m.CorrelationID.
 func (m InitProducerIDResponse) Correlation() int32 { return m.CorrelationID }
+
+// SetCorrelation sets the correlation id of m, a pointer to one of this
+// package's messages (as DecodeRequest and DecodeResponse return them):
+// a client numbers its requests, and a server may give a request an id
+// of its own and its response the client's back. ok is false for any
+// other value.
+func SetCorrelation(m Message, corr int32) (ok bool) {
+	switch m := m.(type) {
+	case *ProduceRequest:
+		m.CorrelationID = corr
+	case *ProduceResponse:
+		m.CorrelationID = corr
+	case *FetchRequest:
+		m.CorrelationID = corr
+	case *FetchResponse:
+		m.CorrelationID = corr
+	case *ListOffsetsRequest:
+		m.CorrelationID = corr
+	case *ListOffsetsResponse:
+		m.CorrelationID = corr
+	case *OffsetsForLeaderEpochRequest:
+		m.CorrelationID = corr
+	case *OffsetsForLeaderEpochResponse:
+		m.CorrelationID = corr
+	case *MetadataRequest:
+		m.CorrelationID = corr
+	case *MetadataResponse:
+		m.CorrelationID = corr
+	case *CreateTopicsRequest:
+		m.CorrelationID = corr
+	case *CreateTopicsResponse:
+		m.CorrelationID = corr
+	case *ElectLeadersRequest:
+		m.CorrelationID = corr
+	case *ElectLeadersResponse:
+		m.CorrelationID = corr
+	case *AlterPartitionRequest:
+		m.CorrelationID = corr
+	case *AlterPartitionResponse:
+		m.CorrelationID = corr
+	case *BrokerRegistrationRequest:
+		m.CorrelationID = corr
+	case *BrokerRegistrationResponse:
+		m.CorrelationID = corr
+	case *BrokerHeartbeatRequest:
+		m.CorrelationID = corr
+	case *BrokerHeartbeatResponse:
+		m.CorrelationID = corr
+	case *InitProducerIDRequest:
+		m.CorrelationID = corr
+	case *InitProducerIDResponse:
+		m.CorrelationID = corr
+	default:
+		return false
+	}
+	return true
+}

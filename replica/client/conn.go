@@ -128,7 +128,9 @@ func (c *conn) send(m wire.Message, waitMs int64, handle func([]byte, error) boo
 		}
 		timeout := waitMs + c.cl.cfg.RequestTimeoutMs
 		*cl = call{key: m.APIKey(), corr: c.nextCorr, deadlineMs: c.cl.clock.NowMs() + timeout, timeoutMs: timeout, handle: handle}
-		setCorrelation(m, cl.corr)
+		if !wire.SetCorrelation(m, cl.corr) {
+			panic(fmt.Sprintf("client: a %T has no correlation id", m)) // the client's own messages have
+		}
 		c.calls[cl.corr] = cl
 		if c.timer == nil {
 			c.armLocked(cl.deadlineMs)
@@ -386,25 +388,5 @@ func (c *conn) readLoop(nc net.Conn) {
 		*cl = call{}
 		c.free = append(c.free, cl)
 		c.mu.Unlock()
-	}
-}
-
-// setCorrelation sets the correlation id of a request the client sends.
-func setCorrelation(m wire.Message, corr int32) {
-	switch r := m.(type) {
-	case *wire.ProduceRequest:
-		r.CorrelationID = corr
-	case *wire.FetchRequest:
-		r.CorrelationID = corr
-	case *wire.ListOffsetsRequest:
-		r.CorrelationID = corr
-	case *wire.MetadataRequest:
-		r.CorrelationID = corr
-	case *wire.CreateTopicsRequest:
-		r.CorrelationID = corr
-	case *wire.InitProducerIDRequest:
-		r.CorrelationID = corr
-	default:
-		panic(fmt.Sprintf("client: setCorrelation: %T", m))
 	}
 }

@@ -193,13 +193,17 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 }
 
 // enqueue gives s its place in the response order, and m, its request (or
-// the refusal that answers it), a correlation id unique on the connection
-// (correlation.go); s keeps the client's. ok is false for a message whose
+// the refusal that answers it), a correlation id unique on the connection;
+// s keeps the client's, which the response carries back. So a response
+// finds its request by identity even when a client repeats an id, as
+// Kafka's broker answers a connection's requests in order whatever their
+// ids (a repeated id once let a response take another request's place,
+// and a parked fetch answer for a request that had reused its memory). ok is false for a message whose
 // id cannot be set. The node lock is held.
 func (c *inConn) enqueue(s *slot, m wire.Message) (ok bool) {
 	c.nextCorr++
 	s.key, s.corr, s.clientCorr, s.ready = m.APIKey(), c.nextCorr, m.Correlation(), false
-	if !setCorrelation(m, s.corr) {
+	if !wire.SetCorrelation(m, s.corr) {
 		return false
 	}
 	c.queue = append(c.queue, s)
@@ -221,7 +225,7 @@ func (c *inConn) respond(m wire.Message) {
 		return
 	}
 	s := c.queue[i]
-	setCorrelation(m, s.clientCorr) // a kind enqueue set, so it knows it
+	wire.SetCorrelation(m, s.clientCorr) // a kind enqueue set, so it knows it
 	claimed := i == 0 && c.claim()
 	err := c.frame(s, m, claimed)
 	if err != nil {

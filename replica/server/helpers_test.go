@@ -304,7 +304,7 @@ func (c *client) close() { c.nc.Close() }
 func (c *client) send(req wire.Message) int32 {
 	c.t.Helper()
 	c.corr++
-	setCorrelation(req, c.corr)
+	wire.SetCorrelation(req, c.corr)
 	c.keys[c.corr] = req.APIKey()
 	var bufs net.Buffers
 	bufs, _, err := wire.AppendFrameBuffers(bufs, nil, req)
@@ -354,28 +354,6 @@ func (c *client) call(req wire.Message) wire.Message {
 		c.t.Fatalf("response %d to request %d", m.Correlation(), corr)
 	}
 	return m
-}
-
-// setCorrelation sets the correlation id of a request.
-func setCorrelation(m wire.Message, corr int32) {
-	switch r := m.(type) {
-	case *wire.ProduceRequest:
-		r.CorrelationID = corr
-	case *wire.FetchRequest:
-		r.CorrelationID = corr
-	case *wire.ListOffsetsRequest:
-		r.CorrelationID = corr
-	case *wire.OffsetsForLeaderEpochRequest:
-		r.CorrelationID = corr
-	case *wire.MetadataRequest:
-		r.CorrelationID = corr
-	case *wire.CreateTopicsRequest:
-		r.CorrelationID = corr
-	case *wire.ElectLeadersRequest:
-		r.CorrelationID = corr
-	default:
-		panic(fmt.Sprintf("setCorrelation: %T", m))
-	}
 }
 
 // produce sends one batch of values to tp's leader and returns the answer.
