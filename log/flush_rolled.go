@@ -50,23 +50,30 @@ func (l *Log) FlushRolled() error {
 	}
 	type pending struct {
 		s     *segment
-		log   bool // fsync the log file (pinned open)
-		index bool // fsync the index file
+		f     vfs.File // the log file to fsync, pinned open; nil for none
+		index bool     // fsync the index file
 	}
 	var work []pending
 	l.fileMu.Lock()
 	for _, s := range l.segments[:len(l.segments)-1] {
-		p := pending{s: s, log: s.unsynced && s.log != nil, index: s.indexDirty}
-		if p.log {
+		p := pending{s: s, index: s.indexDirty}
+		if s.unsynced && s.log == nil {
+			// Never: a rolled segment keeps its file while unsynced
+			// (writerPin). Without the descriptor that wrote it nothing
+			// proves its bytes reached the disk: claim nothing.
+			target = min(target, s.base)
+		}
+		if s.unsynced && s.log != nil {
+			p.f = s.log
 			s.pins++ // beside writerPin, which a concurrent Flush may drop
 		}
-		if p.log || p.index {
+		if p.f != nil || p.index {
 			work = append(work, p)
 		}
 	}
 	l.fileMu.Unlock()
 	snap := l.rollSnap
-	withSnap := snap.ok && snap.off == target && l.hasSnapshot(target)
+	withSnap := snap.ok && snap.off == active.base && snap.off == target && l.hasSnapshot(target)
 	syncDir := l.dirDirty
 	l.writeMu.Unlock()
 
@@ -74,8 +81,8 @@ func (l *Log) FlushRolled() error {
 	// and nothing appends below it.
 	var err error
 	for _, p := range work {
-		if err == nil && p.log {
-			if e := p.s.log.Sync(); e != nil {
+		if err == nil && p.f != nil {
+			if e := p.f.Sync(); e != nil {
 				err = l.fail(fmt.Errorf("log: flush rolled %s: %w", p.s.name(), e))
 			}
 		}
@@ -99,7 +106,7 @@ func (l *Log) FlushRolled() error {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	for _, p := range work {
-		if p.log {
+		if p.f != nil {
 			l.release(p.s)
 		}
 	}
@@ -110,7 +117,7 @@ func (l *Log) FlushRolled() error {
 		return err
 	}
 	for _, p := range work {
-		if p.log {
+		if p.f != nil {
 			p.s.unsynced = false
 			l.unpinWriter(p.s)
 		}
