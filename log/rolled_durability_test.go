@@ -316,3 +316,19 @@ func TestFlushRolledFailedFsyncFailsTheLog(t *testing.T) {
 	}
 	l.Abandon()
 }
+
+// Under SyncEveryAppend a roll leaves nothing unsynced: RolledUnflushed
+// stays false and FlushRolled has nothing to do.
+func TestSyncEveryAppendRollsLeaveNothingToFlush(t *testing.T) {
+	l := stOpen(t, rollDir, Options{FS: vfs.NewMem(), SegmentBytes: 1000, Sync: SyncEveryAppend})
+	rollUntil(t, l, 3)
+	if l.RolledUnflushed() {
+		t.Fatal("RolledUnflushed under SyncEveryAppend")
+	}
+	if err := l.FlushRolled(); err != nil {
+		t.Fatal(err)
+	}
+	if rp := l.RecoveryPoint(); rp != l.EndOffset() {
+		t.Fatalf("recovery point %d, log end %d", rp, l.EndOffset())
+	}
+}
