@@ -9,6 +9,8 @@ import "errors"
 // that crash a broker inside one process; a real process's death releases
 // the files by itself. Every later call returns ErrClosed.
 func (l *Log) Abandon() error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	l.ckMu.Lock()

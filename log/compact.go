@@ -42,6 +42,8 @@ import (
 // stale. Both hold the same offsets. Readers are blocked only during the
 // renames. A failed write puts the log in the failed state.
 func (l *Log) Compact() (removedRecords int, err error) {
+	l.flushMu.Lock() // see flushMu
+	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.usable(); err != nil {

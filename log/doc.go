@@ -236,8 +236,10 @@
 // recovery-point checkpoint, in the same atomic write, whenever the
 // recovery point is the LEO (Flush, CheckpointRecoveryPoint, Open after a
 // crash); at Close; and, without an fsync, at every segment roll, to spare
-// truncation work. The log keeps the durable one and the newest few others
-// (a truncation below the oldest rebuilds from the log's first batch);
+// truncation work (FlushRolled later fsyncs the newest roll's, with the
+// segments below it, and moves the recovery point to it). The log keeps
+// the durable one and the newest few others (a truncation below the oldest
+// rebuilds from the log's first batch);
 // retention deletes those of the segments it deletes, a truncation those
 // past its new end, durably, before anything can be appended over them.
 // Before retention, IncrementStartOffset or a truncation leaves history
@@ -283,11 +285,22 @@
 // overlapping one rolled after it. Retention, IncrementStartOffset and
 // TruncateTo also flush when the history they leave below what recovery
 // keeps is covered by no durable producer-state snapshot (see Producer
-// state). Kafka flushes a segment when it rolls (asynchronously, on
-// its scheduler); kaenlog does not: a rolled segment is fsynced by Flush,
-// Close, the cases above, or when more than MaxOpenSegments of them wait,
-// so under SyncNever a power cut may take rolled segments Kafka would have
-// kept. Replication, not the disk, is what SyncNever relies on.
+// state).
+//
+// A rolled segment is made durable as Kafka makes it after a roll (its
+// scheduler's flush of everything below the new segment): FlushRolled
+// fsyncs the rolled segments not yet synced, their index files, the
+// producer-state snapshot the roll took and the directory, then moves the
+// recovery point to the active segment's base. The roll itself does not
+// fsync, so an append never waits for one; FlushRolled runs its fsyncs
+// without the append lock, so appends go on meanwhile, and the runtime
+// calls it outside its own locks when RolledUnflushed says there is work
+// (replica/server's Host does after every event; the deterministic
+// runtimes do not). Rolled segments are also fsynced by Flush, Close, the
+// cases above, and when more than MaxOpenSegments of them wait. Under
+// SyncNever a power cut thus takes at most the active segment's records
+// and any rolled segment whose FlushRolled had not finished; replication,
+// not the disk, is what SyncNever relies on for those.
 //
 // Close makes everything durable (segments, index files, every
 // checkpoint, the producer-state snapshot) and then writes the

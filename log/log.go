@@ -34,6 +34,12 @@ type Log struct {
 	// ckMu serializes writes of the high-watermark checkpoint, so they land
 	// in the order they read the HW.
 	ckMu sync.Mutex
+	// flushMu is held by FlushRolled for its whole run, fsyncs included,
+	// and taken before writeMu by every path that deletes, cuts, replaces
+	// or closes segment files (truncation, retention, compaction, Close,
+	// Abandon): the files FlushRolled fsyncs without writeMu stay in place.
+	// Appends and Flush do not take it.
+	flushMu sync.Mutex
 
 	// mu guards the fields below. Readers hold RLock for a whole Read, so
 	// no segment they use is truncated or deleted under them.
@@ -59,6 +65,13 @@ type Log struct {
 	// Durability bookkeeping, writer only (writeMu).
 	recoveryPoint uint64 // every offset below it is on disk: segments and their names
 	dirDirty      bool   // directory entries changed since the last SyncDir
+	// rollSnap is the snapshot the last roll wrote, at the new segment's
+	// base, and the producer state it holds: FlushRolled makes it durable.
+	rollSnap snapshotMark
+	// rolledUnflushed is whether the recovery point is below the active
+	// segment's base: rolled segments wait for an fsync (FlushRolled).
+	// Written under writeMu, read by anyone.
+	rolledUnflushed atomic.Bool
 	// What the checkpoint files hold, so unchanged ones are not rewritten:
 	// writer only, except hwOnDisk (ckMu).
 	rpOnDisk, startOnDisk, hwOnDisk onDisk
@@ -453,6 +466,7 @@ func (l *Log) syncSegments() error {
 		l.dirDirty = false
 	}
 	l.recoveryPoint = l.endOffset()
+	l.rolledUnflushed.Store(false)
 	return nil
 }
 
@@ -472,6 +486,8 @@ func (l *Log) syncSegments() error {
 // Every later call of a method that needs the files, including Close,
 // returns ErrClosed; the getters keep returning the last values.
 func (l *Log) Close() error {
+	l.flushMu.Lock() // an in-flight FlushRolled finishes first
+	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	l.ckMu.Lock()

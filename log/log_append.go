@@ -434,6 +434,7 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	l.segments = append(l.segments, s)
 	l.fileMu.Unlock()
 	l.mu.Unlock()
+	l.rolledUnflushed.Store(l.recoveryPoint < s.base)
 	if err2 != nil {
 		return nil, l.fail(fmt.Errorf("log: roll: %w", err2))
 	}

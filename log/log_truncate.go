@@ -33,6 +33,8 @@ import (
 // offset begins below StartOffset, the log is emptied and starts at
 // StartOffset (TruncateFullyAndStartAt).
 func (l *Log) TruncateTo(offset uint64) error {
+	l.flushMu.Lock() // see flushMu
+	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.usable(); err != nil {
@@ -317,6 +319,8 @@ func (s *segment) floorEntryBefore(pos int64) int {
 // in place; Open keeps them (they were this replica's log), and the epoch
 // protocol truncates them like any divergent tail.
 func (l *Log) TruncateFullyAndStartAt(off uint64) error {
+	l.flushMu.Lock() // see flushMu
+	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.usable(); err != nil {
@@ -416,6 +420,8 @@ func (l *Log) truncateFully(off uint64) error {
 // epoch cache forgets what lies below it and segments wholly below it are
 // deleted, oldest first. Reads below the new start are ErrOffsetOutOfRange.
 func (l *Log) IncrementStartOffset(off uint64) error {
+	l.flushMu.Lock() // see flushMu
+	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.usable(); err != nil {

@@ -12,8 +12,8 @@ import (
 )
 
 // Power cuts, through the in-memory file system: a seeded workload
-// (appends, flushes, rolls, truncations, compaction, retention, the log
-// start, epochs, clean restarts) runs until the power fails at a chosen
+// (appends, flushes, rolls and their FlushRolled, truncations, compaction,
+// retention, the log start, epochs, clean restarts) runs until the power fails at a chosen
 // file call (every later call fails, as nothing reaches the disk any
 // more), then the Mem crashes (losing what was not fsynced, or keeping a
 // torn prefix of it, or, for a process crash, keeping everything), and the
@@ -230,6 +230,15 @@ func stPowerCut(t *testing.T, seed uint64) (ok, cut bool) {
 		case r < 89:
 			lastOp = "checkpoint recovery point"
 			err = l.CheckpointRecoveryPoint()
+		case r < 93:
+			lastOp = "flush rolled"
+			if err = l.FlushRolled(); err == nil {
+				base := activeBase(l)
+				if rp := l.RecoveryPoint(); rp < base {
+					return fail("FlushRolled left the recovery point at %d, below the active segment's base %d", rp, base)
+				}
+				m.guarantee = max(m.guarantee, base)
+			}
 		default:
 			lastOp = "read"
 			from := m.start + rng.Uint64N(m.leo-m.start+1)

@@ -252,12 +252,14 @@ type snapshotMark struct {
 // writeRollSnapshot writes the snapshot at a new segment's base (the LEO,
 // before the append that rolls), as Kafka takes one at every roll, so that
 // a truncation into the segment needs to replay only that segment. It is
-// written to a temporary file and renamed but not fsynced: it only spares
-// work, and a copy that a crash tears fails its CRC and is ignored. An
+// written to a temporary file and renamed but not fsynced, which would
+// stall the append: FlushRolled fsyncs it later, with the segments below
+// it, and a copy that a crash tears fails its CRC and is ignored. An
 // existing snapshot at that offset is kept (it may be a durable one); the
 // oldest are pruned. The caller holds writeMu.
 func (l *Log) writeRollSnapshot(off uint64) error {
 	if l.hasSnapshot(off) {
+		l.rollSnap = snapshotMark{}
 		return nil
 	}
 	name := producerSnapshotName(off)
@@ -277,6 +279,7 @@ func (l *Log) writeRollSnapshot(off uint64) error {
 		return l.fail(fmt.Errorf("log: write %s: %w", name, err))
 	}
 	l.addSnapshot(off)
+	l.rollSnap = snapshotMark{off: off, gen: l.producersGen, ok: true}
 	return l.pruneSnapshots()
 }
 

@@ -33,6 +33,8 @@ type RetentionPolicy struct {
 // by time verifies a segment Open did not read before trusting its
 // timestamps.
 func (l *Log) DeleteRetainedSegments(p RetentionPolicy, nowMs int64) (deleted int, err error) {
+	l.flushMu.Lock() // see flushMu
+	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
 	if err := l.usable(); err != nil {

@@ -611,6 +611,27 @@ func (b *Broker) checkLogs() {
 	}
 }
 
+// RolledUnflushedLogs returns the logs of the hosted replicas that have
+// rolled segments waiting for an fsync ([log.Log.RolledUnflushed]), or nil.
+// Kafka fsyncs a segment on its scheduler after it rolls; a runtime does
+// the same by calling [log.Log.FlushRolled] on each, outside its node lock
+// (the fsyncs run without the log's append lock, and a log closed
+// meanwhile answers [log.ErrClosed]). A failure fails the log, and the
+// broker halts at its next event. A closed or halted broker has none.
+// It only asks: the deterministic runtimes need not call it.
+func (b *Broker) RolledUnflushedLogs() []*log.Log {
+	if b.closed || b.halted != nil {
+		return nil
+	}
+	var out []*log.Log
+	for _, h := range b.hosted {
+		if l := h.r.Log(); l.RolledUnflushed() {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // Halted returns nil while the broker runs, or why it stopped: one of its
 // logs failed. A halted broker does nothing until it is restarted (its logs
 // then re-verify their files); its controller session expires meanwhile,

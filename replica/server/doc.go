@@ -33,6 +33,14 @@
 // clock: the commands hand it the wall clock of examples/wallclock, tests
 // may hand it any.
 //
+// One fsync runs outside the lock: after an event that left a broker's
+// log with rolled segments not yet on disk
+// ([replica.Broker.RolledUnflushedLogs]), the host's flush goroutine calls
+// [log.Log.FlushRolled] on each such log, as Kafka's scheduler flushes a
+// segment after it rolls, so that fsyncing a full segment stalls neither
+// the node nor the log's appends. A failed fsync fails the log; the
+// goroutine then ticks the node, which halts.
+//
 // # Routing
 //
 // An accepted connection is the node's replica.ClientAt(n), n a

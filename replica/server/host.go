@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 
+	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
@@ -131,8 +132,11 @@ type Host struct {
 	deferred []replica.Addr // peers to tell the node of once route is done
 
 	changed chan struct{} // signalled after every event, for Close's waits
-	wg      sync.WaitGroup
-	done    chan struct{} // closed when the host stops
+	// flushWake is signalled after an event that left a log with rolled
+	// segments to fsync; flushLoop does it outside the lock.
+	flushWake chan struct{}
+	wg        sync.WaitGroup
+	done      chan struct{} // closed when the host stops
 }
 
 // nodeAPI is what the host knows of its node beyond replica.Node, found by
@@ -146,8 +150,9 @@ type nodeAPI struct {
 		ShutdownReady() bool
 		Epoch() int64
 	}
-	halted func() error
-	close  func() error
+	halted          func() error
+	close           func() error
+	rolledUnflushed func() []*log.Log
 }
 
 // Serve starts a Host for node on ln and returns at once: connections are
@@ -162,7 +167,7 @@ func Serve(ln net.Listener, node replica.Node, cfg Config) (*Host, error) {
 	h := &Host{
 		cfg: cfg, clk: cfg.Clock, ln: ln, codec: kaenlogCodec{}, node: node,
 		inbound: map[int32]*inConn{}, outbound: map[outKey]*outConn{},
-		changed: make(chan struct{}, 1), done: make(chan struct{}),
+		changed: make(chan struct{}, 1), done: make(chan struct{}), flushWake: make(chan struct{}, 1),
 	}
 	h.self, h.api = describe(node)
 	h.drv = clock.NewDriver(h.clk, &h.mu, hostTicker{h}, h.event)
@@ -171,7 +176,53 @@ func Serve(ln net.Listener, node replica.Node, cfg Config) (*Host, error) {
 	h.mu.Unlock()
 	h.wg.Add(1)
 	go h.acceptLoop()
+	if h.api.rolledUnflushed != nil {
+		h.wg.Add(1)
+		go h.flushLoop()
+	}
 	return h, nil
+}
+
+// flushLoop fsyncs the node's rolled segments after the events that roll
+// them, as Kafka's scheduler flushes a segment after it rolls: it asks the
+// node for the logs under the lock and calls log.Log.FlushRolled on each
+// outside it, so that an fsync of a full segment stalls neither the node
+// nor the log's appends. A failed fsync fails the log; an event then lets
+// the broker see it and halt.
+func (h *Host) flushLoop() {
+	defer h.wg.Done()
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-h.flushWake:
+		}
+		h.mu.Lock()
+		var logs []*log.Log
+		if !h.closed {
+			logs = h.api.rolledUnflushed()
+		}
+		h.mu.Unlock()
+		failed := false
+		for _, l := range logs {
+			select {
+			case <-h.done:
+				return
+			default:
+			}
+			if err := l.FlushRolled(); err != nil && !errors.Is(err, log.ErrClosed) {
+				failed = true
+			}
+		}
+		if failed {
+			h.mu.Lock()
+			if !h.closed {
+				h.node.Tick(h.clk.NowMs())
+				h.event()
+			}
+			h.mu.Unlock()
+		}
+	}
 }
 
 // hostTicker is the node as its driver sees it: a timer that fires after
@@ -229,6 +280,9 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 	if n, ok := node.(interface{ Close() error }); ok {
 		api.close = n.Close
 	}
+	if n, ok := node.(interface{ RolledUnflushedLogs() []*log.Log }); ok {
+		api.rolledUnflushed = n.RolledUnflushedLogs
+	}
 	return self, api
 }
 
@@ -274,6 +328,12 @@ func (h *Host) event() {
 	select {
 	case h.changed <- struct{}{}:
 	default:
+	}
+	if h.api.rolledUnflushed != nil && !h.closed && len(h.api.rolledUnflushed()) > 0 {
+		select {
+		case h.flushWake <- struct{}{}:
+		default:
+		}
 	}
 	if h.cfg.OnEvent != nil {
 		h.cfg.OnEvent()
