@@ -147,18 +147,7 @@ func TestFaults(t *testing.T) {
 	eventually(t, 90*time.Second, "every ISR full after healing", func() bool { return isrFull(c) })
 	stopProducing()
 	prodWG.Wait()
-	fctx, fcancel := context.WithTimeout(context.Background(), 60*time.Second)
-	if err := prod.Flush(fctx); err != nil {
-		t.Fatalf("flush: %v", err)
-	}
-	fcancel()
-	eventually(t, 90*time.Second, "every ISR full after the last produce", func() bool { return isrFull(c) })
-
-	// The final logs, read from the leaders from offset 0.
-	final := map[int32]map[uint64]string{}
-	for p := range int32(partitions) {
-		final[p] = readAll(t, c, co, p)
-	}
+	final := flushAndRead(t, c, prod, co, partitions)
 	stopConsuming()
 	consWG.Wait()
 
@@ -451,4 +440,22 @@ func stopAndCompare(t *testing.T, c *cluster, partitions int) (reps []Replica, d
 		}
 	}
 	return reps, CompareReplicas(reps)
+}
+
+// flushAndRead waits for the outcome of everything prod was given and for
+// every ISR to be full, then reads the final logs from the leaders, from
+// offset 0.
+func flushAndRead(t *testing.T, c *cluster, prod *client.Producer, co *client.Consumer, partitions int) map[int32]map[uint64]string {
+	t.Helper()
+	fctx, fcancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer fcancel()
+	if err := prod.Flush(fctx); err != nil {
+		t.Fatalf("flush: %v", err)
+	}
+	eventually(t, 90*time.Second, "every ISR full after the last produce", func() bool { return isrFull(c) })
+	final := map[int32]map[uint64]string{}
+	for p := range int32(partitions) {
+		final[p] = readAll(t, c, co, p)
+	}
+	return final
 }

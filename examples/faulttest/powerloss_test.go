@@ -229,16 +229,7 @@ func powerLoss(t *testing.T, mode durabilityMode, seed uint64) {
 	// The end: stop producing, wait for every outcome, read the final
 	// logs, check everything acknowledged in the whole run.
 	stopProducing()
-	fctx, fcancel := context.WithTimeout(context.Background(), 60*time.Second)
-	if err := prod.Flush(fctx); err != nil {
-		t.Fatalf("flush: %v", err)
-	}
-	fcancel()
-	eventually(t, 90*time.Second, "every ISR full after the last produce", func() bool { return isrFull(c) })
-	final := map[int32]map[uint64]string{}
-	for p := range int32(partitions) {
-		final[p] = readAll(t, c, co, p)
-	}
+	final := flushAndRead(t, c, prod, co, partitions)
 	stopConsuming()
 	wg.Wait()
 	rec.mu.Lock()
