@@ -19,11 +19,22 @@ import (
 // (LoseUnsynced or TornUnsynced) and holds Open to that promise.
 func TestRecoveryPointHoldsAcrossPowerCutsWithFlushRolled(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { powerCutWorkload(t, seed) })
+	}
+}
+
+func powerCutWorkload(t *testing.T, seed uint64) {
+	{
 		rng := rand.New(rand.NewPCG(seed, 77))
 		mem := vfs.NewMem()
 		opts := Options{FS: mem, SegmentBytes: 700}
 		l := stOpen(t, rollDir, opts)
 		var trace []string
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("seed %d: ops:\n%s", seed, strings.Join(trace, "\n"))
+			}
+		})
 		for round := range 6 {
 			nops := 5 + rng.IntN(30)
 			for op := range nops {
@@ -73,11 +84,6 @@ func TestRecoveryPointHoldsAcrossPowerCutsWithFlushRolled(t *testing.T) {
 			}
 			l.Abandon()
 			trace = append(trace, fmt.Sprintf("power cut, round %d", round))
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Logf("seed %d: ops:\n%s", seed, strings.Join(trace, "\n"))
-				}
-			})
 			mode := vfs.LoseUnsynced
 			if rng.IntN(2) == 0 {
 				mode = vfs.TornUnsynced
