@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -19,11 +20,37 @@ import (
 // (LoseUnsynced or TornUnsynced) and holds Open to that promise.
 func TestRecoveryPointHoldsAcrossPowerCutsWithFlushRolled(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { powerCutWorkload(t, seed) })
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { powerCutWorkload(t, seed, false) })
 	}
 }
 
-func powerCutWorkload(t *testing.T, seed uint64) {
+// The same with FlushRolled running on its own goroutine, as the host's
+// flush goroutine runs it, beside every other operation (run with -race).
+func TestRecoveryPointHoldsWithConcurrentFlushRolled(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { powerCutWorkload(t, seed, true) })
+	}
+}
+
+// flushRolledLoop calls FlushRolled on l until stop is closed; the first
+// error other than ErrClosed goes to errs.
+func flushRolledLoop(l *Log, stop <-chan struct{}, done chan<- error) {
+	for {
+		select {
+		case <-stop:
+			done <- nil
+			return
+		default:
+		}
+		if err := l.FlushRolled(); err != nil && !errors.Is(err, ErrClosed) {
+			done <- err
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+func powerCutWorkload(t *testing.T, seed uint64, concurrent bool) {
 	{
 		rng := rand.New(rand.NewPCG(seed, 77))
 		mem := vfs.NewMem()
@@ -36,6 +63,12 @@ func powerCutWorkload(t *testing.T, seed uint64) {
 			}
 		})
 		for round := range 6 {
+			var stop chan struct{}
+			var done chan error
+			if concurrent {
+				stop, done = make(chan struct{}), make(chan error, 1)
+				go flushRolledLoop(l, stop, done)
+			}
 			nops := 5 + rng.IntN(30)
 			for op := range nops {
 				var err error
@@ -68,6 +101,12 @@ func powerCutWorkload(t *testing.T, seed uint64) {
 				trace = append(trace, fmt.Sprintf("%s: %v: start %d LEO %d HW %d RP %d segments %v", what, err, l.StartOffset(), l.EndOffset(), l.HighWatermark(), l.RecoveryPoint(), l.segmentBases()))
 				if err != nil && !errors.Is(err, ErrOffsetOutOfRange) {
 					t.Fatalf("seed %d round %d op %d: %s: %v", seed, round, op, what, err)
+				}
+			}
+			if concurrent {
+				close(stop)
+				if err := <-done; err != nil {
+					t.Fatalf("seed %d round %d: concurrent FlushRolled: %v", seed, round, err)
 				}
 			}
 			// What the recovery point promises now.
