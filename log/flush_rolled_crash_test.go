@@ -195,3 +195,41 @@ func TestIncrementStartOffsetKeepsDurableProducerAcrossPowerCut(t *testing.T) {
 		})
 	}
 }
+
+// The same when IncrementStartOffset also deletes segments: the durable
+// snapshot at the recovery point satisfies keepProducersPast (it is at or
+// past the base of the segment holding the new start), but a power cut
+// that takes the unsynced tail leaves the log start past the recovered log
+// end, and recovery then deletes that snapshot as a leftover.
+func TestIncrementStartOffsetPastRecoveryPointKeepsProducerAcrossPowerCut(t *testing.T) {
+	mem := vfs.NewMem()
+	opts := Options{FS: mem, SegmentBytes: 400}
+	l := stOpen(t, rollDir, opts)
+	if _, err := l.AppendAsLeader(idBatch(t, 7, 0, 0, 4, 1000), 1); err != nil {
+		t.Fatal(err)
+	}
+	rollUntil(t, l, 3)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	rp := l.RecoveryPoint()
+	want, ok := l.Producer(7)
+	if !ok {
+		t.Fatal("producer 7 unknown")
+	}
+	plainAppend(t, l, 3, 5000) // unsynced
+	if err := l.IncrementStartOffset(l.EndOffset() - 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := l.Producer(7); !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("IncrementStartOffset changed producer 7: %+v %v", got, ok)
+	}
+	start := l.StartOffset()
+	l.Abandon()
+	mem.Crash(vfs.LoseUnsynced, 1)
+	l = stOpen(t, rollDir, opts)
+	defer l.Abandon()
+	if got, ok := l.Producer(7); !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("log start %d past the recovery point %d; after a power cut producer 7 is %+v (known %v), want %+v\n%s", start, rp, got, ok, want, l.Recovery())
+	}
+}
