@@ -72,6 +72,12 @@ func TestARepeatedCorrelationIDKeepsEachRequestItsAnswer(t *testing.T) {
 	}
 }
 
+// TestRefusalsAndAcksZeroKeepEachRequestItsAnswer: the host's own
+// correlation ids hold with a refusal (a request that does not decode,
+// carrying the id of a parked one) and an acks=0 produce (never answered,
+// never renumbered, sent with the id the host gave the parked fetch)
+// pipelined among them: each answered request gets its answer, in order,
+// with the client's id.
 func TestRefusalsAndAcksZeroKeepEachRequestItsAnswer(t *testing.T) {
 	c := startCluster(t, clusterOptions{brokers: 1})
 	tp := replica.TopicPartition{Topic: "corr", Partition: 0}
