@@ -114,7 +114,9 @@ func TestRefusalsAndAcksZeroKeepEachRequestItsAnswer(t *testing.T) {
 	send(reqs[0])
 	// An acks=0 produce with the id the host gave the parked fetch: no
 	// answer, and it must not take anyone's.
-	send(produceRequest(t, tp, wire.AcksNone, "z"))
+	acks0 := produceRequest(t, tp, wire.AcksNone, "z")
+	acks0.CorrelationID = 1 // the host numbers from 1
+	send(acks0)
 	bufs, _, err := wire.AppendFrameBuffers(nil, nil, reqs[1])
 	if err != nil {
 		t.Fatal(err)
