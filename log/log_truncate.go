@@ -132,10 +132,12 @@ func (l *Log) TruncateTo(offset uint64) error {
 // recoveryFloor is where a recovery of this log with start as its log
 // start would begin to rebuild producer state: the base of the segment
 // holding start, since recovery deletes the segments wholly below it — or
-// start itself once it has reached the log end (every segment is then a
-// leftover). The caller holds writeMu.
+// start itself once it may have reached the recovered log end (every
+// segment is then a leftover): at or past the log end, or past the
+// recovery point, since a power cut may take the log back to it. The
+// caller holds writeMu.
 func (l *Log) recoveryFloor(start uint64) uint64 {
-	if start >= l.endOffset() && start > l.active().base {
+	if start >= min(l.endOffset(), l.recoveryPoint) && start > l.segments[0].base {
 		return start
 	}
 	return l.segments[l.segmentFor(start)].base
