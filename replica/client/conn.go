@@ -38,7 +38,8 @@ type conn struct {
 	timerAt  int64       // when timer fires
 	// writeDeadlineMs is when the write in progress times out (0: none):
 	// a write to a peer that stopped reading blocks for ever, and an
-	// acks=0 produce has no answer to time out instead.
+	// acks=0 produce has no answer to time out instead. It is the latest
+	// deadline of the requests written, at least RequestTimeoutMs away.
 	writeDeadlineMs int64
 	free            []*call       // answered calls, for reuse
 	err             error         // why it broke; nil while it works
@@ -167,7 +168,7 @@ func (c *conn) checkTimeouts() {
 	}
 	if w := c.writeDeadlineMs; w != 0 && now >= w {
 		c.mu.Unlock()
-		c.fail(networkError(c.peer, fmt.Errorf("%w: a write blocked for %d ms (the peer reads nothing)", wire.ErrRequestTimedOut, c.cl.cfg.RequestTimeoutMs)))
+		c.fail(networkError(c.peer, fmt.Errorf("%w: a write did not finish in the time its requests may wait", wire.ErrRequestTimedOut)))
 		return
 	}
 	var overdue *call
@@ -284,7 +285,16 @@ func (c *conn) writeLoop() {
 		}
 		frames := c.queue
 		c.queue, c.spare = c.spare[:0], nil
+		// A write may take as long as the requests it carries may wait
+		// (a produce's AckTimeoutMs and the request timeout), and an
+		// unanswered one the request timeout, as Kafka counts a send's
+		// time against request.timeout.ms.
 		c.writeDeadlineMs = c.cl.clock.NowMs() + c.cl.cfg.RequestTimeoutMs
+		for _, f := range frames {
+			if cl := c.calls[f.msg.Correlation()]; cl != nil && cl.deadlineMs > c.writeDeadlineMs {
+				c.writeDeadlineMs = cl.deadlineMs
+			}
+		}
 		if c.timer == nil || c.timerAt > c.writeDeadlineMs {
 			if c.timer != nil {
 				c.timer.Stop()

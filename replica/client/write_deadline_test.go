@@ -12,13 +12,11 @@ import (
 	"github.com/kaenlog/kaenlog/replica/clock"
 )
 
-// The write deadline is for a peer that reads nothing (conn.go: "a write
-// blocked for N ms (the peer reads nothing)"); RequestTimeoutMs bounds the
-// wait for an answer on top of what the request lets the broker take
-// (Config.RequestTimeoutMs). A large produce written to a broker that
-// reads it steadily, if slowly, is making progress: the connection must
-// not be broken while the peer keeps reading and the request's own
-// deadline (AckTimeoutMs + RequestTimeoutMs) is still ahead.
+// A write may take as long as the requests it carries may wait: a
+// produce's own deadline is AckTimeoutMs + RequestTimeoutMs (Kafka counts
+// a send's time against request.timeout.ms likewise). A large produce
+// written to a broker that reads it steadily, if slowly, is not broken
+// after RequestTimeoutMs alone while its own deadline is still ahead.
 func TestAProgressingWriteIsNotTimedOut(t *testing.T) {
 	const reqTimeout = 1000
 	fc := newFakeCluster(t, 1, 1)
