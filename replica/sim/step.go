@@ -73,7 +73,7 @@ type Step struct {
 	// Value followed by a, b, c...; the producer sends them to the leader
 	// as its rules allow.
 	Idempotent bool
-	Batches    int
+	Batches    int // how many batches an idempotent Produce hands over (see Idempotent)
 	// NewProducer makes an idempotent Produce close the producer first
 	// (its records not yet acknowledged fail) and hand the batches to a
 	// new one, with a new producer id.
