@@ -273,6 +273,7 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 	s.size, s.next, s.maxTimestamp, s.entries = ns.size, ns.next, ns.maxTimestamp, ns.entries
 	s.recent = nil // its positions were the old file's
 	s.unsynced = false
+	l.unpinWriter(s) // the new file is synced: no fsync waits for the old descriptor
 	if err := l.fs.Rename(indexCleanedPath, indexPath); err != nil {
 		// The data is compacted; the stale index file is rebuilt by Open.
 		return removed, buf, l.fail(fmt.Errorf("log: compact: install index: %w", err))

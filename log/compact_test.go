@@ -767,3 +767,23 @@ func TestCompactionWritesOneEmptyBatchPerRun(t *testing.T) {
 		t.Errorf("empty batch: %v", err)
 	}
 }
+
+// Compaction swaps a rolled segment's file for a synced one: nothing is
+// left for an fsync through the old descriptor, so the segment no longer
+// counts among the rolled segments that keep their files open for one
+// (Options.MaxOpenSegments).
+func TestCompactionUnpinsRolledSegments(t *testing.T) {
+	l := stKeyedLog(t, t.TempDir(), Options{SegmentBytes: 900, IndexIntervalBytes: 128}, 1, 40)
+	if l.writerPinned == 0 {
+		t.Fatal("no rolled segment waits for an fsync: the test shows nothing")
+	}
+	if _, err := l.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range l.segments[:len(l.segments)-1] {
+		if s.writerPin && !s.unsynced {
+			t.Errorf("segment %d: synced by compaction, still pinned for an fsync", s.base)
+		}
+	}
+	stClose(t, l)
+}
