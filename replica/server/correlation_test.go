@@ -14,40 +14,15 @@ import (
 // correlation ids (the client picks them; nothing makes them unique). A
 // client that sends two fetches with the same id — the first parked, the
 // second answered at once — and then a third request gets three answers,
-// in order. The host gives each request an id of its own (correlation.go);
+// in order. The host gives each request an id of its own (conn.go, enqueue);
 // it once matched a response by the client's (API key, correlation id),
 // so the second answer took the first request's slot, the third request
 // was decoded into it under the parked fetch, and the connection never
 // answered again (with a third request of two partitions the broker
 // panicked with the node lock held and wedged).
 func TestARepeatedCorrelationIDKeepsEachRequestItsAnswer(t *testing.T) {
-	c := startCluster(t, clusterOptions{brokers: 1})
-	tp := replica.TopicPartition{Topic: "corr", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	if p := c.produce(tp, wire.AcksAll, "a"); p.ErrorCode != wire.CodeNone {
-		t.Fatalf("warm-up produce: %+v", p)
-	}
-	leader, _ := c.leader(tp)
-	nc, err := net.Dial("tcp", c.broker(leader).h.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	fetch := func(corr int32, offset uint64, waitMs int32) *wire.FetchRequest {
-		return &wire.FetchRequest{CorrelationID: corr, ReplicaID: wire.ConsumerReplicaID, ReplicaEpoch: -1,
-			MaxWaitMs: waitMs, MinBytes: 1, MaxBytes: 1 << 20, Partitions: []wire.FetchPartition{
-				{Topic: tp.Topic, Partition: tp.Partition, CurrentLeaderEpoch: wire.NoEpoch, FetchOffset: offset, LastFetchedEpoch: wire.NoEpoch, MaxBytes: 1 << 20},
-			}}
-	}
-	send := func(m wire.Message) {
-		bufs, _, err := wire.AppendFrameBuffers(nil, nil, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bufs.WriteTo(nc); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cc := dialCorr(t)
+	fetch, send := cc.fetch, cc.send
 	reqs := []*wire.FetchRequest{
 		fetch(7, 1, 1000), // at the high watermark: parks for a second
 		fetch(7, 0, 0),    // the same id, answered at once
@@ -56,20 +31,7 @@ func TestARepeatedCorrelationIDKeepsEachRequestItsAnswer(t *testing.T) {
 	for _, r := range reqs {
 		send(r)
 	}
-	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	for i, r := range reqs {
-		payload, err := wire.ReadFrame(nc, nil, 0)
-		if err != nil {
-			t.Fatalf("answer %d of %d (to the fetch with correlation id %d): %v", i+1, len(reqs), r.CorrelationID, err)
-		}
-		m, err := wire.DecodeResponse(payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Correlation() != r.CorrelationID {
-			t.Fatalf("answer %d: correlation id %d, want %d", i+1, m.Correlation(), r.CorrelationID)
-		}
-	}
+	cc.expectAnswers(reqs)
 }
 
 // TestRefusalsAndAcksZeroKeepEachRequestItsAnswer: the host's own
@@ -79,33 +41,8 @@ func TestARepeatedCorrelationIDKeepsEachRequestItsAnswer(t *testing.T) {
 // pipelined among them: each answered request gets its answer, in order,
 // with the client's id.
 func TestRefusalsAndAcksZeroKeepEachRequestItsAnswer(t *testing.T) {
-	c := startCluster(t, clusterOptions{brokers: 1})
-	tp := replica.TopicPartition{Topic: "corr", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	if p := c.produce(tp, wire.AcksAll, "a"); p.ErrorCode != wire.CodeNone {
-		t.Fatalf("warm-up produce: %+v", p)
-	}
-	leader, _ := c.leader(tp)
-	nc, err := net.Dial("tcp", c.broker(leader).h.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	fetch := func(corr int32, offset uint64, waitMs int32) *wire.FetchRequest {
-		return &wire.FetchRequest{CorrelationID: corr, ReplicaID: wire.ConsumerReplicaID, ReplicaEpoch: -1,
-			MaxWaitMs: waitMs, MinBytes: 1, MaxBytes: 1 << 20, Partitions: []wire.FetchPartition{
-				{Topic: tp.Topic, Partition: tp.Partition, CurrentLeaderEpoch: wire.NoEpoch, FetchOffset: offset, LastFetchedEpoch: wire.NoEpoch, MaxBytes: 1 << 20},
-			}}
-	}
-	send := func(m wire.Message) {
-		bufs, _, err := wire.AppendFrameBuffers(nil, nil, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bufs.WriteTo(nc); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cc := dialCorr(t)
+	tp, nc, fetch, send := cc.tp, cc.nc, cc.fetch, cc.send
 	reqs := []*wire.FetchRequest{
 		fetch(7, 1, 1000), // at the high watermark: parks for a second
 		fetch(7, 0, 0),    // refused: sent cut short, with the same id
@@ -133,9 +70,63 @@ func TestRefusalsAndAcksZeroKeepEachRequestItsAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	send(reqs[2])
-	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	cc.expectAnswers(reqs)
+}
+
+// corrConn is a raw connection to the leader of a one-partition topic
+// whose log holds one record.
+type corrConn struct {
+	t  *testing.T
+	tp replica.TopicPartition
+	nc net.Conn
+}
+
+// dialCorr starts a one-broker cluster, writes one record and dials its
+// leader; the connection closes with the test.
+func dialCorr(t *testing.T) *corrConn {
+	c := startCluster(t, clusterOptions{brokers: 1})
+	tp := replica.TopicPartition{Topic: "corr", Partition: 0}
+	c.createTopic(tp.Topic, 1, 1, 1)
+	if p := c.produce(tp, wire.AcksAll, "a"); p.ErrorCode != wire.CodeNone {
+		t.Fatalf("warm-up produce: %+v", p)
+	}
+	leader, _ := c.leader(tp)
+	nc, err := net.Dial("tcp", c.broker(leader).h.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return &corrConn{t: t, tp: tp, nc: nc}
+}
+
+// fetch is a consumer's fetch of the partition from offset, waiting up to
+// waitMs for a byte.
+func (cc *corrConn) fetch(corr int32, offset uint64, waitMs int32) *wire.FetchRequest {
+	return &wire.FetchRequest{CorrelationID: corr, ReplicaID: wire.ConsumerReplicaID, ReplicaEpoch: -1,
+		MaxWaitMs: waitMs, MinBytes: 1, MaxBytes: 1 << 20, Partitions: []wire.FetchPartition{
+			{Topic: cc.tp.Topic, Partition: cc.tp.Partition, CurrentLeaderEpoch: wire.NoEpoch, FetchOffset: offset, LastFetchedEpoch: wire.NoEpoch, MaxBytes: 1 << 20},
+		}}
+}
+
+// send writes m, framed, as it is (its correlation id included).
+func (cc *corrConn) send(m wire.Message) {
+	bufs, _, err := wire.AppendFrameBuffers(nil, nil, m)
+	if err != nil {
+		cc.t.Fatal(err)
+	}
+	if _, err := bufs.WriteTo(cc.nc); err != nil {
+		cc.t.Fatal(err)
+	}
+}
+
+// expectAnswers reads one answer per request, in order, each with its
+// request's correlation id.
+func (cc *corrConn) expectAnswers(reqs []*wire.FetchRequest) {
+	t := cc.t
+	t.Helper()
+	cc.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
 	for i, r := range reqs {
-		payload, err := wire.ReadFrame(nc, nil, 0)
+		payload, err := wire.ReadFrame(cc.nc, nil, 0)
 		if err != nil {
 			t.Fatalf("answer %d of %d (to the fetch with correlation id %d): %v", i+1, len(reqs), r.CorrelationID, err)
 		}
