@@ -611,25 +611,26 @@ func (b *Broker) checkLogs() {
 	}
 }
 
-// RolledUnflushedLogs returns the logs of the hosted replicas that have
-// rolled segments waiting for an fsync ([log.Log.RolledUnflushed]), or nil.
+// RolledUnflushedLogs appends to dst the logs of the hosted replicas that
+// have rolled segments waiting for an fsync ([log.Log.RolledUnflushed]),
+// and returns the extended slice (a runtime asks after every event: with
+// its own dst, the question allocates nothing).
 // Kafka fsyncs a segment on its scheduler after it rolls; a runtime does
 // the same by calling [log.Log.FlushRolled] on each, outside its node lock
 // (the fsyncs run without the log's append lock, and a log closed
 // meanwhile answers [log.ErrClosed]). A failure fails the log, and the
 // broker halts at its next event. A closed or halted broker has none.
 // It only asks: the deterministic runtimes need not call it.
-func (b *Broker) RolledUnflushedLogs() []*log.Log {
+func (b *Broker) RolledUnflushedLogs(dst []*log.Log) []*log.Log {
 	if b.closed || b.halted != nil {
-		return nil
+		return dst
 	}
-	var out []*log.Log
 	for _, h := range b.hosted {
 		if l := h.r.Log(); l.RolledUnflushed() {
-			out = append(out, l)
+			dst = append(dst, l)
 		}
 	}
-	return out
+	return dst
 }
 
 // Halted returns nil while the broker runs, or why it stopped: one of its

@@ -135,8 +135,10 @@ type Host struct {
 	// flushWake is signalled after an event that left a log with rolled
 	// segments to fsync; flushLoop does it outside the lock.
 	flushWake chan struct{}
-	wg        sync.WaitGroup
-	done      chan struct{} // closed when the host stops
+	// rolled is event's scratch for the question, under the lock.
+	rolled []*log.Log
+	wg     sync.WaitGroup
+	done   chan struct{} // closed when the host stops
 }
 
 // nodeAPI is what the host knows of its node beyond replica.Node, found by
@@ -152,7 +154,7 @@ type nodeAPI struct {
 	}
 	halted          func() error
 	close           func() error
-	rolledUnflushed func() []*log.Log
+	rolledUnflushed func(dst []*log.Log) []*log.Log
 }
 
 // Serve starts a Host for node on ln and returns at once: connections are
@@ -191,16 +193,18 @@ func Serve(ln net.Listener, node replica.Node, cfg Config) (*Host, error) {
 // the broker see it and halt.
 func (h *Host) flushLoop() {
 	defer h.wg.Done()
+	var logs []*log.Log
 	for {
+		clear(logs) // keep no log alive between rounds
 		select {
 		case <-h.done:
 			return
 		case <-h.flushWake:
 		}
 		h.mu.Lock()
-		var logs []*log.Log
+		logs = logs[:0]
 		if !h.closed {
-			logs = h.api.rolledUnflushed()
+			logs = h.api.rolledUnflushed(logs)
 		}
 		h.mu.Unlock()
 		failed := false
@@ -223,6 +227,15 @@ func (h *Host) flushLoop() {
 			h.mu.Unlock()
 		}
 	}
+}
+
+// hasRolledUnflushed asks the node whether a log waits for FlushRolled,
+// into the host's scratch (no allocation per event). The lock is held.
+func (h *Host) hasRolledUnflushed() bool {
+	h.rolled = h.api.rolledUnflushed(h.rolled[:0])
+	n := len(h.rolled)
+	clear(h.rolled) // keep no log alive
+	return n > 0
 }
 
 // hostTicker is the node as its driver sees it: a timer that fires after
@@ -280,7 +293,9 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 	if n, ok := node.(interface{ Close() error }); ok {
 		api.close = n.Close
 	}
-	if n, ok := node.(interface{ RolledUnflushedLogs() []*log.Log }); ok {
+	if n, ok := node.(interface {
+		RolledUnflushedLogs(dst []*log.Log) []*log.Log
+	}); ok {
 		api.rolledUnflushed = n.RolledUnflushedLogs
 	}
 	return self, api
@@ -329,7 +344,7 @@ func (h *Host) event() {
 	case h.changed <- struct{}{}:
 	default:
 	}
-	if h.api.rolledUnflushed != nil && !h.closed && len(h.api.rolledUnflushed()) > 0 {
+	if h.api.rolledUnflushed != nil && !h.closed && h.hasRolledUnflushed() {
 		select {
 		case h.flushWake <- struct{}{}:
 		default:

@@ -47,7 +47,7 @@ func TestHostFlushesRolledSegments(t *testing.T) {
 		if rp := r.Log().RecoveryPoint(); rp < 10 {
 			t.Errorf("recovery point %d: most of the 20 records were rolled into older segments", rp)
 		}
-		if logs := b.b.RolledUnflushedLogs(); len(logs) != 0 {
+		if logs := b.b.RolledUnflushedLogs(nil); len(logs) != 0 {
 			t.Errorf("RolledUnflushedLogs: %d logs", len(logs))
 		}
 	})
