@@ -497,7 +497,9 @@ func (l *Log) Close() error {
 	}
 	err := l.usable()
 	if err == nil {
-		l.trimPrealloc(l.active())
+		err = l.trimPrealloc(l.active())
+	}
+	if err == nil {
 		err = l.checkpointAll()
 	}
 	l.mu.Lock()

@@ -383,7 +383,9 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	if err := l.writeIndexTail(seg); err != nil {
 		return nil, err
 	}
-	l.trimPrealloc(seg)
+	if err := l.trimPrealloc(seg); err != nil {
+		return nil, err
+	}
 	// The active segment's log file joins the LRU list; if it has writes
 	// to fsync it stays pinned until Flush (writerPin). Make room for it
 	// first, so that at most MaxOpenSegments older segment files are open
@@ -571,8 +573,7 @@ const preallocBytes = 8 << 20
 // size, at least end), without changing the file size, as Kafka's
 // preallocate option does for a whole segment. On ext4 an append into
 // reserved blocks skips the delayed-allocation bookkeeping of every page
-// (a fifth of the CPU time of a 100 KiB page-cache write on the
-// development VM, BENCHMARKS.md). The file size stays the bytes written,
+// (replica/BENCHMARKS.md measures what it saves). The file size stays the bytes written,
 // so nothing that reads or recovers a segment sees the reservation; a roll
 // and Close give the unused blocks back (trimPrealloc), and after a crash
 // the active segment keeps at most preallocBytes of them until it rolls.
@@ -598,12 +599,15 @@ func (l *Log) preallocate(s *segment, end int64) {
 
 // trimPrealloc gives back the blocks preallocate reserved past the end of
 // s's batches: a truncation to the size it has, which ext4 takes as
-// freeing the blocks past it. It writes no data, and a failure costs only
-// disk space (an I/O error shows at the next fsync), so it is not an
-// error. The caller holds writeMu.
-func (l *Log) trimPrealloc(s *segment) {
+// freeing the blocks past it. It writes no data, but a failed truncation
+// fails the log like any other (package doc, "A failed write is never
+// forgotten"). The caller holds writeMu.
+func (l *Log) trimPrealloc(s *segment) error {
 	if s.prealloc > s.size && s.log != nil {
-		s.log.Truncate(s.size)
+		if err := s.log.Truncate(s.size); err != nil {
+			return l.fail(fmt.Errorf("log: give back preallocated blocks of %s: %w", s.name(), err))
+		}
 	}
 	s.prealloc = 0
+	return nil
 }
