@@ -49,7 +49,10 @@
 // frame read is checked against [Config.MaxFrameBytes] before anything is
 // allocated for it; a request not answered within the wait it allows the
 // broker plus [Config.RequestTimeoutMs] fails with an error matching
-// wire.ErrRequestTimedOut and breaks the connection, as in Kafka.
+// wire.ErrRequestTimedOut and breaks the connection, as in Kafka; so does a
+// write not done by then (the latest deadline of the requests it carries,
+// at least RequestTimeoutMs away), which is how an acks=0 produce to a
+// broker that stopped reading ends.
 //
 // The metadata is refreshed when a broker answers NOT_LEADER_OR_FOLLOWER,
 // FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, UNKNOWN_TOPIC_OR_PARTITION,
