@@ -51,6 +51,14 @@ func runChild(role string, args []string) int {
 		return runEcho()
 	case roleKfake:
 		return runKfake(args)
+	case roleFloorLeader:
+		return runFloorLeader()
+	case roleFloorFollower:
+		if len(args) != 1 {
+			fmt.Fprintf(os.Stderr, "kfakebench: %s needs the leader's address\n", role)
+			return 2
+		}
+		return runFloorFollower(args[0])
 	}
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)

@@ -22,8 +22,10 @@
 //   - latency: one record at a time, acks=all, each waiting for its
 //     answer (Producer.Produce, kgo's ProduceSync): p50 and p99, also in
 //     raw loopback TCP round trips between two processes, measured in the
-//     same invocation with a 64-byte ping-pong; and the system calls
-//     each kaenlog broker makes per commit.
+//     same invocation with a 64-byte ping-pong, and against the commit
+//     floor: the same six frames and three pwrites between four processes
+//     over raw TCP with no protocol at all (floor.go); and the system
+//     calls each kaenlog broker makes per commit.
 //   - consume: each produce run's records read back, from the run's
 //     first offset, by a consumer (kaenlog's Consumer.Records, kgo's direct consumer), against
 //     one local log of the same records: log.Open and Log.Read of 1 MiB at

@@ -183,6 +183,7 @@ type bench struct {
 
 	loadBefore, loadAfter             string
 	rtt                               []time.Duration
+	floor                             []time.Duration // the commit floor (floor.go)
 	k                                 sideResults
 	peers                             []*peerSide
 	local                             []float64 // local log read, records/s
@@ -250,6 +251,10 @@ func (b *bench) run() error {
 		b.rtt, err = roundTrips(strings.TrimPrefix(line, lineEcho), cfg.rttRecords)
 		echo.kill()
 		if err != nil {
+			return err
+		}
+		b.logf("the commit floor: a commit's messages over raw TCP between four processes")
+		if b.floor, err = b.commitFloor(cfg.rttRecords); err != nil {
 			return err
 		}
 	}

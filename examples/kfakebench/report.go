@@ -85,6 +85,11 @@ func (b *bench) report() {
 		var p99 time.Duration
 		rtt, p99 = percentiles(b.rtt)
 		pr("raw TCP round trip (RTT), harness to another process over loopback, %d B ping-pong x %d: p50 %s, p99 %s", pingBytes, len(b.rtt), us(rtt), us(p99))
+		if len(b.floor) > 0 {
+			f50, f99 := percentiles(b.floor)
+			pr("commit floor, a single-record acks=all commit's 6 frames and 3 pwrites, nothing else, over raw TCP between 4 processes, x %d: p50 %s (%.1f RTT), p99 %s",
+				len(b.floor), us(f50), float64(f50)/float64(rtt), us(f99))
+		}
 		pr("")
 	}
 	rt := func(d time.Duration) string {
