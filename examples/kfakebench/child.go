@@ -53,10 +53,15 @@ func runChild(role string, args []string) int {
 		return runKfake(args)
 	case roleFloorLeader:
 		return runFloorLeader()
-	case roleFloorFollower:
+	case roleStreamLeader:
+		return runStreamLeader()
+	case roleStreamFollower, roleFloorFollower:
 		if len(args) != 1 {
 			fmt.Fprintf(os.Stderr, "kfakebench: %s needs the leader's address\n", role)
 			return 2
+		}
+		if role == roleStreamFollower {
+			return runStreamFollower(args[0])
 		}
 		return runFloorFollower(args[0])
 	}

@@ -184,6 +184,7 @@ type bench struct {
 	loadBefore, loadAfter             string
 	rtt                               []time.Duration
 	floor                             []time.Duration // the commit floor (floor.go)
+	tfloor                            []float64       // the throughput floor, records/s (floor.go)
 	k                                 sideResults
 	peers                             []*peerSide
 	local                             []float64 // local log read, records/s
@@ -259,7 +260,7 @@ func (b *bench) run() error {
 		}
 	}
 
-	if cfg.rows["produce"] || cfg.rows["latency"] {
+	if cfg.rows["produce"] || cfg.rows["produce-big"] || cfg.rows["latency"] {
 		b.logf("starting kaenlog: a controller and %d brokers, each a process", brokers)
 		k, err := startKaenlog(b.self, b.dir)
 		if err != nil {
@@ -344,6 +345,17 @@ func (b *bench) round(ctx context.Context, k *kcluster, i int) error {
 	}
 	for _, ps := range b.peers {
 		sides = append(sides, func() error { return b.peerRound(ctx, ps, tput, lat) })
+	}
+	if b.cfg.rows["produce-big"] {
+		sides = append(sides, func() error {
+			b.logf("the throughput floor: the produce-big row's bytes over raw TCP between four processes")
+			rate, err := b.throughputFloor(b.cfg.records, b.cfg.recordBytes)
+			if err != nil {
+				return err
+			}
+			b.tfloor = append(b.tfloor, rate)
+			return nil
+		})
 	}
 	r := i % len(sides)
 	sides = append(sides[r:], sides[:r]...)

@@ -163,6 +163,14 @@ func (b *bench) report() {
 		}
 		row("allocations per record, broker's produce and fetch paths", strings.Join(cells, "; "), func(*peerSide) (string, string) { return "-", "-" }, "0")
 	}
+	if len(b.tfloor) > 0 {
+		f := median(b.tfloor)
+		pr("")
+		pr("throughput floor, the produce-big row's bytes (%d-byte frames, %d unanswered, %d B a record) through a leader and two fetching followers, pwrite and sendfile, nothing else, over raw TCP between 4 processes: %s", bigBatchBytes, streamInFlight, floorRecordSize(cfg.recordBytes), rate(f))
+		if len(b.k.big) > 0 {
+			pr("  kaenlog's produce-big row at %.2fx of it", median(b.k.big)/f)
+		}
+	}
 	pr("")
 	pr("each run, in order:")
 	if len(b.k.produce) > 0 {
@@ -176,6 +184,9 @@ func (b *bench) report() {
 		for _, ps := range b.peers {
 			pr("  %s produce, %d-byte batches: %s", ps.title(), bigBatchBytes, rates(ps.res.big))
 		}
+	}
+	if len(b.tfloor) > 0 {
+		pr("  throughput floor: %s", rates(b.tfloor))
 	}
 	if len(b.k.p50) > 0 {
 		pr("  kaenlog p50: %s; p99: %s", durs(b.k.p50), durs(b.k.p99))
