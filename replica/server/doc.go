@@ -112,10 +112,15 @@
 // answered as Kafka answers it: the response of its API key with
 // INVALID_REQUEST (or UNSUPPORTED_VERSION) where the response has a
 // top-level error code, empty otherwise, in its place in the order; the
-// connection stays open. A frame whose header is unreadable or names an
-// unknown API, a length prefix over the limit or negative, or a request
-// the node does not serve (a broker is not the controller) closes the
-// connection. A response finds its request by an id the host gave it, not
+// connection stays open. A produce is the exception when it said acks=0,
+// or when its acks cannot be read ([wire.PeekProduceAcks]): an acks=0
+// produce is never answered, so the connection is closed instead, as for
+// an acks=0 produce the node refuses; where acks are unreadable, closing
+// is the one answer right for both kinds of client (Kafka closes the
+// connection on every request it cannot parse). A frame whose header is
+// unreadable or names an unknown API, a length prefix over the limit or
+// negative, or a request the node does not serve (a broker is not the
+// controller) closes the connection. A response finds its request by an id the host gave it, not
 // by the client's correlation id, which the response carries back: a
 // client may repeat an id, and is answered in order as Kafka's broker
 // answers it.
