@@ -16,6 +16,7 @@
 //   - conn.go: an accepted connection: reading, per-connection order,
 //     muting, writing.
 //   - codec.go: the seam between bytes and wire values.
+//   - idle.go: closing accepted connections left idle.
 //   - dial.go: the host's own connections to its peers: lanes, dialling,
 //     backoff, responses matched to requests.
 //
@@ -137,6 +138,18 @@
 // node, and the next dial waits a backoff on the host's clock
 // (Config.ReconnectBackoffMs doubling to Config.ReconnectBackoffMaxMs, as
 // Kafka's reconnect.backoff.ms).
+//
+// # Idle connections
+//
+// An accepted connection idle for Config.ConnectionsMaxIdleMs (Kafka's
+// connections.max.idle.ms, [DefaultConnectionsMaxIdleMs]: 10 minutes) on
+// the host's clock is closed, as Kafka's Selector closes it, so that a
+// client gone without a word does not keep its socket. Idle means no
+// request read and no response handed to it for that long, and none of its
+// requests waiting: a connection whose fetch is parked, or whose answer is
+// not yet written, is never idle. One timer sweeps, only while there are
+// connections; a negative bound turns it off. The host's own connections
+// to its peers are not swept.
 //
 // # Stopping
 //

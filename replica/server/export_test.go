@@ -8,3 +8,19 @@ func SetFastPath(on bool) bool {
 	fastPath = on
 	return was
 }
+
+// OpenInbound returns how many accepted connections are open: not closed
+// by the host, nor ended by their peer.
+func (h *Host) OpenInbound() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.inbound {
+		c.mu.Lock()
+		if !c.dead {
+			n++
+		}
+		c.mu.Unlock()
+	}
+	return n
+}
