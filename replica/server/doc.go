@@ -75,7 +75,10 @@
 // nothing more is read from it until the oldest response is written, so a
 // client that does not read its responses stops itself, not the host.
 // MaxInFlight 1 is Kafka's server exactly (muted from a request until its
-// response is out). An acks=0 produce has no response and takes no place
+// response is out). So one connection parks at most MaxInFlight requests in
+// the node (fetches waiting for data, acks=all produces waiting for their
+// commit): a client that sends more long polls is not dropped, only no
+// longer read until an answer is written. An acks=0 produce has no response and takes no place
 // in the order; when the node refuses one it asks for the connection to
 // be closed ([replica.Envelope].Close), and the host closes it.
 //

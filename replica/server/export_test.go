@@ -24,3 +24,20 @@ func (h *Host) OpenInbound() int {
 	}
 	return n
 }
+
+// Muted returns how many accepted connections are muted: as many of their
+// requests in flight as Config.MaxInFlight allows, so that the next one is
+// not read until an answer is written.
+func (h *Host) Muted() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.inbound {
+		c.mu.Lock()
+		if !c.dead && c.inFlight >= h.cfg.maxInFlight() {
+			n++
+		}
+		c.mu.Unlock()
+	}
+	return n
+}
