@@ -291,7 +291,9 @@
 // scheduler's flush of everything below the new segment): FlushRolled
 // fsyncs the rolled segments not yet synced, their index files, the
 // producer-state snapshot the roll took and the directory, then moves the
-// recovery point to the active segment's base. The roll itself does not
+// recovery point to the active segment's base. Its directory fsync spares
+// the next Flush one, unless a roll created a segment while it ran: that
+// entry may have missed it. The roll itself does not
 // fsync, so an append never waits for one; FlushRolled runs its fsyncs
 // without the append lock, so appends go on meanwhile, and the runtime
 // calls it outside its own locks when RolledUnflushed says there is work

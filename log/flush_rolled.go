@@ -74,7 +74,7 @@ func (l *Log) FlushRolled() error {
 	l.fileMu.Unlock()
 	snap := l.rollSnap
 	withSnap := snap.ok && snap.off == active.base && snap.off == target && l.hasSnapshot(target)
-	syncDir := l.dirDirty
+	syncDir, dirGen := l.dirDirty, l.dirGen
 	l.writeMu.Unlock()
 
 	// Without writeMu: flushMu keeps every segment below target in place,
@@ -115,6 +115,11 @@ func (l *Log) FlushRolled() error {
 	}
 	if err := l.usable(); err != nil {
 		return err
+	}
+	// The directory fsync covered the entries as they were when it was
+	// decided; a roll since (appends went on) may have missed it.
+	if syncDir && l.dirGen == dirGen {
+		l.dirDirty = false
 	}
 	for _, p := range work {
 		if p.f != nil {
@@ -165,4 +170,13 @@ func (l *Log) syncFile(name string) error {
 		return l.fail(fmt.Errorf("log: flush rolled: fsync %s: %w", name, err))
 	}
 	return nil
+}
+
+// dirChanged records that the directory's entries changed (a segment
+// created or deleted): the next Flush fsyncs the directory, and a
+// FlushRolled whose directory fsync began before the change does not
+// count it as synced. The caller holds writeMu.
+func (l *Log) dirChanged() {
+	l.dirDirty = true
+	l.dirGen++
 }

@@ -65,6 +65,7 @@ type Log struct {
 	// Durability bookkeeping, writer only (writeMu).
 	recoveryPoint uint64 // every offset below it is on disk: segments and their names
 	dirDirty      bool   // directory entries changed since the last SyncDir
+	dirGen        uint64 // counts changes of directory entries (dirChanged)
 	// rollSnap is the snapshot the last roll wrote, at the new segment's
 	// base, and the producer state it holds: FlushRolled makes it durable.
 	rollSnap snapshotMark

@@ -413,7 +413,7 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	if err != nil {
 		return nil, l.fail(err)
 	}
-	l.dirDirty = true
+	l.dirChanged()
 	if l.opts.Sync == SyncEveryAppend {
 		// The new file's name must be durable before data in it is.
 		if err := l.fs.SyncDir(l.dir); err != nil {

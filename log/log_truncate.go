@@ -96,7 +96,7 @@ func (l *Log) TruncateTo(offset uint64) error {
 		return err
 	}
 	if removed || snapsRemoved {
-		l.dirDirty = true
+		l.dirChanged()
 	}
 	// The cut is made durable now, whatever the SyncPolicy: if a crash
 	// undid it after appends had rolled a new segment at the new LEO (and
@@ -477,7 +477,7 @@ func (l *Log) advanceStart(off uint64, n int) error {
 		if err := l.removeSegment(s); err != nil {
 			return err
 		}
-		l.dirDirty = true
+		l.dirChanged()
 	}
 	if n > 0 {
 		// Producer-state snapshots go with their segments; the producers'

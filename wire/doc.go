@@ -160,7 +160,9 @@
 // Every request and response implements Message (APIKey, Correlation,
 // AppendTo). DecodeRequest and DecodeResponse read the header and return a
 // pointer to the decoded value (*FetchRequest, *MetadataResponse, ...);
-// PeekHeader reads the header alone, for a server that routes by key.
+// PeekHeader reads the header alone, for a server that routes by key;
+// PeekProduceAcks a produce's Acks alone, for a server that must know
+// whether a produce it cannot decode expects an answer.
 //
 // # Decoding without allocating
 //

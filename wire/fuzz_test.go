@@ -78,7 +78,25 @@ func FuzzDecodeProduceRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzDecoder(t, data, DecodeProduceRequest)
 		fuzzInto(t, data, DecodeProduceRequest, DecodeProduceRequestInto)
+		fuzzPeekAcks(t, data)
 	})
+}
+
+// fuzzPeekAcks checks PeekProduceAcks against the full decoder: it never
+// panics, refuses only with ErrMalformed, and reads the Acks the decoder
+// reads whenever the decoder accepts.
+func fuzzPeekAcks(t *testing.T, data []byte) {
+	acks, err := PeekProduceAcks(data)
+	if err != nil && !errors.Is(err, ErrMalformed) {
+		t.Fatalf("PeekProduceAcks error %v does not match ErrMalformed", err)
+	}
+	m, derr := DecodeProduceRequest(data)
+	if derr != nil {
+		return
+	}
+	if err != nil || acks != m.Acks {
+		t.Fatalf("PeekProduceAcks = %d, %v; the decoder read Acks %d", acks, err, m.Acks)
+	}
 }
 
 func FuzzDecodeProduceResponse(f *testing.F) {

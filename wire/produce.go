@@ -158,6 +158,19 @@ func DecodeProduceRequest(payload []byte) (ProduceRequest, error) {
 	return m, nil
 }
 
+// PeekProduceAcks reads the Acks of a ProduceRequest payload without
+// decoding the rest, so that a server can tell whether a produce whose
+// body does not decode expected an answer at all. It fails as
+// DecodeProduceRequest fails on a header it refuses (ErrWrongAPIKey,
+// ErrUnsupportedVersion, ErrTruncated) and with ErrTruncated when the
+// payload ends before Acks.
+func PeekProduceAcks(payload []byte) (int16, error) {
+	d := decoder{msg: "ProduceRequest", buf: payload}
+	d.header(APIProduce)
+	acks := d.int16("Acks")
+	return acks, d.err
+}
+
 // DecodeProduceRequestInto is DecodeProduceRequest decoding into *m,
 // reusing m.Partitions' array and topic strings as DecodeFetchRequestInto
 // does, so once m is warm a producer's requests decode without allocating.

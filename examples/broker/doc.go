@@ -25,7 +25,9 @@
 // dial, by default the listener's address), -controller, -dir,
 // -segment-bytes, -sync-every-append, -replica-lag-ms, -max-batch-bytes,
 // -heartbeat-ms, -replica-fetch-wait-ms, -shutdown-timeout-ms,
-// -simulate-power-loss; -h lists them with their ranges. An invalid flag
+// -connections-max-idle-ms (connections.max.idle.ms: a client connection
+// idle that long is closed; -1 never), -simulate-power-loss; -h lists them
+// with their ranges. An invalid flag
 // or value exits with status 2 after a usage line; a failure to start or
 // a halted broker (a failed log) exits with status 1.
 package main

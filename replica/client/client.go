@@ -50,6 +50,11 @@ type Config struct {
 	// MaxFrameBytes bounds every frame read from the network before
 	// anything is allocated for it. Default wire.DefaultMaxFrameSize.
 	MaxFrameBytes int
+	// MetadataMaxAgeMs is how old the metadata may grow before the client
+	// refreshes it unasked (Kafka's metadata.max.age.ms), so that it
+	// learns of new brokers, partitions and leaders even when no error
+	// tells it. Default DefaultMetadataMaxAgeMs.
+	MetadataMaxAgeMs int64
 	// Seed seeds the backoff jitter, so a run on a manual clock replays.
 	// 0 picks a random seed; give each client of a fleet its own.
 	Seed uint64
@@ -145,8 +150,11 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Clock == nil {
 		return nil, configError("Clock", "nil")
 	}
-	if cfg.RequestTimeoutMs < 0 || cfg.RetryBackoffMs < 0 || cfg.RetryBackoffMaxMs < 0 || cfg.MaxFrameBytes < 0 {
-		return nil, configError("RequestTimeoutMs, RetryBackoffMs, RetryBackoffMaxMs, MaxFrameBytes", "negative")
+	if cfg.RequestTimeoutMs < 0 || cfg.RetryBackoffMs < 0 || cfg.RetryBackoffMaxMs < 0 || cfg.MaxFrameBytes < 0 || cfg.MetadataMaxAgeMs < 0 {
+		return nil, configError("RequestTimeoutMs, RetryBackoffMs, RetryBackoffMaxMs, MaxFrameBytes, MetadataMaxAgeMs", "negative")
+	}
+	if cfg.MetadataMaxAgeMs == 0 {
+		cfg.MetadataMaxAgeMs = DefaultMetadataMaxAgeMs
 	}
 	if cfg.RequestTimeoutMs == 0 {
 		cfg.RequestTimeoutMs = DefaultRequestTimeoutMs

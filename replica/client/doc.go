@@ -16,7 +16,7 @@
 //   - conn.go: one connection — requests multiplexed by correlation id,
 //     one writer and one reader goroutine, frames bounded, timeouts.
 //   - metadata.go: leaders, leader epochs and endpoints, from the
-//     controller.
+//     controller; metadata_age.go: its refresh once it is old.
 //   - producer.go: [Producer] — [Producer.Produce], [Producer.ProduceAsync],
 //     [Producer.Flush]; batching by size and linger, acks, retries,
 //     delivery timeout.
@@ -57,9 +57,11 @@
 // The metadata is refreshed when a broker answers NOT_LEADER_OR_FOLLOWER,
 // FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, UNKNOWN_TOPIC_OR_PARTITION,
 // LEADER_NOT_AVAILABLE or KAFKA_STORAGE_ERROR, when a broker's connection
-// breaks, and while a partition has no leader. One refresh is in flight at
-// a time, at least RetryBackoffMs after the last, backing off while they
-// fail. A partition's leader is replaced only by one with a newer or equal
+// breaks, while a partition has no leader, and once it is
+// [Config.MetadataMaxAgeMs] old (Kafka's metadata.max.age.ms, 5 minutes:
+// counted from the last refresh that succeeded), so that a new leader no
+// error told of is learnt too. One refresh is in flight at a time, at
+// least RetryBackoffMs after the last, backing off while they fail. A partition's leader is replaced only by one with a newer or equal
 // leader epoch, so a stale answer never undoes a newer leader a broker
 // named (a fetch's CurrentLeader, KIP-951).
 //

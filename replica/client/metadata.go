@@ -35,6 +35,10 @@ type metadata struct {
 	lastErr   error         // why the last refresh failed
 	closed    bool
 	listeners map[*Producer]struct{}
+	// ageTimer refreshes the metadata once it is MetadataMaxAgeMs old;
+	// ageGen tells its call from a stopped one's (metadata_age.go).
+	ageTimer clock.Timer
+	ageGen   uint64
 }
 
 // topicMeta is one topic's state.
@@ -224,6 +228,7 @@ func (m *metadata) answered(payload []byte, err error) {
 		m.lastErr = nil
 		m.notBefore = now + m.c.cfg.RetryBackoffMs
 		m.apply(&resp)
+		m.restartAgeLocked()
 	}
 	close(m.changed)
 	m.changed = make(chan struct{})
@@ -301,4 +306,5 @@ func (m *metadata) close() {
 		m.timer.Stop()
 		m.timer = nil
 	}
+	m.stopAgeLocked()
 }

@@ -42,3 +42,40 @@ func TestAcksZeroAnsweredByNothing(t *testing.T) {
 		t.Fatalf("acks=1 after acks=0: %+v", p)
 	}
 }
+
+// TestUndecodableAcksZeroProduceClosesTheConnection: a produce whose body
+// does not decode is never answered when it said acks=0, nor when its
+// acks cannot be read (a body cut before them, a version we do not
+// speak): the host closes the connection instead, as Kafka closes it on
+// an acks=0 produce it refuses. An answer would be one the client never
+// asked for, which it cannot match to a request; the closed connection is
+// the one signal both kinds of client understand (one that did want an
+// answer sees a retriable network error and resends).
+func TestUndecodableAcksZeroProduceClosesTheConnection(t *testing.T) {
+	c := startCluster(t, clusterOptions{brokers: 1})
+	tp := replica.TopicPartition{Topic: "orders", Partition: 0}
+	c.createTopic(tp.Topic, 1, 1, 1)
+	addr := c.broker(1).h.Addr().String()
+	acks0 := produceRequest(t, tp, wire.AcksNone, "lost")
+	acks0.CorrelationID = 8
+	whole := encode(t, acks0)
+	for _, tc := range []struct {
+		name    string
+		payload []byte
+	}{
+		{"acks=0, partitions cut short", whole[:len(whole)-3]},
+		{"cut before its acks", append(header(wire.APIProduce, 0, 8), 0)},
+		{"a version we do not speak", append(header(wire.APIProduce, 3, 8), 0, 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := dial(t, addr)
+			defer cl.close()
+			cl.keys[8] = wire.APIProduce
+			cl.rawFrame(tc.payload)
+			cl.expectClosed()
+		})
+	}
+	if _, leo := c.hw(1, tp); leo != 0 {
+		t.Fatalf("log end %d after undecodable produces, want 0", leo)
+	}
+}

@@ -30,7 +30,8 @@ type codec interface {
 	decodeRequest(s *slot) (wire.Message, error)
 	// refuse returns the response to a request that did not decode, as
 	// Kafka answers it (every field empty but the error), or false when
-	// not even its header is readable: then the connection closes.
+	// not even its header is readable, or for a produce that said acks=0
+	// or whose acks are unreadable: then the connection closes.
 	refuse(payload []byte, err error) (wire.Message, bool)
 	// answered reports whether m gets a response at all: not an acks=0
 	// produce.
@@ -68,6 +69,18 @@ func (kaenlogCodec) refuse(payload []byte, err error) (wire.Message, bool) {
 	key, corr, herr := wire.PeekHeader(payload)
 	if herr != nil && !errors.Is(herr, wire.ErrUnsupportedVersion) {
 		return nil, false // truncated header or unknown API: nothing to answer with
+	}
+	if key == wire.APIProduce {
+		// An acks=0 produce is never answered; a refused one closes the
+		// connection, Kafka's only news to such a client. A produce whose
+		// acks cannot be read is closed on too: an answer the client did
+		// not ask for breaks its connection anyway, while a client that
+		// did ask takes the closed connection for a retriable network
+		// error and resends — and Kafka closes on every request it cannot
+		// parse.
+		if acks, err := wire.PeekProduceAcks(payload); err != nil || acks == wire.AcksNone {
+			return nil, false
+		}
 	}
 	code := wire.CodeOf(err)
 	if code == wire.CodeNone || code == wire.CodeUnknownServerError {

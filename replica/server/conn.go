@@ -50,6 +50,9 @@ type inConn struct {
 	pieces   net.Buffers // a frame's pieces, for the fast path
 	scratch  []byte      // their encoded bytes
 	wbufs    net.Buffers // the writer's vectored write
+	// lastActiveMs is when a request was last read or a response handed
+	// over (idle.go).
+	lastActiveMs int64
 
 	// mu guards the fields below; it is taken after h.mu, never before.
 	mu       sync.Mutex
@@ -173,6 +176,7 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 	if h.closed {
 		return errHostClosed
 	}
+	c.touch(h.clk.NowMs())
 	switch {
 	case refusal != nil:
 		if !c.enqueue(s, refusal) {

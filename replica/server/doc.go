@@ -16,6 +16,7 @@
 //   - conn.go: an accepted connection: reading, per-connection order,
 //     muting, writing.
 //   - codec.go: the seam between bytes and wire values.
+//   - idle.go: closing accepted connections left idle.
 //   - dial.go: the host's own connections to its peers: lanes, dialling,
 //     backoff, responses matched to requests.
 //
@@ -74,7 +75,10 @@
 // nothing more is read from it until the oldest response is written, so a
 // client that does not read its responses stops itself, not the host.
 // MaxInFlight 1 is Kafka's server exactly (muted from a request until its
-// response is out). An acks=0 produce has no response and takes no place
+// response is out). So one connection parks at most MaxInFlight requests in
+// the node (fetches waiting for data, acks=all produces waiting for their
+// commit): a client that sends more long polls is not dropped, only no
+// longer read until an answer is written. An acks=0 produce has no response and takes no place
 // in the order; when the node refuses one it asks for the connection to
 // be closed ([replica.Envelope].Close), and the host closes it.
 //
@@ -112,10 +116,15 @@
 // answered as Kafka answers it: the response of its API key with
 // INVALID_REQUEST (or UNSUPPORTED_VERSION) where the response has a
 // top-level error code, empty otherwise, in its place in the order; the
-// connection stays open. A frame whose header is unreadable or names an
-// unknown API, a length prefix over the limit or negative, or a request
-// the node does not serve (a broker is not the controller) closes the
-// connection. A response finds its request by an id the host gave it, not
+// connection stays open. A produce is the exception when it said acks=0,
+// or when its acks cannot be read ([wire.PeekProduceAcks]): an acks=0
+// produce is never answered, so the connection is closed instead, as for
+// an acks=0 produce the node refuses; where acks are unreadable, closing
+// is the one answer right for both kinds of client (Kafka closes the
+// connection on every request it cannot parse). A frame whose header is
+// unreadable or names an unknown API, a length prefix over the limit or
+// negative, or a request the node does not serve (a broker is not the
+// controller) closes the connection. A response finds its request by an id the host gave it, not
 // by the client's correlation id, which the response carries back: a
 // client may repeat an id, and is answered in order as Kafka's broker
 // answers it.
@@ -132,6 +141,18 @@
 // node, and the next dial waits a backoff on the host's clock
 // (Config.ReconnectBackoffMs doubling to Config.ReconnectBackoffMaxMs, as
 // Kafka's reconnect.backoff.ms).
+//
+// # Idle connections
+//
+// An accepted connection idle for Config.ConnectionsMaxIdleMs (Kafka's
+// connections.max.idle.ms, [DefaultConnectionsMaxIdleMs]: 10 minutes) on
+// the host's clock is closed, as Kafka's Selector closes it, so that a
+// client gone without a word does not keep its socket. Idle means no
+// request read and no response handed to it for that long, and none of its
+// requests waiting: a connection whose fetch is parked, or whose answer is
+// not yet written, is never idle. One timer sweeps, only while there are
+// connections; a negative bound turns it off. The host's own connections
+// to its peers are not swept.
 //
 // # Stopping
 //

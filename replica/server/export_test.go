@@ -8,3 +8,36 @@ func SetFastPath(on bool) bool {
 	fastPath = on
 	return was
 }
+
+// OpenInbound returns how many accepted connections are open: not closed
+// by the host, nor ended by their peer.
+func (h *Host) OpenInbound() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.inbound {
+		c.mu.Lock()
+		if !c.dead {
+			n++
+		}
+		c.mu.Unlock()
+	}
+	return n
+}
+
+// Muted returns how many accepted connections are muted: as many of their
+// requests in flight as Config.MaxInFlight allows, so that the next one is
+// not read until an answer is written.
+func (h *Host) Muted() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.inbound {
+		c.mu.Lock()
+		if !c.dead && c.inFlight >= h.cfg.maxInFlight() {
+			n++
+		}
+		c.mu.Unlock()
+	}
+	return n
+}

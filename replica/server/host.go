@@ -67,6 +67,10 @@ type Config struct {
 	ReconnectBackoffMs, ReconnectBackoffMaxMs int64
 	// DialTimeoutMs bounds one dial; 0 means DefaultDialTimeoutMs.
 	DialTimeoutMs int64
+	// ConnectionsMaxIdleMs closes an accepted connection idle that long
+	// (Kafka's connections.max.idle.ms); 0 means
+	// DefaultConnectionsMaxIdleMs, negative never. See idle.go.
+	ConnectionsMaxIdleMs int64
 	// OnEvent, if set, is called after every event the host handled — a
 	// request, a response, a tick, a connection opened or lost — with the
 	// node lock held, so it must neither block nor call the Host (signal a
@@ -130,6 +134,8 @@ type Host struct {
 	closed   bool           // the connections are gone
 	routing  bool           // route is sending an outbox
 	deferred []replica.Addr // peers to tell the node of once route is done
+	// idleTimer is the idle sweep (idle.go); nil when none runs.
+	idleTimer clock.Timer
 
 	changed chan struct{} // signalled after every event, for Close's waits
 	// flushWake is signalled after an event that left a log with rolled
@@ -409,6 +415,7 @@ func (h *Host) routeEach(out []replica.Envelope) {
 				continue
 			}
 			if c := h.inbound[env.To.ID]; c != nil {
+				c.touch(h.clk.NowMs())
 				c.respond(env.Msg)
 			}
 			continue
@@ -475,6 +482,8 @@ func (h *Host) acceptLoop() {
 		h.nextConn++
 		c := newInConn(h, h.nextConn, nc)
 		h.inbound[c.id] = c
+		c.touch(h.clk.NowMs())
+		h.watchIdle()
 		h.wg.Add(2)
 		go c.readLoop()
 		go c.writeLoop()
@@ -550,6 +559,7 @@ func (h *Host) stopLocked() {
 	}
 	h.closed = true
 	h.drv.Stop()
+	h.stopIdle()
 	close(h.done)
 	for _, c := range h.inbound {
 		c.shut()

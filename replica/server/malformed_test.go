@@ -74,14 +74,16 @@ func TestMalformedFrames(t *testing.T) {
 		defer cl.close()
 		cl.keys[7], cl.keys[8], cl.keys[9] = wire.APIFetch, wire.APIProduce, wire.APIFetch
 		cl.rawFrame(append(header(wire.APIFetch, 0, 7), 1, 2, 3)) // a fetch cut short
-		cl.rawFrame(append(header(wire.APIProduce, 0, 8), 0xff))  // a produce cut short
-		cl.rawFrame(header(wire.APIFetch, 3, 9))                  // a version we do not speak
+		prod := produceRequest(t, tp, wire.AcksLeader, "cut")
+		prod.CorrelationID = 8
+		cut := encode(t, prod)
+		cl.rawFrame(cut[:len(cut)-3])            // an acks=1 produce cut short
+		cl.rawFrame(header(wire.APIFetch, 3, 9)) // a version we do not speak
 		fetch := cl.receive().(*wire.FetchResponse)
 		if fetch.Correlation() != 7 || fetch.ErrorCode != wire.CodeInvalidRequest {
 			t.Fatalf("answer to a malformed fetch: %+v", fetch)
 		}
-		prod := cl.receive().(*wire.ProduceResponse)
-		if prod.Correlation() != 8 || len(prod.Partitions) != 0 {
+		if prod := cl.receive().(*wire.ProduceResponse); prod.Correlation() != 8 || len(prod.Partitions) != 0 {
 			t.Fatalf("answer to a malformed produce: %+v", prod)
 		}
 		fetch = cl.receive().(*wire.FetchResponse)

@@ -32,6 +32,7 @@ type brokerFlags struct {
 	HeartbeatMs       int64
 	FetchWaitMs       int
 	ShutdownTimeoutMs int64
+	MaxIdleMs         int64
 }
 
 // brokerFlagSet declares the broker's flags into f.
@@ -50,6 +51,7 @@ func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 	fs.Int64Var(&f.HeartbeatMs, "heartbeat-ms", replica.DefaultHeartbeatIntervalMs, "broker.heartbeat.interval.ms, 10 to 60000")
 	fs.IntVar(&f.FetchWaitMs, "replica-fetch-wait-ms", 500, "replica.fetch.wait.max.ms: how long a leader may hold a follower's fetch, 0 to 60000")
 	fs.Int64Var(&f.ShutdownTimeoutMs, "shutdown-timeout-ms", server.DefaultShutdownTimeoutMs, "how long a clean stop waits for the controller to move this broker's leaderships, 0 to 600000")
+	fs.Int64Var(&f.MaxIdleMs, "connections-max-idle-ms", server.DefaultConnectionsMaxIdleMs, "connections.max.idle.ms: close a client's connection idle this long, 100 to 604800000, or -1 for never")
 	return fs
 }
 
@@ -67,6 +69,7 @@ func (f *brokerFlags) validate() error {
 		checkRange("heartbeat-ms", f.HeartbeatMs, 10, 60_000),
 		checkRange("replica-fetch-wait-ms", f.FetchWaitMs, 0, 60_000),
 		checkRange("shutdown-timeout-ms", f.ShutdownTimeoutMs, 0, 600_000),
+		checkIdle("connections-max-idle-ms", f.MaxIdleMs),
 	} {
 		if err != nil {
 			return err
@@ -154,6 +157,7 @@ func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) i
 	h, err := server.Serve(ln, b, server.Config{
 		Clock: clk, Controller: f.Controller, ShutdownTimeoutMs: max(f.ShutdownTimeoutMs, 1),
 		OnEvent: func() { notify(events) }, Logf: logTo(stderr, fmt.Sprintf("broker %d", f.ID)),
+		ConnectionsMaxIdleMs: f.MaxIdleMs,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)

@@ -74,3 +74,12 @@ func checkDir(name, dir string) error {
 	}
 	return nil
 }
+
+// checkIdle refuses an idle bound that is neither -1 (never) nor in
+// [100, 604800000] (a week).
+func checkIdle(name string, ms int64) error {
+	if ms == -1 {
+		return nil
+	}
+	return checkRange(name, ms, 100, 604_800_000)
+}
