@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/kaenlog/kaenlog/log"
@@ -56,8 +57,13 @@ type batch struct {
 	baseTs    int64  // first record's timestamp
 	maxTs     int64  // largest record timestamp
 	createdMs int64  // when the first record arrived: linger and delivery timeout count from here
-	dones     []func(Offset, error)
-	bytes     int64 // what the batch counts against MaxBufferedBytes
+	// dones are the outcome callbacks of the records ProduceAsync put
+	// here, in record order; runs are the spans of records
+	// ProduceManyAsync put here, in record order. A record is in one run
+	// or has one done: completion.run walks both.
+	dones []func(Offset, error)
+	runs  []doneRun
+	bytes int64 // what the batch counts against MaxBufferedBytes
 
 	state  batchState
 	hasSeq bool          // buf's header is written, with seq and ident
@@ -87,15 +93,25 @@ func newBatch(part *partition, nowMs int64, capBytes int) *batch {
 	if cap(buf) < capBytes {
 		buf = make([]byte, 0, capBytes)
 	}
-	*b = batch{part: part, buf: append(buf, make([]byte, log.BatchHeaderSize)...), createdMs: nowMs, dones: b.dones[:0], flushers: b.flushers[:0]}
+	*b = batch{part: part, buf: append(buf, make([]byte, log.BatchHeaderSize)...), createdMs: nowMs, dones: b.dones[:0], runs: b.runs[:0], flushers: b.flushers[:0]}
 	return b
+}
+
+// doneRun is a span of a batch's records handed over by one
+// ProduceManyAsync call: n records from index at in the batch, which were
+// recs[i:i+n] of the call. Their offsets are contiguous.
+type doneRun struct {
+	done  func(i, n int, first Offset, err error)
+	i     int
+	at, n int32
 }
 
 // release returns b to the pool. Only for a batch the broker answered.
 func (b *batch) release() {
 	clear(b.dones)
+	clear(b.runs)
 	clear(b.flushers)
-	*b = batch{buf: b.buf[:0], dones: b.dones[:0], flushers: b.flushers[:0]}
+	*b = batch{buf: b.buf[:0], dones: b.dones[:0], runs: b.runs[:0], flushers: b.flushers[:0]}
 	batchPool.Put(b)
 }
 
@@ -131,29 +147,31 @@ func (b *batch) body(r *Record, ts int64) (int, bool) {
 func encodedSize(body int) int { return varintSize(int64(body)) + body }
 
 // add encodes r, stamped ts, as b's next record (body bytes, as b.body
-// said) and keeps done for its outcome.
-func (b *batch) add(r *Record, ts int64, body int, done func(Offset, error)) {
+// said). The caller keeps the record's outcome callback. The record's
+// size is known, so it is written in place, in one pass.
+func (b *batch) add(r *Record, ts int64, body int) {
 	if b.count == 0 {
 		b.baseTs, b.maxTs = ts, ts
 	}
 	b.maxTs = max(b.maxTs, ts)
-	buf := b.buf
-	buf = binary.AppendVarint(buf, int64(body))
-	buf = append(buf, 0) // attributes: unused
-	buf = binary.AppendVarint(buf, ts-b.baseTs)
-	buf = binary.AppendVarint(buf, int64(b.count))
-	buf = appendBytesField(buf, r.Key)
-	buf = appendBytesField(buf, r.Value)
-	buf = binary.AppendVarint(buf, int64(len(r.Headers)))
-	for i := range r.Headers {
-		h := &r.Headers[i]
-		buf = binary.AppendVarint(buf, int64(len(h.Key)))
-		buf = append(buf, h.Key...)
-		buf = appendBytesField(buf, h.Value)
+	n, size := len(b.buf), encodedSize(body)
+	b.buf = slices.Grow(b.buf, size)[:n+size]
+	p := b.buf[n:]
+	i := putVarint(p, int64(body))
+	p[i] = 0 // attributes: unused
+	i++
+	i += putVarint(p[i:], ts-b.baseTs)
+	i += putVarint(p[i:], int64(b.count))
+	i += putBytesField(p[i:], r.Key)
+	i += putBytesField(p[i:], r.Value)
+	i += putVarint(p[i:], int64(len(r.Headers)))
+	for j := range r.Headers {
+		h := &r.Headers[j]
+		i += putVarint(p[i:], int64(len(h.Key)))
+		i += copy(p[i:], h.Key)
+		i += putBytesField(p[i:], h.Value)
 	}
-	b.buf = buf
 	b.count++
-	b.dones = append(b.dones, done)
 }
 
 // writeHeader writes b's header with the producer id, epoch and base
@@ -181,14 +199,34 @@ func (b *batch) resequence(id int64, epoch int16, seq int32) {
 // lastSeq returns the sequence of b's last record.
 func (b *batch) lastSeq() int32 { return incSequence(b.seq, b.count-1) }
 
-// appendBytesField appends a nullable byte field: its varint length (-1 for
-// nil), then its bytes.
-func appendBytesField(dst, p []byte) []byte {
+// putBytesField writes a nullable byte field at the start of dst, which
+// has room for it: its varint length (-1 for nil), then its bytes. It
+// returns the bytes written.
+func putBytesField(dst, p []byte) int {
 	if p == nil {
-		return binary.AppendVarint(dst, -1)
+		dst[0] = 1 // -1, zig-zag
+		return 1
 	}
-	dst = binary.AppendVarint(dst, int64(len(p)))
-	return append(dst, p...)
+	i := putVarint(dst, int64(len(p)))
+	return i + copy(dst[i:], p)
+}
+
+// putVarint writes v as a zig-zag varint (binary.PutVarint's encoding) at
+// the start of dst, which has room for it, and returns its size. The one-
+// and two-byte values most of a record's fields are take a short path.
+func putVarint(dst []byte, v int64) int {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	if u < 1<<7 {
+		dst[0] = byte(u)
+		return 1
+	}
+	if u < 1<<14 {
+		_ = dst[1]
+		dst[0] = byte(u) | 0x80
+		dst[1] = byte(u >> 7)
+		return 2
+	}
+	return binary.PutUvarint(dst, u)
 }
 
 // bytesFieldSize is the encoded size of a nullable byte field.

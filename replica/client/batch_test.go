@@ -30,7 +30,7 @@ func TestBatchEncodingIsLogsRecordBatch(t *testing.T) {
 			t.Fatal("record does not encode")
 		}
 		before := len(b.buf)
-		b.add(&r.rec, r.ts, body, discard)
+		b.add(&r.rec, r.ts, body)
 		if got := len(b.buf) - before; got != encodedSize(body) {
 			t.Fatalf("record %d took %d bytes, its size said %d", i, got, encodedSize(body))
 		}

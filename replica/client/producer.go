@@ -266,16 +266,52 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 	if done == nil {
 		done = discard
 	}
-	tp := TopicPartition{rec.Topic, rec.Partition}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, ErrClosed
 	}
 	part := p.last
-	if part == nil || part.tp != tp {
-		part = p.parts[tp]
+	if part == nil || part.tp.Topic != rec.Topic || part.tp.Partition != rec.Partition {
+		var err error
+		if part, err = p.partitionLocked(rec); err != nil {
+			return nil, err
+		}
 	}
+	// The clock is read only when something needs it: a record without
+	// its own timestamp, a new batch. Reading it costs more than the rest
+	// of a record's encoding on some machines.
+	now := int64(-1)
+	ts := rec.TimestampMs
+	if ts == 0 {
+		now = p.c.clock.NowMs()
+		ts = now
+	}
+	b, err := p.appendLocked(part, rec, ts, &now, false)
+	if err != nil {
+		if err == ErrBufferFull {
+			if p.room == nil {
+				p.room = make(chan struct{})
+			}
+			return p.room, err
+		}
+		return nil, err
+	}
+	b.dones = append(b.dones, done)
+	if b.count == 1 || len(b.buf) >= p.cfg.BatchBytes {
+		if now < 0 {
+			now = p.c.clock.NowMs()
+		}
+		p.afterLocked(now)
+	}
+	return nil, nil
+}
+
+// partitionLocked returns the partition rec goes to, made on first use,
+// and makes it the one looked up first.
+func (p *Producer) partitionLocked(rec *Record) (*partition, error) {
+	tp := TopicPartition{rec.Topic, rec.Partition}
+	part := p.parts[tp]
 	if part == nil {
 		if err := wire.ValidateTopic(tp.Topic); err != nil {
 			return nil, fmt.Errorf("client: %w", err)
@@ -289,15 +325,19 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 		p.c.meta.follow(tp.Topic)
 	}
 	p.last = part
-	// The clock is read only when something needs it: a record without
-	// its own timestamp, a new batch. Reading it costs more than the rest
-	// of a record's encoding on some machines.
-	now := int64(-1)
-	ts := rec.TimestampMs
-	if ts == 0 {
-		now = p.c.clock.NowMs()
-		ts = now
-	}
+	return part, nil
+}
+
+// appendLocked encodes rec, stamped ts, into part's open batch, sealing
+// the open batch first if rec does not fit and opening a new one, and
+// returns the batch it went to. *now is the clock's reading, or -1: it is
+// read when a new batch needs it. drainOnSeal sends what may go right
+// after a full batch is sealed, before the next one opens (so that a
+// sealed batch need not wait for the end of a ProduceManyAsync call, and
+// the new one does not go with one record). It refuses rec with
+// ErrBufferFull, or with the error of a record too large, and then
+// changes nothing but the seal.
+func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int64, drainOnSeal bool) (*batch, error) {
 	b := part.open
 	var body int
 	if b != nil {
@@ -305,39 +345,113 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 		if body, ok = b.body(rec, ts); !ok || len(b.buf)+encodedSize(body) > p.cfg.BatchBytes {
 			part.seal()
 			b = nil
+			if drainOnSeal {
+				if *now < 0 {
+					*now = p.c.clock.NowMs()
+				}
+				p.drainLocked(*now)
+			}
 		}
 	}
 	if b == nil {
 		var ok bool
 		body, ok = recordBody(0, 0, rec.Key, rec.Value, rec.Headers)
 		if !ok || log.BatchHeaderSize+encodedSize(body) > p.cfg.MaxRecordBytes {
-			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
+			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", part.tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
 		}
 	}
 	size := int64(encodedSize(body))
 	if p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
-		if p.room == nil {
-			p.room = make(chan struct{})
-		}
-		return p.room, ErrBufferFull
+		return nil, ErrBufferFull
 	}
 	if b == nil {
-		if now < 0 {
-			now = p.c.clock.NowMs()
+		if *now < 0 {
+			*now = p.c.clock.NowMs()
 		}
-		b = newBatch(part, now, max(p.cfg.BatchBytes, log.BatchHeaderSize+int(size)))
+		b = newBatch(part, *now, max(p.cfg.BatchBytes, log.BatchHeaderSize+int(size)))
 		part.open = b
 	}
-	b.add(rec, ts, body, done)
+	b.add(rec, ts, body)
 	b.bytes += size
 	p.buffered += size
-	if b.count == 1 || len(b.buf) >= p.cfg.BatchBytes {
+	return b, nil
+}
+
+// ProduceManyAsync hands recs to the producer, in order, and returns how
+// many it took: len(recs), or the number before the record it refused and
+// the error ProduceAsync would have refused that record with (ErrClosed,
+// ErrBufferFull, an invalid topic or partition, a record too large).
+// Records not taken are never written and done says nothing of them.
+//
+// It exists for throughput: Kafka's producer takes one record at a time,
+// and so does ProduceAsync, which takes the producer's lock, may read the
+// clock and keeps a callback for every record. ProduceManyAsync does each
+// of those once per call (or per batch the records fill), as franz-go's
+// ProduceSync takes many records at once. The records of a call may name
+// any partitions; runs of consecutive records of one partition are what
+// it handles fastest.
+//
+// Records of one call whose TimestampMs is 0 all get the same CreateTime:
+// the clock is read once for the call.
+//
+// done, unless nil, is called once for each run of taken records that went
+// into one batch: recs[i:i+n], consecutive in recs, of one partition, with
+// their outcome. On success first is the Offset of recs[i], and recs[i+k]
+// is at first.Offset+k (first.HasOffset is false with acks=0: nobody
+// knows). A call's records may fill several batches, and each batch has
+// its own outcome, so done may report runs of one call with different
+// outcomes, and not necessarily in the order of recs: it is called from
+// the goroutine that calls ProduceAsync's callbacks, in the order outcomes
+// are decided. done must not block for long, and may call the producer.
+// Every other rule is ProduceAsync's: batching by BatchBytes and
+// LingerMs, retries, idempotence, MaxBufferedBytes (a call may be taken in
+// part when the buffer fills).
+func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Offset, err error)) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return 0, ErrClosed
+	}
+	now := int64(-1)
+	part := p.last
+	var prev *batch // the batch of recs[i-1], whose last run is recs[i-1]'s
+	i := 0
+	var err error
+	for ; i < len(recs); i++ {
+		rec := &recs[i]
+		if part == nil || part.tp.Topic != rec.Topic || part.tp.Partition != rec.Partition {
+			if part, err = p.partitionLocked(rec); err != nil {
+				break
+			}
+		}
+		ts := rec.TimestampMs
+		if ts == 0 {
+			if now < 0 {
+				now = p.c.clock.NowMs()
+			}
+			ts = now
+		}
+		var b *batch
+		if b, err = p.appendLocked(part, rec, ts, &now, true); err != nil {
+			break
+		}
+		// Nothing else adds to a batch while the call holds the lock, and
+		// a batch this call added to is not recycled before the call's
+		// end: the run of recs[i-1] is b's last.
+		if b == prev {
+			b.runs[len(b.runs)-1].n++
+			continue
+		}
+		b.runs = append(b.runs, doneRun{done: done, i: i, at: b.count - 1, n: 1})
+		prev = b
+	}
+	if i > 0 {
 		if now < 0 {
 			now = p.c.clock.NowMs()
 		}
 		p.afterLocked(now)
 	}
-	return nil, nil
+	return i, err
 }
 
 // Flush makes every batch ready to send, linger or not, and waits until
@@ -982,15 +1096,36 @@ func (q *completer) run() {
 }
 
 // run calls the batch's callbacks, tells its flushers, and recycles it.
+// The records of its runs are at their run's index in the batch; the
+// others each have a done, in record order.
 func (c *completion) run() {
 	b := c.b
 	off := c.off
 	base := off.Offset
-	for i, done := range b.dones {
+	k := int32(0) // the next record's index in the batch
+	dones := b.dones
+	for _, r := range b.runs {
+		for ; k < r.at; k++ {
+			if c.off.HasOffset {
+				off.Offset = base + uint64(k)
+			}
+			dones[0](off, c.err)
+			dones = dones[1:]
+		}
 		if c.off.HasOffset {
-			off.Offset = base + uint64(i)
+			off.Offset = base + uint64(k)
+		}
+		if r.done != nil {
+			r.done(r.i, int(r.n), off, c.err)
+		}
+		k += r.n
+	}
+	for _, done := range dones {
+		if c.off.HasOffset {
+			off.Offset = base + uint64(k)
 		}
 		done(off, c.err)
+		k++
 	}
 	for _, w := range b.flushers {
 		w.mu.Lock()
