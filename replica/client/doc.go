@@ -18,8 +18,8 @@
 //   - metadata.go: leaders, leader epochs and endpoints, from the
 //     controller.
 //   - producer.go: [Producer] — [Producer.Produce], [Producer.ProduceAsync],
-//     [Producer.Flush]; batching by size and linger, acks, retries,
-//     delivery timeout.
+//     [Producer.ProduceManyAsync], [Producer.Flush]; batching by size and
+//     linger, acks, retries, delivery timeout.
 //   - batch.go: a producer's RecordBatch v2, encoded in place.
 //   - idempotence.go: producer ids, sequences, and the rules for
 //     OUT_OF_ORDER_SEQUENCE_NUMBER and INVALID_PRODUCER_EPOCH.
@@ -97,6 +97,14 @@
 // hands it to a callback, called from one goroutine per producer in the
 // order outcomes are decided; [Producer.Flush] waits until every record
 // handed over before it has its outcome.
+//
+// [Producer.ProduceManyAsync] takes a slice of records in one call, for
+// throughput: one lock, one reading of the clock (the call's records
+// without a timestamp share one CreateTime), and one callback for each run
+// of the call's records that went into one batch, with the offset of the
+// run's first record — a batch's records have consecutive offsets, and
+// each batch has its own outcome. Kafka's producer has no such call;
+// franz-go's ProduceSync takes many records.
 //
 // # Idempotence
 //
