@@ -1,7 +1,6 @@
 package client
 
 import (
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -212,22 +211,22 @@ func putBytesField(dst, p []byte) int {
 }
 
 // putVarint writes v as a zig-zag varint (binary.PutVarint's encoding) at
-// the start of dst, which has room for it, and returns its size. The one-
-// and two-byte values most of a record's fields are take a short path.
+// the start of dst, which has room for it, and returns its size. Unlike
+// binary.PutVarint it is small enough to inline.
 func putVarint(dst []byte, v int64) int {
-	u := uint64(v<<1) ^ uint64(v>>63)
-	if u < 1<<7 {
-		dst[0] = byte(u)
-		return 1
+	u := zigzag(v)
+	i := 0
+	for u >= 0x80 {
+		dst[i] = byte(u) | 0x80
+		u >>= 7
+		i++
 	}
-	if u < 1<<14 {
-		_ = dst[1]
-		dst[0] = byte(u) | 0x80
-		dst[1] = byte(u >> 7)
-		return 2
-	}
-	return binary.PutUvarint(dst, u)
+	dst[i] = byte(u)
+	return i + 1
 }
+
+// zigzag maps signed to unsigned so that small magnitudes are small.
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 // bytesFieldSize is the encoded size of a nullable byte field.
 func bytesFieldSize(p []byte) int {
@@ -240,6 +239,6 @@ func bytesFieldSize(p []byte) int {
 // varintSize is the size of v as a zig-zag varint (Kafka's varint and
 // varlong, encoding/binary's AppendVarint).
 func varintSize(v int64) int {
-	u := uint64(v<<1) ^ uint64(v>>63)
+	u := zigzag(v)
 	return (bits.Len64(u|1) + 6) / 7
 }
