@@ -105,12 +105,60 @@ type doneRun struct {
 	at, n int32
 }
 
-// release returns b to the pool. Only for a batch the broker answered.
-func (b *batch) release() {
+// newBatch returns an empty batch for part whose first record, of size
+// bytes, arrives at nowMs: a spare if there is one and the record fits in
+// BatchBytes.
+func (p *Producer) newBatch(part *partition, nowMs int64, size int) *batch {
+	capBytes := max(p.cfg.BatchBytes, log.BatchHeaderSize+size)
+	if capBytes == p.cfg.BatchBytes {
+		p.spareMu.Lock()
+		if n := len(p.spares); n > 0 {
+			b := p.spares[n-1]
+			p.spares[n-1] = nil
+			p.spares = p.spares[:n-1]
+			p.spareMu.Unlock()
+			b.reset(part, nowMs)
+			return b
+		}
+		p.spareMu.Unlock()
+	}
+	return newBatch(part, nowMs, capBytes)
+}
+
+// recycle takes back a batch the broker answered: a spare if its buffer
+// is BatchBytes large and there is room, batchPool's otherwise.
+func (p *Producer) recycle(b *batch) {
+	if cap(b.buf) == p.cfg.BatchBytes {
+		p.spareMu.Lock()
+		if len(p.spares) < p.maxSpares {
+			b.clear()
+			p.spares = append(p.spares, b)
+			p.spareMu.Unlock()
+			return
+		}
+		p.spareMu.Unlock()
+	}
+	b.release()
+}
+
+// reset makes b, cleared, an empty batch for part whose first record
+// arrives at nowMs.
+func (b *batch) reset(part *partition, nowMs int64) {
+	b.part, b.createdMs = part, nowMs
+	b.buf = append(b.buf[:0], make([]byte, log.BatchHeaderSize)...)
+}
+
+// clear drops what b holds, keeping its storage.
+func (b *batch) clear() {
 	clear(b.dones)
 	clear(b.runs)
 	clear(b.flushers)
 	*b = batch{buf: b.buf[:0], dones: b.dones[:0], runs: b.runs[:0], flushers: b.flushers[:0]}
+}
+
+// release returns b to the pool. Only for a batch the broker answered.
+func (b *batch) release() {
+	b.clear()
 	batchPool.Put(b)
 }
 

@@ -140,6 +140,14 @@ type Producer struct {
 
 	cq *completer
 
+	// spares are answered batches kept for new ones, their buffers
+	// BatchBytes large: batchPool loses what it holds at every garbage
+	// collection, and a buffer made anew is zeroed first (1 MB for large
+	// batches). At most maxSpares; the completer gives them back.
+	spareMu   sync.Mutex
+	spares    []*batch
+	maxSpares int
+
 	resends atomic.Int64 // batches sent again, for tests
 }
 
@@ -194,8 +202,13 @@ func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 		closedCh: make(chan struct{}),
 		parts:    map[TopicPartition]*partition{},
 		back:     c.newBackoff(),
-		cq:       newCompleter(),
 	}
+	// Spares of at most MaxBufferedBytes in all, as Kafka's BufferPool
+	// keeps up to buffer.memory of free batch buffers. There are never
+	// more than the batches that were alive at once, which full batches
+	// of MaxBufferedBytes bound.
+	p.maxSpares = int(cfg.MaxBufferedBytes / int64(cfg.BatchBytes))
+	p.cq = newCompleter(p.recycle)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -368,7 +381,7 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 		if *now < 0 {
 			*now = p.c.clock.NowMs()
 		}
-		b = newBatch(part, *now, max(p.cfg.BatchBytes, log.BatchHeaderSize+int(size)))
+		b = p.newBatch(part, *now, int(size))
 		part.open = b
 	}
 	b.add(rec, ts, body)
@@ -392,7 +405,14 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 // it handles fastest.
 //
 // Records of one call whose TimestampMs is 0 all get the same CreateTime:
-// the clock is read once for the call.
+// the clock is read once for the call, and that reading is also when the
+// batches the call opens were created, from which their LingerMs and
+// DeliveryTimeoutMs count.
+//
+// recs is read only during the call (Key, Value and Headers are copied),
+// so the caller may reuse it once the call returns. A record taken is in
+// a batch, and the batch goes by the usual rules: a call does not wait for
+// its records to be sent.
 //
 // done, unless nil, is called once for each run of taken records that went
 // into one batch: recs[i:i+n], consecutive in recs, of one partition, with
@@ -445,12 +465,12 @@ func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Off
 		b.runs = append(b.runs, doneRun{done: done, i: i, at: b.count - 1, n: 1})
 		prev = b
 	}
-	if i > 0 {
-		if now < 0 {
-			now = p.c.clock.NowMs()
-		}
-		p.afterLocked(now)
+	// Even a call that took nothing may have sealed a batch (and sent
+	// what could go): the event ends as every event does.
+	if now < 0 {
+		now = p.c.clock.NowMs()
 	}
+	p.afterLocked(now)
 	return i, err
 }
 
@@ -1038,14 +1058,17 @@ type completion struct {
 // completer calls outcome callbacks, in the order outcomes were decided,
 // from one goroutine, outside every lock of the client.
 type completer struct {
-	mu     sync.Mutex
-	queue  []completion
-	spare  []completion
-	closed bool
-	wake   chan struct{}
+	mu      sync.Mutex
+	queue   []completion
+	spare   []completion
+	closed  bool
+	wake    chan struct{}
+	recycle func(*batch) // takes a batch the broker answered, for reuse
 }
 
-func newCompleter() *completer { return &completer{wake: make(chan struct{}, 1)} }
+func newCompleter(recycle func(*batch)) *completer {
+	return &completer{wake: make(chan struct{}, 1), recycle: recycle}
+}
 
 // push queues outcomes.
 func (q *completer) push(cs []completion) {
@@ -1086,7 +1109,7 @@ func (q *completer) run() {
 		q.queue, q.spare = q.spare[:0], nil
 		q.mu.Unlock()
 		for i := range cs {
-			cs[i].run()
+			cs[i].run(q.recycle)
 		}
 		clear(cs)
 		q.mu.Lock()
@@ -1098,7 +1121,7 @@ func (q *completer) run() {
 // run calls the batch's callbacks, tells its flushers, and recycles it.
 // The records of its runs are at their run's index in the batch; the
 // others each have a done, in record order.
-func (c *completion) run() {
+func (c *completion) run(recycle func(*batch)) {
 	b := c.b
 	off := c.off
 	base := off.Offset
@@ -1136,6 +1159,6 @@ func (c *completion) run() {
 		w.mu.Unlock()
 	}
 	if c.release {
-		b.release()
+		recycle(b)
 	}
 }
