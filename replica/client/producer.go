@@ -793,9 +793,17 @@ func (part *partition) take(p *Producer, leader int32, now int64) *batch {
 	return b
 }
 
-// hasRetry reports whether a batch of part waits for the barrier.
+// hasRetry reports whether a batch of part waits for the barrier. It
+// looks no further than the first batch never sent: only a batch sent
+// can be waiting to retry, and take sends a partition's batches in
+// order — every batch before a sent one was sent — so none after a batch
+// never sent was. The batches queued behind the in-flight limit (up to
+// MaxBufferedBytes of them) are not walked on every send.
 func (part *partition) hasRetry() bool {
 	for _, b := range part.batches {
+		if b.attempts == 0 {
+			return false
+		}
 		if b.state == stRetry {
 			return true
 		}
