@@ -71,7 +71,11 @@
 // [ProducerConfig.BatchBytes]), when its LingerMs has passed since its
 // first record, or at Flush. Per leader, a request carries at most one
 // batch of each partition; at most MaxInFlight batches of a partition are
-// in flight.
+// in flight. A batch's buffer (BatchBytes, allocated whole) is reused for
+// a new batch once the broker has answered it — never after a broken
+// connection, whose writer may still read it — and the producer keeps up
+// to MaxBufferedBytes of such buffers, as Kafka's BufferPool keeps up to
+// buffer.memory.
 //
 // acks=0 ([AcksNone]) waits for nothing: a record is done once its
 // request is written, with no offset. acks=1 and acks=all are answered.
