@@ -412,7 +412,8 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 // recs is read only during the call (Key, Value and Headers are copied),
 // so the caller may reuse it once the call returns. A record taken is in
 // a batch, and the batch goes by the usual rules: a call does not wait for
-// its records to be sent, and a batch it fills goes before the call ends.
+// its records to be sent, and a batch it fills may be sent before the
+// call ends.
 // The call holds the producer throughout, so brokers' answers wait for
 // its end: calls of a few thousand records keep that wait short.
 //
