@@ -803,16 +803,29 @@ func (part *partition) take(p *Producer, leader int32, now int64) *batch {
 // never sent was. The batches queued behind the in-flight limit (up to
 // MaxBufferedBytes of them) are not walked on every send.
 func (part *partition) hasRetry() bool {
+	found := false
 	for _, b := range part.batches {
 		if b.attempts == 0 {
-			return false
+			break
 		}
 		if b.state == stRetry {
-			return true
+			found = true
+			break
 		}
 	}
-	return false
+	if checkOrder {
+		for _, b := range part.batches {
+			if b.state == stRetry && !found {
+				panic(fmt.Sprintf("client: %s: a batch to retry after a batch never sent", part.tp))
+			}
+		}
+	}
+	return found
 }
+
+// checkOrder makes hasRetry check, by walking every batch, that no batch
+// to retry follows a batch never sent. The package's tests turn it on.
+var checkOrder = false
 
 // produceCall is one produce request on its way. A call is reused once
 // the connection's writer has put it out and (unless acks=0) the broker
