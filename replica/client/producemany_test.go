@@ -344,3 +344,69 @@ func TestProduceManyReadsTheClockOnce(t *testing.T) {
 	}
 	r.answerProduce(t, wire.CodeNone, 0)
 }
+
+// A call's records are encoded as log encodes them, whatever their keys,
+// values, headers and timestamps: the batch the broker gets decodes to
+// the records handed over. (Records after the first of a batch take a
+// short path of their own; a record with headers takes the long one.)
+func TestProduceManyEncodesEveryRecord(t *testing.T) {
+	fc := newFakeCluster(t, 1, 1)
+	clk := clock.NewManual(1_700_000_000_000)
+	c := newTestClient(t, fc, clk)
+	tp := TopicPartition{"t", 0}
+	primeMetadata(t, c, tp)
+	p, err := c.NewProducer(ProducerConfig{Acks: AcksLeader, LingerMs: 10, BatchBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []Record
+	for i := range 300 {
+		r := Record{Topic: "t", Value: []byte(fmt.Sprintf("value %d %s", i, make([]byte, i%150)))}
+		switch i % 4 {
+		case 1:
+			r.Key = []byte{}
+		case 2:
+			r.Key = []byte(fmt.Sprint("key", i))
+		case 3:
+			r.Value = nil
+		}
+		switch i % 5 {
+		case 1:
+			r.TimestampMs = 1_600_000_000_000 + int64(i) // before the batch's first: a negative delta
+		case 2:
+			r.TimestampMs = 1_800_000_000_000
+		}
+		if i%97 == 50 {
+			r.Headers = []Header{{Key: "h", Value: []byte("v")}, {Key: "", Value: nil}}
+		}
+		recs = append(recs, r)
+	}
+	if n, err := p.ProduceManyAsync(recs, nil); n != len(recs) || err != nil {
+		t.Fatalf("took %d of %d: %v", n, len(recs), err)
+	}
+	clk.Advance(10)
+	r := fc.brokers[1].next(t)
+	b := batchOf(t, r.produce(t).Partitions[0])
+	if len(b.Records) != len(recs) {
+		t.Fatalf("%d records in the batch, want %d", len(b.Records), len(recs))
+	}
+	for i, got := range b.Records {
+		want := recs[i]
+		ts := want.TimestampMs
+		if ts == 0 {
+			ts = 1_700_000_000_000
+		}
+		if got.OffsetDelta != int32(i) || b.BaseTimestamp+got.TimestampDelta != ts ||
+			(got.Key == nil) != (want.Key == nil) || string(got.Key) != string(want.Key) ||
+			(got.Value == nil) != (want.Value == nil) || string(got.Value) != string(want.Value) ||
+			len(got.Headers) != len(want.Headers) {
+			t.Fatalf("record %d decodes to %+v, want %+v at %d", i, got, want, ts)
+		}
+		for j, h := range got.Headers {
+			if h.Key != want.Headers[j].Key || string(h.Value) != string(want.Headers[j].Value) || (h.Value == nil) != (want.Headers[j].Value == nil) {
+				t.Fatalf("record %d header %d: %+v, want %+v", i, j, h, want.Headers[j])
+			}
+		}
+	}
+	r.answerProduce(t, wire.CodeNone, 0)
+}

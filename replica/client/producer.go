@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -453,6 +454,20 @@ func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Off
 				now = p.c.clock.NowMs()
 			}
 			ts = now
+		}
+		// The common case, inline: a record without headers that fits the
+		// batch the call's previous record went to, and the buffer. Its
+		// size is recordBody's, headers aside.
+		if b := part.open; b == prev && b != nil && len(rec.Headers) == 0 {
+			body := 2 + varintSize(ts-b.baseTs) + varintSize(int64(b.count)) + bytesFieldSize(rec.Key) + bytesFieldSize(rec.Value)
+			size := encodedSize(body)
+			if body <= math.MaxInt32 && len(b.buf)+size <= p.cfg.BatchBytes && p.buffered+int64(size) <= p.cfg.MaxBufferedBytes {
+				b.add(rec, ts, body)
+				b.bytes += int64(size)
+				p.buffered += int64(size)
+				b.runs[len(b.runs)-1].n++
+				continue
+			}
 		}
 		var b *batch
 		if b, err = p.appendLocked(part, rec, ts, &now, true); err != nil {
