@@ -15,13 +15,14 @@
 //
 //   - produce: acks=all, idempotent produce of -records records of
 //     -record-bytes, handed over asynchronously (kaenlog's
-//     Producer.ProduceAsync, kgo's Produce) and flushed, to a partition
-//     with three replicas and min ISR 2 on kaenlog, to a partition of
-//     kfake (which replicates nothing). Records per second, and the CPU
-//     time and allocations per record of each process. With the
-//     produce-big row, the throughput floor: the same bytes through a
-//     leader and two fetching followers over raw TCP, pwrite and sendfile
-//     only (floor.go).
+//     Producer.ProduceManyAsync, -kaenlog-many records a call, or with
+//     -kaenlog-many 0 Producer.ProduceAsync, one a call; kgo's Produce,
+//     one a call) and flushed, to a partition with three replicas and min
+//     ISR 2 on kaenlog, to a partition of kfake (which replicates
+//     nothing). Records per second, and the CPU time and allocations per
+//     record of each process. With the produce-big row, the throughput
+//     floor: the same bytes through a leader and two fetching followers
+//     over raw TCP, pwrite and sendfile only (floor.go).
 //   - latency: one record at a time, acks=all, each waiting for its
 //     answer (Producer.Produce, kgo's ProduceSync): p50 and p99, also in
 //     raw loopback TCP round trips between two processes, measured in the

@@ -13,6 +13,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-rows", ","},
 		{"-records", "0"},
 		{"-count", "0"},
+		{"-kaenlog-many", "-1"},
 		{"-record-bytes", "-1"},
 		{"-duration", "0s"},
 		{"-no-such-flag"},

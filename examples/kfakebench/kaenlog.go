@@ -122,12 +122,13 @@ func (k *kcluster) leader(topic string) (leader int32, isr int, err error) {
 // broker returns the broker process of id.
 func (k *kcluster) broker(id int32) *proc { return k.brokers[id-1] }
 
-// produceAsync produces up to n records of value to topic with
-// ProduceAsync, acks=all and idempotent (the producer's defaults), in
-// batches of batchBytes (0: the default), stops
-// handing over records at the deadline, flushes, and returns how many
-// were acknowledged and how long it took.
-func (k *kcluster) produceAsync(ctx context.Context, topic string, value []byte, n, batchBytes int, deadline time.Time) (int, time.Duration, error) {
+// produceAsync produces up to n records of value to topic, acks=all and
+// idempotent (the producer's defaults), in batches of batchBytes (0: the
+// default): with ProduceManyAsync, many records a call, or with
+// ProduceAsync, one a call, when many is 0. It stops handing over records
+// at the deadline, flushes, and returns how many were acknowledged and
+// how long it took.
+func (k *kcluster) produceAsync(ctx context.Context, topic string, value []byte, n, batchBytes, many int, deadline time.Time) (int, time.Duration, error) {
 	p, err := k.cl.NewProducer(client.ProducerConfig{BatchBytes: batchBytes})
 	if err != nil {
 		return 0, 0, err
@@ -136,27 +137,49 @@ func (k *kcluster) produceAsync(ctx context.Context, topic string, value []byte,
 	var acked atomic.Int64
 	var failed atomic.Pointer[error]
 	wake := make(chan struct{}, 1)
-	done := func(_ client.Offset, err error) {
+	outcome := func(n int, err error) {
 		if err != nil {
-			failed.CompareAndSwap(nil, &err)
+			e := err // only a failure escapes to the heap
+			failed.CompareAndSwap(nil, &e)
 		}
-		if acked.Add(1)%256 == 0 {
+		// Wake the loop below after every 256 outcomes, or every run.
+		if c := acked.Add(int64(n)); c%256 < int64(n) {
 			select {
 			case wake <- struct{}{}:
 			default:
 			}
 		}
 	}
-	rec := client.Record{Topic: topic, Value: value}
+	done := func(_ client.Offset, err error) { outcome(1, err) }
+	runDone := func(_, n int, _ client.Offset, err error) { outcome(n, err) }
+	recs := make([]client.Record, max(many, 1))
+	for i := range recs {
+		recs[i] = client.Record{Topic: topic, Value: value}
+	}
 	start := time.Now()
 	sent := 0
-	for sent < n && (sent%1024 != 0 || time.Now().Before(deadline)) {
-		err := p.ProduceAsync(rec, done)
+	for check := 0; sent < n; {
+		// The deadline is looked at every 1024 records or so.
+		if sent >= check {
+			if !time.Now().Before(deadline) {
+				break
+			}
+			check = sent + 1024
+		}
+		var err error
+		if many == 0 {
+			if err = p.ProduceAsync(recs[0], done); err == nil {
+				sent++
+			}
+		} else {
+			var k int
+			k, err = p.ProduceManyAsync(recs[:min(many, n-sent)], runDone)
+			sent += k
+		}
 		switch {
 		case err == nil:
-			sent++
 		case errors.Is(err, client.ErrBufferFull):
-			// Wait for room: the next 256 outcomes, or a moment.
+			// Wait for room: the next outcomes, or a moment.
 			select {
 			case <-wake:
 			case <-time.After(time.Millisecond):

@@ -36,6 +36,7 @@ type config struct {
 	repo           string
 	peers          []string // where kfake runs: "harness", "process"
 	batchBytes     int      // both producers' batch size; 0: each one's default
+	many           int      // records per ProduceManyAsync call in kaenlog's produce rows; 0: ProduceAsync
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -75,6 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data, children's logs)")
 	fs.StringVar(&c.repo, "repo", "", "the kaenlog module's directory, where the allocs row runs go test (default: found with go list from the current directory)")
 	fs.IntVar(&c.batchBytes, "batch-bytes", 0, "both producers' largest batch (kaenlog's BatchBytes, kgo's ProducerBatchMaxBytes); 0 leaves each its default (16384 and 1000012), at most 1000012")
+	fs.IntVar(&c.many, "kaenlog-many", 1000, "records per Producer.ProduceManyAsync call in kaenlog's produce rows; 0 hands them over one at a time with ProduceAsync")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -108,6 +110,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return bad("-record-bytes %d is not in [0, 900000]", c.recordBytes)
 	case c.batchBytes < 0 || c.batchBytes > 1000012 || (c.batchBytes > 0 && c.batchBytes < 1024):
 		return bad("-batch-bytes %d: give 0 or a size in [1024, 1000012]", c.batchBytes)
+	case c.many < 0:
+		return bad("-kaenlog-many %d is negative", c.many)
 	case c.duration <= 0 || c.timeout <= 0:
 		return bad("-duration and -timeout must be positive")
 	}
@@ -380,7 +384,7 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		if err != nil {
 			return err
 		}
-		n, elapsed, err := k.produceAsync(ctx, tput, b.value, cfg.records, cfg.batchBytes, time.Now().Add(cfg.duration))
+		n, elapsed, err := k.produceAsync(ctx, tput, b.value, cfg.records, cfg.batchBytes, cfg.many, time.Now().Add(cfg.duration))
 		if err != nil {
 			return fmt.Errorf("kaenlog produce: %w", err)
 		}
@@ -426,7 +430,7 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		}
 	}
 	if cfg.rows["produce-big"] {
-		n, elapsed, err := k.produceAsync(ctx, tput, b.value, cfg.records, bigBatchBytes, time.Now().Add(cfg.duration))
+		n, elapsed, err := k.produceAsync(ctx, tput, b.value, cfg.records, bigBatchBytes, cfg.many, time.Now().Add(cfg.duration))
 		if err != nil {
 			return fmt.Errorf("kaenlog produce, big batches: %w", err)
 		}

@@ -89,7 +89,8 @@ func (p *peer) produceAsync(ctx context.Context, topic string, value []byte, n, 
 	var failed atomic.Pointer[error]
 	done := func(_ *kgo.Record, err error) {
 		if err != nil {
-			failed.CompareAndSwap(nil, &err)
+			e := err // only a failure escapes to the heap
+			failed.CompareAndSwap(nil, &e)
 		}
 		acked.Add(1)
 	}

@@ -74,6 +74,11 @@ func (b *bench) report() {
 	pr("vs the peer, franz-go's kfake (%d brokers, replicates nothing) driven by kgo in the harness;", brokers)
 	pr("kfake's brokers run in the harness's process, in a child process of their own, or both, each measured (-peer).")
 	pr("Everything over loopback TCP; defaults on both clients (acks=all, idempotent).")
+	if cfg.many > 0 {
+		pr("Produce rows: kaenlog's Producer.ProduceManyAsync, %d records a call (-kaenlog-many); kgo's Produce, one record a call.", cfg.many)
+	} else {
+		pr("Produce rows: kaenlog's Producer.ProduceAsync and kgo's Produce, one record a call.")
+	}
 	pr("%s %s/%s, %d CPUs; -records %d -record-bytes %d -duration %v -latency-records %d -count %d; medians of %d runs, interleaved",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cfg.records, cfg.recordBytes, cfg.duration, cfg.latencyRecords, cfg.count, cfg.count)
 	pr("flags: %q", b.args)

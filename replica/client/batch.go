@@ -1,9 +1,9 @@
 package client
 
 import (
-	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/kaenlog/kaenlog/log"
@@ -56,8 +56,13 @@ type batch struct {
 	baseTs    int64  // first record's timestamp
 	maxTs     int64  // largest record timestamp
 	createdMs int64  // when the first record arrived: linger and delivery timeout count from here
-	dones     []func(Offset, error)
-	bytes     int64 // what the batch counts against MaxBufferedBytes
+	// dones are the outcome callbacks of the records ProduceAsync put
+	// here, in record order; runs are the spans of records
+	// ProduceManyAsync put here, in record order. A record is in one run
+	// or has one done: completion.run walks both.
+	dones []func(Offset, error)
+	runs  []doneRun
+	bytes int64 // what the batch counts against MaxBufferedBytes
 
 	state  batchState
 	hasSeq bool          // buf's header is written, with seq and ident
@@ -87,15 +92,73 @@ func newBatch(part *partition, nowMs int64, capBytes int) *batch {
 	if cap(buf) < capBytes {
 		buf = make([]byte, 0, capBytes)
 	}
-	*b = batch{part: part, buf: append(buf, make([]byte, log.BatchHeaderSize)...), createdMs: nowMs, dones: b.dones[:0], flushers: b.flushers[:0]}
+	*b = batch{part: part, buf: append(buf, make([]byte, log.BatchHeaderSize)...), createdMs: nowMs, dones: b.dones[:0], runs: b.runs[:0], flushers: b.flushers[:0]}
 	return b
+}
+
+// doneRun is a span of a batch's records handed over by one
+// ProduceManyAsync call: n records from index at in the batch, which were
+// recs[i:i+n] of the call. Their offsets are contiguous.
+type doneRun struct {
+	done  func(i, n int, first Offset, err error)
+	i     int
+	at, n int32
+}
+
+// newBatch returns an empty batch for part whose first record, of size
+// bytes, arrives at nowMs: a spare if there is one and the record fits in
+// BatchBytes.
+func (p *Producer) newBatch(part *partition, nowMs int64, size int) *batch {
+	capBytes := max(p.cfg.BatchBytes, log.BatchHeaderSize+size)
+	if capBytes == p.cfg.BatchBytes {
+		p.spareMu.Lock()
+		if n := len(p.spares); n > 0 {
+			b := p.spares[n-1]
+			p.spares[n-1] = nil
+			p.spares = p.spares[:n-1]
+			p.spareMu.Unlock()
+			b.reset(part, nowMs)
+			return b
+		}
+		p.spareMu.Unlock()
+	}
+	return newBatch(part, nowMs, capBytes)
+}
+
+// recycle takes back a batch the broker answered: a spare if its buffer
+// is BatchBytes large and there is room, batchPool's otherwise.
+func (p *Producer) recycle(b *batch) {
+	if cap(b.buf) == p.cfg.BatchBytes {
+		p.spareMu.Lock()
+		if len(p.spares) < p.maxSpares {
+			b.clear()
+			p.spares = append(p.spares, b)
+			p.spareMu.Unlock()
+			return
+		}
+		p.spareMu.Unlock()
+	}
+	b.release()
+}
+
+// reset makes b, cleared, an empty batch for part whose first record
+// arrives at nowMs.
+func (b *batch) reset(part *partition, nowMs int64) {
+	b.part, b.createdMs = part, nowMs
+	b.buf = append(b.buf[:0], make([]byte, log.BatchHeaderSize)...)
+}
+
+// clear drops what b holds, keeping its storage.
+func (b *batch) clear() {
+	clear(b.dones)
+	clear(b.runs)
+	clear(b.flushers)
+	*b = batch{buf: b.buf[:0], dones: b.dones[:0], runs: b.runs[:0], flushers: b.flushers[:0]}
 }
 
 // release returns b to the pool. Only for a batch the broker answered.
 func (b *batch) release() {
-	clear(b.dones)
-	clear(b.flushers)
-	*b = batch{buf: b.buf[:0], dones: b.dones[:0], flushers: b.flushers[:0]}
+	b.clear()
 	batchPool.Put(b)
 }
 
@@ -131,29 +194,31 @@ func (b *batch) body(r *Record, ts int64) (int, bool) {
 func encodedSize(body int) int { return varintSize(int64(body)) + body }
 
 // add encodes r, stamped ts, as b's next record (body bytes, as b.body
-// said) and keeps done for its outcome.
-func (b *batch) add(r *Record, ts int64, body int, done func(Offset, error)) {
+// said). The caller keeps the record's outcome callback. The record's
+// size is known, so it is written in place, in one pass.
+func (b *batch) add(r *Record, ts int64, body int) {
 	if b.count == 0 {
 		b.baseTs, b.maxTs = ts, ts
 	}
 	b.maxTs = max(b.maxTs, ts)
-	buf := b.buf
-	buf = binary.AppendVarint(buf, int64(body))
-	buf = append(buf, 0) // attributes: unused
-	buf = binary.AppendVarint(buf, ts-b.baseTs)
-	buf = binary.AppendVarint(buf, int64(b.count))
-	buf = appendBytesField(buf, r.Key)
-	buf = appendBytesField(buf, r.Value)
-	buf = binary.AppendVarint(buf, int64(len(r.Headers)))
-	for i := range r.Headers {
-		h := &r.Headers[i]
-		buf = binary.AppendVarint(buf, int64(len(h.Key)))
-		buf = append(buf, h.Key...)
-		buf = appendBytesField(buf, h.Value)
+	n, size := len(b.buf), encodedSize(body)
+	b.buf = slices.Grow(b.buf, size)[:n+size]
+	p := b.buf[n:]
+	i := putVarint(p, int64(body))
+	p[i] = 0 // attributes: unused
+	i++
+	i += putVarint(p[i:], ts-b.baseTs)
+	i += putVarint(p[i:], int64(b.count))
+	i += putBytesField(p[i:], r.Key)
+	i += putBytesField(p[i:], r.Value)
+	i += putVarint(p[i:], int64(len(r.Headers)))
+	for j := range r.Headers {
+		h := &r.Headers[j]
+		i += putVarint(p[i:], int64(len(h.Key)))
+		i += copy(p[i:], h.Key)
+		i += putBytesField(p[i:], h.Value)
 	}
-	b.buf = buf
 	b.count++
-	b.dones = append(b.dones, done)
 }
 
 // writeHeader writes b's header with the producer id, epoch and base
@@ -181,15 +246,35 @@ func (b *batch) resequence(id int64, epoch int16, seq int32) {
 // lastSeq returns the sequence of b's last record.
 func (b *batch) lastSeq() int32 { return incSequence(b.seq, b.count-1) }
 
-// appendBytesField appends a nullable byte field: its varint length (-1 for
-// nil), then its bytes.
-func appendBytesField(dst, p []byte) []byte {
+// putBytesField writes a nullable byte field at the start of dst, which
+// has room for it: its varint length (-1 for nil), then its bytes. It
+// returns the bytes written.
+func putBytesField(dst, p []byte) int {
 	if p == nil {
-		return binary.AppendVarint(dst, -1)
+		dst[0] = 1 // -1, zig-zag
+		return 1
 	}
-	dst = binary.AppendVarint(dst, int64(len(p)))
-	return append(dst, p...)
+	i := putVarint(dst, int64(len(p)))
+	return i + copy(dst[i:], p)
 }
+
+// putVarint writes v as a zig-zag varint (binary.PutVarint's encoding) at
+// the start of dst, which has room for it, and returns its size. Unlike
+// binary.PutVarint it is small enough to inline.
+func putVarint(dst []byte, v int64) int {
+	u := zigzag(v)
+	i := 0
+	for u >= 0x80 {
+		dst[i] = byte(u) | 0x80
+		u >>= 7
+		i++
+	}
+	dst[i] = byte(u)
+	return i + 1
+}
+
+// zigzag maps signed to unsigned so that small magnitudes are small.
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 // bytesFieldSize is the encoded size of a nullable byte field.
 func bytesFieldSize(p []byte) int {
@@ -202,6 +287,6 @@ func bytesFieldSize(p []byte) int {
 // varintSize is the size of v as a zig-zag varint (Kafka's varint and
 // varlong, encoding/binary's AppendVarint).
 func varintSize(v int64) int {
-	u := uint64(v<<1) ^ uint64(v>>63)
+	u := zigzag(v)
 	return (bits.Len64(u|1) + 6) / 7
 }

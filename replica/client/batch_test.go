@@ -30,7 +30,7 @@ func TestBatchEncodingIsLogsRecordBatch(t *testing.T) {
 			t.Fatal("record does not encode")
 		}
 		before := len(b.buf)
-		b.add(&r.rec, r.ts, body, discard)
+		b.add(&r.rec, r.ts, body)
 		if got := len(b.buf) - before; got != encodedSize(body) {
 			t.Fatalf("record %d took %d bytes, its size said %d", i, got, encodedSize(body))
 		}
@@ -67,11 +67,16 @@ func TestBatchEncodingIsLogsRecordBatch(t *testing.T) {
 }
 
 // varintSize is the length binary.AppendVarint (Kafka's zig-zag varint)
-// writes.
+// writes, and putVarint writes its bytes.
 func TestVarintSizeMatchesTheEncoding(t *testing.T) {
-	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 8191, 8192, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64} {
-		if got, want := varintSize(v), len(binary.AppendVarint(nil, v)); got != want {
-			t.Errorf("varintSize(%d) = %d, want %d", v, got, want)
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64} {
+		want := binary.AppendVarint(nil, v)
+		if got := varintSize(v); got != len(want) {
+			t.Errorf("varintSize(%d) = %d, want %d", v, got, len(want))
+		}
+		buf := make([]byte, binary.MaxVarintLen64)
+		if n := putVarint(buf, v); !bytes.Equal(buf[:n], want) {
+			t.Errorf("putVarint(%d) wrote %x, want %x", v, buf[:n], want)
 		}
 	}
 }

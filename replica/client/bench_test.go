@@ -79,18 +79,26 @@ func countRecords(b []byte) (int32, bool) {
 // BenchmarkProduce is the producer's path for 100-byte records, acks=all
 // and idempotent, to a broker that answers at once: encoding into the
 // batch, sequencing, the request, the answer, the callback. One op is one
-// record; allocs/op is allocations per record. The timestamped records
-// carry their own TimestampMs, so the producer reads its clock once per
-// batch rather than once per record.
+// record; allocs/op is allocations per record, and cpu-ns/record the
+// whole process's CPU time (the quick broker's share included) per
+// record. The timestamped records carry their own TimestampMs, so the
+// producer reads its clock once per batch rather than once per record.
+// The many= cases hand records over with ProduceManyAsync, that many a
+// call, the others one at a time with ProduceAsync; batch= sets
+// BatchBytes (default 16 KiB).
 func BenchmarkProduce(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		cfg  ProducerConfig
 		ts   int64 // the records' TimestampMs; 0: the producer reads its clock
+		many int   // records a ProduceManyAsync call; 0: ProduceAsync
 	}{
-		{"acks=all/idempotent", ProducerConfig{}, 0},
-		{"acks=1", ProducerConfig{Acks: AcksLeader}, 0},
-		{"acks=all/idempotent/timestamped", ProducerConfig{}, 1_700_000_000_000},
+		{"acks=all/idempotent", ProducerConfig{}, 0, 0},
+		{"acks=1", ProducerConfig{Acks: AcksLeader}, 0, 0},
+		{"acks=all/idempotent/timestamped", ProducerConfig{}, 1_700_000_000_000, 0},
+		{"acks=all/idempotent/many=1000", ProducerConfig{}, 0, 1000},
+		{"acks=all/idempotent/batch=1000012", ProducerConfig{BatchBytes: 1000012}, 0, 0},
+		{"acks=all/idempotent/batch=1000012/many=1000", ProducerConfig{BatchBytes: 1000012}, 0, 1000},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			fc := newFakeCluster(b, 0, 1)
@@ -114,14 +122,34 @@ func BenchmarkProduce(b *testing.B) {
 				}
 				done.Add(1)
 			}
+			runCallback := func(_, n int, _ Offset, err error) {
+				if err != nil {
+					panic(err)
+				}
+				done.Add(int64(n))
+			}
 			rec := Record{Topic: "t", Value: make([]byte, 100), TimestampMs: bc.ts}
+			recs := make([]Record, bc.many)
+			for i := range recs {
+				recs[i] = rec
+			}
 			produce := func(n int) {
-				for range n {
-					for {
+				for n > 0 {
+					if bc.many == 0 {
 						err := p.ProduceAsync(rec, callback)
 						if err == nil {
-							break
+							n--
+							continue
 						}
+						if err != ErrBufferFull {
+							b.Fatal(err)
+						}
+						p.Flush(context.Background())
+						continue
+					}
+					k, err := p.ProduceManyAsync(recs[:min(n, len(recs))], runCallback)
+					n -= k
+					if err != nil {
 						if err != ErrBufferFull {
 							b.Fatal(err)
 						}
@@ -135,11 +163,16 @@ func BenchmarkProduce(b *testing.B) {
 			b.ReportAllocs()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
+			cpu0, cpuOK := processCPU()
 			b.ResetTimer()
 			produce(b.N)
 			b.StopTimer()
+			cpu1, _ := processCPU()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			if cpuOK {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/record")
+			}
 			// allocs/op rounds down; this is the fraction, the broker's
 			// few included.
 			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N), "allocs/record")

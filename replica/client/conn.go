@@ -268,6 +268,7 @@ func (c *conn) writeLoop() {
 		bufs    net.Buffers
 		scratch []byte
 		written []func(error)
+		w       net.Buffers // WriteTo's receiver escapes: made once, not per write
 	)
 	for {
 		c.mu.Lock()
@@ -317,7 +318,7 @@ func (c *conn) writeLoop() {
 				written = append(written, f.written)
 			}
 		}
-		w := bufs
+		w = bufs
 		_, err := w.WriteTo(nc)
 		clear(bufs)
 		if err != nil {

@@ -18,8 +18,8 @@
 //   - metadata.go: leaders, leader epochs and endpoints, from the
 //     controller; metadata_age.go: its refresh once it is old.
 //   - producer.go: [Producer] — [Producer.Produce], [Producer.ProduceAsync],
-//     [Producer.Flush]; batching by size and linger, acks, retries,
-//     delivery timeout.
+//     [Producer.ProduceManyAsync], [Producer.Flush]; batching by size and
+//     linger, acks, retries, delivery timeout.
 //   - batch.go: a producer's RecordBatch v2, encoded in place.
 //   - idempotence.go: producer ids, sequences, and the rules for
 //     OUT_OF_ORDER_SEQUENCE_NUMBER and INVALID_PRODUCER_EPOCH.
@@ -73,7 +73,11 @@
 // [ProducerConfig.BatchBytes]), when its LingerMs has passed since its
 // first record, or at Flush. Per leader, a request carries at most one
 // batch of each partition; at most MaxInFlight batches of a partition are
-// in flight.
+// in flight. A batch's buffer (BatchBytes, allocated whole) is reused for
+// a new batch once the broker has answered it — never after a broken
+// connection, whose writer may still read it — and the producer keeps up
+// to MaxBufferedBytes of such buffers, as Kafka's BufferPool keeps up to
+// buffer.memory.
 //
 // acks=0 ([AcksNone]) waits for nothing: a record is done once its
 // request is written, with no offset. acks=1 and acks=all are answered.
@@ -99,6 +103,14 @@
 // hands it to a callback, called from one goroutine per producer in the
 // order outcomes are decided; [Producer.Flush] waits until every record
 // handed over before it has its outcome.
+//
+// [Producer.ProduceManyAsync] takes a slice of records in one call, for
+// throughput: one lock, one reading of the clock (the call's records
+// without a timestamp share one CreateTime), and one callback for each run
+// of the call's records that went into one batch, with the offset of the
+// run's first record — a batch's records have consecutive offsets, and
+// each batch has its own outcome. Kafka's producer has no such call;
+// franz-go's ProduceSync takes many records.
 //
 // # Idempotence
 //

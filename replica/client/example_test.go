@@ -73,3 +73,51 @@ func Example() {
 	// read "hello" at offset 0
 	// read "world" at offset 1
 }
+
+// Hand a slice of records over in one call: the producer takes its lock
+// and reads its clock once for the call, and the callback hears once per
+// run of records that went into one batch, with the offset of the run's
+// first record.
+func ExampleProducer_ProduceManyAsync() {
+	var t exampleTB
+	defer t.done()
+	cluster := startCluster(&t, clusterOptions{brokers: 3})
+	cluster.createTopic("orders", 1, 3, 2)
+	c, err := client.New(client.Config{Controller: cluster.controller(), Clock: wallclock.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	p, err := c.NewProducer(client.ProducerConfig{}) // acks=all, idempotent
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	var recs []client.Record
+	for _, v := range []string{"a", "b", "c", "d", "e"} {
+		recs = append(recs, client.Record{Topic: "orders", Partition: 0, Value: []byte(v)})
+	}
+	n, err := p.ProduceManyAsync(recs, func(i, n int, first client.Offset, err error) {
+		if err != nil {
+			fmt.Printf("records %d to %d failed: %v\n", i, i+n-1, err)
+			return
+		}
+		for k := range n {
+			fmt.Printf("%s at orders-%d offset %d\n", recs[i+k].Value, first.Partition, first.Offset+uint64(k))
+		}
+	})
+	if err != nil {
+		fmt.Printf("took %d of %d records: %v\n", n, len(recs), err)
+	}
+	if err := p.Flush(context.Background()); err != nil { // waits for every callback
+		fmt.Println(err)
+	}
+	// Output:
+	// a at orders-0 offset 0
+	// b at orders-0 offset 1
+	// c at orders-0 offset 2
+	// d at orders-0 offset 3
+	// e at orders-0 offset 4
+}

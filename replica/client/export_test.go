@@ -107,3 +107,6 @@ func SetPrefetch(on bool) bool {
 	prefetch = on
 	return was
 }
+
+// ProcessCPU is the process's CPU time so far, for benchmarks.
+var ProcessCPU = processCPU

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -140,6 +141,14 @@ type Producer struct {
 
 	cq *completer
 
+	// spares are answered batches kept for new ones, their buffers
+	// BatchBytes large: batchPool loses what it holds at every garbage
+	// collection, and a buffer made anew is zeroed first (1 MB for large
+	// batches). At most maxSpares; the completer gives them back.
+	spareMu   sync.Mutex
+	spares    []*batch
+	maxSpares int
+
 	resends atomic.Int64 // batches sent again, for tests
 }
 
@@ -194,8 +203,13 @@ func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 		closedCh: make(chan struct{}),
 		parts:    map[TopicPartition]*partition{},
 		back:     c.newBackoff(),
-		cq:       newCompleter(),
 	}
+	// Spares of at most MaxBufferedBytes in all, as Kafka's BufferPool
+	// keeps up to buffer.memory of free batch buffers. There are never
+	// more than the batches that were alive at once, which full batches
+	// of MaxBufferedBytes bound.
+	p.maxSpares = int(cfg.MaxBufferedBytes / int64(cfg.BatchBytes))
+	p.cq = newCompleter(p.recycle)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -266,16 +280,52 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 	if done == nil {
 		done = discard
 	}
-	tp := TopicPartition{rec.Topic, rec.Partition}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, ErrClosed
 	}
 	part := p.last
-	if part == nil || part.tp != tp {
-		part = p.parts[tp]
+	if part == nil || part.tp.Topic != rec.Topic || part.tp.Partition != rec.Partition {
+		var err error
+		if part, err = p.partitionLocked(rec); err != nil {
+			return nil, err
+		}
 	}
+	// The clock is read only when something needs it: a record without
+	// its own timestamp, a new batch. Reading it costs more than the rest
+	// of a record's encoding on some machines.
+	now := int64(-1)
+	ts := rec.TimestampMs
+	if ts == 0 {
+		now = p.c.clock.NowMs()
+		ts = now
+	}
+	b, err := p.appendLocked(part, rec, ts, &now, false)
+	if err != nil {
+		if err == ErrBufferFull {
+			if p.room == nil {
+				p.room = make(chan struct{})
+			}
+			return p.room, err
+		}
+		return nil, err
+	}
+	b.dones = append(b.dones, done)
+	if b.count == 1 || len(b.buf) >= p.cfg.BatchBytes {
+		if now < 0 {
+			now = p.c.clock.NowMs()
+		}
+		p.afterLocked(now)
+	}
+	return nil, nil
+}
+
+// partitionLocked returns the partition rec goes to, made on first use,
+// and makes it the one looked up first.
+func (p *Producer) partitionLocked(rec *Record) (*partition, error) {
+	tp := TopicPartition{rec.Topic, rec.Partition}
+	part := p.parts[tp]
 	if part == nil {
 		if err := wire.ValidateTopic(tp.Topic); err != nil {
 			return nil, fmt.Errorf("client: %w", err)
@@ -289,15 +339,19 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 		p.c.meta.follow(tp.Topic)
 	}
 	p.last = part
-	// The clock is read only when something needs it: a record without
-	// its own timestamp, a new batch. Reading it costs more than the rest
-	// of a record's encoding on some machines.
-	now := int64(-1)
-	ts := rec.TimestampMs
-	if ts == 0 {
-		now = p.c.clock.NowMs()
-		ts = now
-	}
+	return part, nil
+}
+
+// appendLocked encodes rec, stamped ts, into part's open batch, sealing
+// the open batch first if rec does not fit and opening a new one, and
+// returns the batch it went to. *now is the clock's reading, or -1: it is
+// read when a new batch needs it. drainOnSeal sends what may go right
+// after a full batch is sealed, before the next one opens (so that a
+// sealed batch need not wait for the end of a ProduceManyAsync call, and
+// the new one does not go with one record). It refuses rec with
+// ErrBufferFull, or with the error of a record too large, and then
+// changes nothing but the seal.
+func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int64, drainOnSeal bool) (*batch, error) {
 	b := part.open
 	var body int
 	if b != nil {
@@ -305,39 +359,137 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 		if body, ok = b.body(rec, ts); !ok || len(b.buf)+encodedSize(body) > p.cfg.BatchBytes {
 			part.seal()
 			b = nil
+			if drainOnSeal {
+				if *now < 0 {
+					*now = p.c.clock.NowMs()
+				}
+				p.drainLocked(*now)
+			}
 		}
 	}
 	if b == nil {
 		var ok bool
 		body, ok = recordBody(0, 0, rec.Key, rec.Value, rec.Headers)
 		if !ok || log.BatchHeaderSize+encodedSize(body) > p.cfg.MaxRecordBytes {
-			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
+			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", part.tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
 		}
 	}
 	size := int64(encodedSize(body))
 	if p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
-		if p.room == nil {
-			p.room = make(chan struct{})
-		}
-		return p.room, ErrBufferFull
+		return nil, ErrBufferFull
 	}
 	if b == nil {
-		if now < 0 {
-			now = p.c.clock.NowMs()
+		if *now < 0 {
+			*now = p.c.clock.NowMs()
 		}
-		b = newBatch(part, now, max(p.cfg.BatchBytes, log.BatchHeaderSize+int(size)))
+		b = p.newBatch(part, *now, int(size))
 		part.open = b
 	}
-	b.add(rec, ts, body, done)
+	b.add(rec, ts, body)
 	b.bytes += size
 	p.buffered += size
-	if b.count == 1 || len(b.buf) >= p.cfg.BatchBytes {
-		if now < 0 {
-			now = p.c.clock.NowMs()
-		}
-		p.afterLocked(now)
+	return b, nil
+}
+
+// ProduceManyAsync hands recs to the producer, in order, and returns how
+// many it took: len(recs), or the number before the record it refused and
+// the error ProduceAsync would have refused that record with (ErrClosed,
+// ErrBufferFull, an invalid topic or partition, a record too large).
+// Records not taken are never written and done says nothing of them.
+//
+// It exists for throughput: Kafka's producer takes one record at a time,
+// and so does ProduceAsync, which takes the producer's lock, may read the
+// clock and keeps a callback for every record. ProduceManyAsync does each
+// of those once per call (or per batch the records fill), as franz-go's
+// ProduceSync takes many records at once. The records of a call may name
+// any partitions; runs of consecutive records of one partition are what
+// it handles fastest.
+//
+// Records of one call whose TimestampMs is 0 all get the same CreateTime:
+// the clock is read once for the call, and that reading is also when the
+// batches the call opens were created, from which their LingerMs and
+// DeliveryTimeoutMs count.
+//
+// recs is read only during the call (Key, Value and Headers are copied),
+// so the caller may reuse it once the call returns. A record taken is in
+// a batch, and the batch goes by the usual rules: a call does not wait for
+// its records to be sent, and a batch it fills may be sent before the
+// call ends.
+// The call holds the producer throughout, so brokers' answers wait for
+// its end: calls of a few thousand records keep that wait short.
+//
+// done, unless nil, is called once for each run of taken records that went
+// into one batch: recs[i:i+n], consecutive in recs, of one partition, with
+// their outcome. On success first is the Offset of recs[i], and recs[i+k]
+// is at first.Offset+k (first.HasOffset is false with acks=0: nobody
+// knows). A call's records may fill several batches, and each batch has
+// its own outcome, so done may report runs of one call with different
+// outcomes, and not necessarily in the order of recs: it is called from
+// the goroutine that calls ProduceAsync's callbacks, in the order outcomes
+// are decided. done must not block for long, and may call the producer.
+// Every other rule is ProduceAsync's: batching by BatchBytes and
+// LingerMs, retries, idempotence, MaxBufferedBytes (a call may be taken in
+// part when the buffer fills).
+func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Offset, err error)) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return 0, ErrClosed
 	}
-	return nil, nil
+	now := int64(-1)
+	part := p.last
+	var prev *batch // the batch of recs[i-1], whose last run is recs[i-1]'s
+	i := 0
+	var err error
+	for ; i < len(recs); i++ {
+		rec := &recs[i]
+		if part == nil || part.tp.Topic != rec.Topic || part.tp.Partition != rec.Partition {
+			if part, err = p.partitionLocked(rec); err != nil {
+				break
+			}
+		}
+		ts := rec.TimestampMs
+		if ts == 0 {
+			if now < 0 {
+				now = p.c.clock.NowMs()
+			}
+			ts = now
+		}
+		// The common case, inline: a record without headers that fits the
+		// batch the call's previous record went to, and the buffer. Its
+		// size is recordBody's, headers aside.
+		if b := part.open; b == prev && b != nil && len(rec.Headers) == 0 {
+			body := 2 + varintSize(ts-b.baseTs) + varintSize(int64(b.count)) + bytesFieldSize(rec.Key) + bytesFieldSize(rec.Value)
+			size := encodedSize(body)
+			if body <= math.MaxInt32 && len(b.buf)+size <= p.cfg.BatchBytes && p.buffered+int64(size) <= p.cfg.MaxBufferedBytes {
+				b.add(rec, ts, body)
+				b.bytes += int64(size)
+				p.buffered += int64(size)
+				b.runs[len(b.runs)-1].n++
+				continue
+			}
+		}
+		var b *batch
+		if b, err = p.appendLocked(part, rec, ts, &now, true); err != nil {
+			break
+		}
+		// Nothing else adds to a batch while the call holds the lock, and
+		// a batch this call added to is not recycled before the call's
+		// end: the run of recs[i-1] is b's last.
+		if b == prev {
+			b.runs[len(b.runs)-1].n++
+			continue
+		}
+		b.runs = append(b.runs, doneRun{done: done, i: i, at: b.count - 1, n: 1})
+		prev = b
+	}
+	// Even a call that took nothing may have sealed a batch (and sent
+	// what could go): the event ends as every event does.
+	if now < 0 {
+		now = p.c.clock.NowMs()
+	}
+	p.afterLocked(now)
+	return i, err
 }
 
 // Flush makes every batch ready to send, linger or not, and waits until
@@ -659,15 +811,36 @@ func (part *partition) take(p *Producer, leader int32, now int64) *batch {
 	return b
 }
 
-// hasRetry reports whether a batch of part waits for the barrier.
+// hasRetry reports whether a batch of part waits for the barrier. It
+// looks no further than the first batch never sent: only a batch sent
+// can be waiting to retry, and take sends a partition's batches in
+// order — every batch before a sent one was sent — so none after a batch
+// never sent was. The batches queued behind the in-flight limit (up to
+// MaxBufferedBytes of them) are not walked on every send.
 func (part *partition) hasRetry() bool {
+	found := false
 	for _, b := range part.batches {
+		if b.attempts == 0 {
+			break
+		}
 		if b.state == stRetry {
-			return true
+			found = true
+			break
 		}
 	}
-	return false
+	if checkOrder {
+		for _, b := range part.batches {
+			if b.state == stRetry && !found {
+				panic(fmt.Sprintf("client: %s: a batch to retry after a batch never sent", part.tp))
+			}
+		}
+	}
+	return found
 }
+
+// checkOrder makes hasRetry check, by walking every batch, that no batch
+// to retry follows a batch never sent. The package's tests turn it on.
+var checkOrder = false
 
 // produceCall is one produce request on its way. A call is reused once
 // the connection's writer has put it out and (unless acks=0) the broker
@@ -924,14 +1097,17 @@ type completion struct {
 // completer calls outcome callbacks, in the order outcomes were decided,
 // from one goroutine, outside every lock of the client.
 type completer struct {
-	mu     sync.Mutex
-	queue  []completion
-	spare  []completion
-	closed bool
-	wake   chan struct{}
+	mu      sync.Mutex
+	queue   []completion
+	spare   []completion
+	closed  bool
+	wake    chan struct{}
+	recycle func(*batch) // takes a batch the broker answered, for reuse
 }
 
-func newCompleter() *completer { return &completer{wake: make(chan struct{}, 1)} }
+func newCompleter(recycle func(*batch)) *completer {
+	return &completer{wake: make(chan struct{}, 1), recycle: recycle}
+}
 
 // push queues outcomes.
 func (q *completer) push(cs []completion) {
@@ -972,7 +1148,7 @@ func (q *completer) run() {
 		q.queue, q.spare = q.spare[:0], nil
 		q.mu.Unlock()
 		for i := range cs {
-			cs[i].run()
+			cs[i].run(q.recycle)
 		}
 		clear(cs)
 		q.mu.Lock()
@@ -982,15 +1158,36 @@ func (q *completer) run() {
 }
 
 // run calls the batch's callbacks, tells its flushers, and recycles it.
-func (c *completion) run() {
+// The records of its runs are at their run's index in the batch; the
+// others each have a done, in record order.
+func (c *completion) run(recycle func(*batch)) {
 	b := c.b
 	off := c.off
 	base := off.Offset
-	for i, done := range b.dones {
+	k := int32(0) // the next record's index in the batch
+	dones := b.dones
+	for _, r := range b.runs {
+		for ; k < r.at; k++ {
+			if c.off.HasOffset {
+				off.Offset = base + uint64(k)
+			}
+			dones[0](off, c.err)
+			dones = dones[1:]
+		}
 		if c.off.HasOffset {
-			off.Offset = base + uint64(i)
+			off.Offset = base + uint64(k)
+		}
+		if r.done != nil {
+			r.done(r.i, int(r.n), off, c.err)
+		}
+		k += r.n
+	}
+	for _, done := range dones {
+		if c.off.HasOffset {
+			off.Offset = base + uint64(k)
 		}
 		done(off, c.err)
+		k++
 	}
 	for _, w := range b.flushers {
 		w.mu.Lock()
@@ -1001,6 +1198,6 @@ func (c *completion) run() {
 		w.mu.Unlock()
 	}
 	if c.release {
-		b.release()
+		recycle(b)
 	}
 }
