@@ -15,6 +15,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-count", "0"},
 		{"-record-bytes", "-1"},
 		{"-duration", "0s"},
+		{"-node-gomaxprocs", "-1"},
 		{"-no-such-flag"},
 		{"extra"},
 	} {

@@ -36,6 +36,7 @@ type config struct {
 	repo           string
 	peers          []string // where kfake runs: "harness", "process"
 	batchBytes     int      // both producers' batch size; 0: each one's default
+	nodeProcs      int      // GOMAXPROCS of kaenlog's node processes; 0: Go's default
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -75,6 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary directory (data, children's logs)")
 	fs.StringVar(&c.repo, "repo", "", "the kaenlog module's directory, where the allocs row runs go test (default: found with go list from the current directory)")
 	fs.IntVar(&c.batchBytes, "batch-bytes", 0, "both producers' largest batch (kaenlog's BatchBytes, kgo's ProducerBatchMaxBytes); 0 leaves each its default (16384 and 1000012), at most 1000012")
+	fs.IntVar(&c.nodeProcs, "node-gomaxprocs", 0, "GOMAXPROCS of kaenlog's controller and broker processes (0: Go's default, the CPU count); the client in the harness keeps its own")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -108,6 +110,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return bad("-record-bytes %d is not in [0, 900000]", c.recordBytes)
 	case c.batchBytes < 0 || c.batchBytes > 1000012 || (c.batchBytes > 0 && c.batchBytes < 1024):
 		return bad("-batch-bytes %d: give 0 or a size in [1024, 1000012]", c.batchBytes)
+	case c.nodeProcs < 0:
+		return bad("-node-gomaxprocs %d: give 0 or a positive count", c.nodeProcs)
 	case c.duration <= 0 || c.timeout <= 0:
 		return bad("-duration and -timeout must be positive")
 	}
@@ -239,7 +243,7 @@ func (b *bench) run() error {
 
 	if cfg.rows["latency"] {
 		b.logf("raw TCP round trips to another process")
-		echo, err := startChild(b.self, roleEcho, "echo", logPathIn(b.dir, "echo"))
+		echo, err := startChild(b.self, roleEcho, "echo", logPathIn(b.dir, "echo"), nil)
 		if err != nil {
 			return err
 		}
@@ -256,7 +260,7 @@ func (b *bench) run() error {
 
 	if cfg.rows["produce"] || cfg.rows["latency"] {
 		b.logf("starting kaenlog: a controller and %d brokers, each a process", brokers)
-		k, err := startKaenlog(b.self, b.dir)
+		k, err := startKaenlog(b.self, b.dir, cfg.nodeProcs)
 		if err != nil {
 			return fmt.Errorf("kaenlog cluster: %w", err)
 		}
