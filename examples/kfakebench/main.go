@@ -200,6 +200,9 @@ type bench struct {
 	tputLeader, latLeader             int32        // kaenlog's leaders of the two topics
 	kEnd                              uint64       // kaenlog's produce topic's end before this run
 	leaderSyscalls, followerSyscalls  [][2]float64 // read and write syscalls per commit in the latency row
+	// CPU µs per commit in the latency row: the leader, each follower,
+	// the client (the harness's process, kaenlog's client alone then).
+	latLeaderCPU, latFollowerCPU, latClientCPU []float64
 }
 
 // peerSide is one placement of the peer and its figures.
@@ -293,6 +296,7 @@ func (b *bench) run() error {
 			pb.k = sideResults{}
 			pb.local, pb.localOpen, pb.leaderCPU, pb.followerCPU, pb.clientCPU = nil, nil, nil, nil, nil
 			pb.leaderAllocs, pb.followerAllocs, pb.leaderSyscalls, pb.followerSyscalls = nil, nil, nil, nil
+			pb.latLeaderCPU, pb.latFollowerCPU, pb.latClientCPU = nil, nil, nil
 			b.logf("a profiled run of kaenlog's rows, not counted")
 			if err := pb.kaenlogRound(ctx, k, topicProduce, topicLatency, true); err != nil {
 				return err
@@ -428,6 +432,10 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		if err != nil {
 			return err
 		}
+		cpuBefore, err := b.nodeStats(k)
+		if err != nil {
+			return err
+		}
 		before, err := k.syscalls()
 		if err != nil {
 			return err
@@ -440,15 +448,24 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		if err != nil {
 			return err
 		}
+		cpuAfter, err := b.nodeStats(k)
+		if err != nil {
+			return err
+		}
+		n := float64(len(l))
 		for id := int32(1); id <= brokers; id++ {
-			r := float64(after[id].reads-before[id].reads) / float64(len(l))
-			w := float64(after[id].writes-before[id].writes) / float64(len(l))
+			r := float64(after[id].reads-before[id].reads) / n
+			w := float64(after[id].writes-before[id].writes) / n
+			cpu := float64(cpuAfter[id].cpuNs-cpuBefore[id].cpuNs) / 1e3 / n
 			if id == leader {
 				b.leaderSyscalls = append(b.leaderSyscalls, [2]float64{r, w})
+				b.latLeaderCPU = append(b.latLeaderCPU, cpu)
 			} else {
 				b.followerSyscalls = append(b.followerSyscalls, [2]float64{r, w})
+				b.latFollowerCPU = append(b.latFollowerCPU, cpu)
 			}
 		}
+		b.latClientCPU = append(b.latClientCPU, float64(cpuAfter[0].cpuNs-cpuBefore[0].cpuNs)/1e3/n)
 		p50, p99 := percentiles(l)
 		b.k.p50, b.k.p99 = append(b.k.p50, p50), append(b.k.p99, p99)
 		b.logf("kaenlog single-record acks=all: %d produces, p50 %v, p99 %v", len(l), p50, p99)

@@ -217,6 +217,22 @@ func (b *bench) report() {
 		pr("  kaenlog leader broker:    %s", strings.Join(l, ", "))
 		pr("  kaenlog follower brokers: %s", strings.Join(f, ", "))
 	}
+	if len(b.latLeaderCPU) > 0 {
+		var total []float64
+		for i := range b.latLeaderCPU {
+			t := b.latLeaderCPU[i] + b.latClientCPU[i]
+			for _, f := range b.latFollowerCPU[i*(brokers-1) : (i+1)*(brokers-1)] {
+				t += f
+			}
+			total = append(total, t)
+		}
+		pr("")
+		pr("CPU time per single-record commit in the latency row (getrusage in each process; the client is the harness's whole process):")
+		pr("  kaenlog leader broker:    %s µs", floats(b.latLeaderCPU, "%.1f"))
+		pr("  kaenlog follower brokers: %s µs", floats(b.latFollowerCPU, "%.1f"))
+		pr("  kaenlog client (harness): %s µs", floats(b.latClientCPU, "%.1f"))
+		pr("  together: %s µs, on %d CPUs at least %s µs of wall time a commit if they never waited for each other", floats(total, "%.1f"), runtime.NumCPU(), floats(divide(total, float64(runtime.NumCPU())), "%.1f"))
+	}
 	if len(b.allocs) > 0 || b.allocsErr != nil {
 		pr("")
 		pr("allocations on the broker's paths: cd %s && %s", b.repo, strings.Join(allocBench, " "))
@@ -268,4 +284,13 @@ func (b *bench) marginal(few, many string) (float64, bool) {
 		return 0, false
 	}
 	return (m.allocsOp - f.allocsOp) / (m.recordsOp - f.recordsOp), true
+}
+
+// divide returns each of xs divided by d.
+func divide(xs []float64, d float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x / d
+	}
+	return out
 }
