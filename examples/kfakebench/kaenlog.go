@@ -33,13 +33,10 @@ type kcluster struct {
 // startKaenlog starts the controller and the brokers on free loopback
 // ports with their data under dir, and waits until every broker is
 // registered and unfenced. The nodes run the code of examples/controller
-// and examples/broker with their default flags.
-func startKaenlog(self, dir string, gomaxprocs int) (*kcluster, error) {
+// and examples/broker with their default flags, env added to their
+// environment.
+func startKaenlog(self, dir string, env []string) (*kcluster, error) {
 	k := &kcluster{dir: dir}
-	var env []string
-	if gomaxprocs > 0 {
-		env = []string{fmt.Sprintf("GOMAXPROCS=%d", gomaxprocs)}
-	}
 	var err error
 	k.ctl, err = startChild(self, roleController, "controller", logPathIn(dir, "controller"), env,
 		"-listen", "127.0.0.1:0", "-dir", filepath.Join(dir, "controller"))

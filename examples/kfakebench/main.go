@@ -37,6 +37,7 @@ type config struct {
 	peers          []string // where kfake runs: "harness", "process"
 	batchBytes     int      // both producers' batch size; 0: each one's default
 	nodeProcs      int      // GOMAXPROCS of kaenlog's node processes; 0: Go's default
+	nodeGodebug    string   // GODEBUG of kaenlog's node processes; "": the harness's
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -77,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.StringVar(&c.repo, "repo", "", "the kaenlog module's directory, where the allocs row runs go test (default: found with go list from the current directory)")
 	fs.IntVar(&c.batchBytes, "batch-bytes", 0, "both producers' largest batch (kaenlog's BatchBytes, kgo's ProducerBatchMaxBytes); 0 leaves each its default (16384 and 1000012), at most 1000012")
 	fs.IntVar(&c.nodeProcs, "node-gomaxprocs", 0, "GOMAXPROCS of kaenlog's controller and broker processes (0: Go's default, the CPU count); the client in the harness keeps its own")
+	fs.StringVar(&c.nodeGodebug, "node-godebug", "", "GODEBUG of kaenlog's controller and broker processes (e.g. schedtrace=2147483647, which keeps the runtime's sysmon thread from sleeping deeply and then polling every 20 µs after each wake-up; see the README); empty: inherited from the harness")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -127,6 +129,19 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		c.rows["produce"] = true // it reads what the produce row wrote
 	}
 	return c, -1
+}
+
+// nodeEnv is what kaenlog's node processes get added to the harness's
+// environment.
+func (c *config) nodeEnv() []string {
+	var env []string
+	if c.nodeProcs > 0 {
+		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", c.nodeProcs))
+	}
+	if c.nodeGodebug != "" {
+		env = append(env, "GODEBUG="+c.nodeGodebug)
+	}
+	return env
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -263,7 +278,7 @@ func (b *bench) run() error {
 
 	if cfg.rows["produce"] || cfg.rows["latency"] {
 		b.logf("starting kaenlog: a controller and %d brokers, each a process", brokers)
-		k, err := startKaenlog(b.self, b.dir, cfg.nodeProcs)
+		k, err := startKaenlog(b.self, b.dir, cfg.nodeEnv())
 		if err != nil {
 			return fmt.Errorf("kaenlog cluster: %w", err)
 		}

@@ -2,7 +2,10 @@
 
 package server
 
-import "net"
+import (
+	"io"
+	"net"
+)
 
 // rawWriter is the fast path of writev_linux.go; elsewhere there is none,
 // and every frame goes through the connection's writer goroutine.
@@ -11,3 +14,7 @@ type rawWriter struct{}
 func newRawWriter(net.Conn) *rawWriter { return nil }
 
 func (*rawWriter) try([][]byte) (int, error) { return 0, nil }
+
+// newReader returns what a connection's bufio.Reader reads from: nc
+// itself (writev_linux.go reads with raw system calls).
+func newReader(nc net.Conn) io.Reader { return nc }
