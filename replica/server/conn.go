@@ -78,7 +78,7 @@ type slot struct {
 }
 
 func newInConn(h *Host, id int32, nc net.Conn) *inConn {
-	c := &inConn{h: h, id: id, nc: nc, br: bufio.NewReaderSize(newReader(nc), readBufferSize), raw: newRawWriter(nc)}
+	c := &inConn{h: h, id: id, nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), raw: newRawWriter(nc)}
 	c.credit.L = &c.mu
 	c.work.L = &c.mu
 	return c

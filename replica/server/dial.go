@@ -234,7 +234,7 @@ func (o *outConn) dialing(ctx context.Context, addr string) {
 		return
 	}
 	o.backoffMs, o.notBeforeMs = h.cfg.backoffMs(), 0
-	l := &link{nc: nc, br: bufio.NewReaderSize(newReader(nc), readBufferSize), raw: newRawWriter(nc)}
+	l := &link{nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), raw: newRawWriter(nc)}
 	o.state, o.link = outUp, l
 	h.wg.Add(2)
 	go o.readLoop(l)

@@ -106,14 +106,6 @@
 // Requests to peers are framed into the connection's buffer and leave the
 // same two ways.
 //
-// On Linux the fast path's writev and every read of a connection are raw
-// system calls, which the runtime does not hear of: they never wait (Go's
-// poller parks a reader on an empty socket), and the runtime's
-// entersyscall would wake its sysmon thread out of its deep sleep, after
-// which sysmon polls every 20 µs until the process idles again — a
-// wake-up and a context switch each time, CPU that a machine with fewer
-// cores than busy processes takes from the next hop of a commit.
-//
 // # Refusals
 //
 // A frame whose header is readable but whose body does not decode is

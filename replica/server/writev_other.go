@@ -2,10 +2,7 @@
 
 package server
 
-import (
-	"io"
-	"net"
-)
+import "net"
 
 // rawWriter is the fast path of writev_linux.go; elsewhere there is none,
 // and every frame goes through the connection's writer goroutine.
@@ -14,7 +11,3 @@ type rawWriter struct{}
 func newRawWriter(net.Conn) *rawWriter { return nil }
 
 func (*rawWriter) try([][]byte) (int, error) { return 0, nil }
-
-// newReader returns what a connection's bufio.Reader reads from: nc
-// itself (writev_linux.go reads with raw system calls).
-func newReader(nc net.Conn) io.Reader { return nc }
