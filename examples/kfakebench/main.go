@@ -218,6 +218,8 @@ type bench struct {
 	// CPU µs per commit in the latency row: the leader, each follower,
 	// the client (the harness's process, kaenlog's client alone then).
 	latLeaderCPU, latFollowerCPU, latClientCPU []float64
+	relay                                      *relay          // the message floor's processes
+	floorP50, floorP99                         []time.Duration // the message floor, each run
 }
 
 // peerSide is one placement of the peer and its figures.
@@ -274,6 +276,15 @@ func (b *bench) run() error {
 		if err != nil {
 			return err
 		}
+	}
+
+	if cfg.rows["latency"] {
+		b.logf("the message floor: a commit's messages between 4 processes, nothing else")
+		var err error
+		if b.relay, err = startRelay(b.self, b.dir); err != nil {
+			return fmt.Errorf("message floor: %w", err)
+		}
+		defer b.relay.close()
 	}
 
 	if cfg.rows["produce"] || cfg.rows["latency"] {
@@ -363,6 +374,9 @@ func (b *bench) round(ctx context.Context, k *kcluster, i int) error {
 	for _, ps := range b.peers {
 		sides = append(sides, func() error { return b.peerRound(ctx, ps, tput, lat) })
 	}
+	if b.relay != nil {
+		sides = append(sides, b.floorRound)
+	}
 	r := i % len(sides)
 	sides = append(sides[r:], sides[:r]...)
 	for _, side := range sides {
@@ -370,6 +384,19 @@ func (b *bench) round(ctx context.Context, k *kcluster, i int) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// floorRound runs the message floor once, as many commits as the latency
+// row.
+func (b *bench) floorRound() error {
+	l, err := b.relay.commits(b.cfg.latencyRecords)
+	if err != nil {
+		return err
+	}
+	p50, p99 := percentiles(l)
+	b.floorP50, b.floorP99 = append(b.floorP50, p50), append(b.floorP99, p99)
+	b.logf("message floor: %d commits, p50 %v, p99 %v", len(l), p50, p99)
 	return nil
 }
 

@@ -93,6 +93,14 @@ func (b *bench) report() {
 		}
 		return fmt.Sprintf(" (%.1f RTT)", float64(d)/float64(rtt))
 	}
+	if len(b.floorP50) > 0 {
+		p50 := median(b.floorP50)
+		pr("message floor, a commit's messages between 4 processes and nothing else (harness -> leader -> 2 followers -> leader -> harness; %d, %d, %d, %d B): p50 %s%s, p99 %s; each run p50 %s", floorProduceBytes, floorAnswerBytes, floorFetchBytes, floorResponseBytes, us(p50), rt(p50), us(median(b.floorP99)), durs(b.floorP50))
+		if len(b.k.p50) > 0 {
+			pr("kaenlog's p50 / the floor's: %.2fx", float64(median(b.k.p50))/float64(p50))
+		}
+		pr("")
+	}
 	head, line := "| measure | kaenlog |", "|---|---|"
 	for _, ps := range b.peers {
 		head += fmt.Sprintf(" %s | kaenlog / it |", ps.title())
