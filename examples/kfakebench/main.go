@@ -78,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.StringVar(&c.repo, "repo", "", "the kaenlog module's directory, where the allocs row runs go test (default: found with go list from the current directory)")
 	fs.IntVar(&c.batchBytes, "batch-bytes", 0, "both producers' largest batch (kaenlog's BatchBytes, kgo's ProducerBatchMaxBytes); 0 leaves each its default (16384 and 1000012), at most 1000012")
 	fs.IntVar(&c.nodeProcs, "node-gomaxprocs", 0, "GOMAXPROCS of kaenlog's controller and broker processes (0: Go's default, the CPU count); the client in the harness keeps its own")
-	fs.StringVar(&c.nodeGodebug, "node-godebug", "", "GODEBUG of kaenlog's controller and broker processes (e.g. schedtrace=2147483647, which keeps the runtime's sysmon thread from sleeping deeply and then polling every 20 µs after each wake-up; see the README); empty: inherited from the harness")
+	fs.StringVar(&c.nodeGodebug, "node-godebug", "", "GODEBUG of kaenlog's controller and broker processes (e.g. schedtrace=2147483647, which keeps the runtime's sysmon thread from sleeping deeply and then polling every 20 µs after each wake-up; see BENCHMARKS.md); empty: inherited from the harness")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
