@@ -60,7 +60,7 @@ func runRelayFollower() int {
 	}
 }
 
-// runRelayLeader relays as the package comment above says, with the
+// runRelayLeader relays as the comment at the top of this file says, with the
 // followers at the addresses in args.
 func runRelayLeader(args []string) int {
 	fail := func(err error) int {
