@@ -24,6 +24,9 @@ const (
 	roleBroker     = "broker"     // nodecmd.RunBroker: the examples/broker command
 	roleEcho       = "echo"       // the far end of the raw TCP round trip
 	roleKfake      = "kfake"      // the peer's cluster, with -peer-process
+	// The message floor's processes (floor.go).
+	roleRelayLeader   = "relay-leader"
+	roleRelayFollower = "relay-follower"
 )
 
 // Lines a child prints on stdout, besides the node's own.
@@ -51,19 +54,18 @@ func runChild(role string, args []string) int {
 		return runEcho()
 	case roleKfake:
 		return runKfake(args)
-	case roleFloorLeader:
-		return runFloorLeader()
+	case roleRelayLeader:
+		return runRelayLeader(args)
+	case roleRelayFollower:
+		return runRelayFollower()
 	case roleStreamLeader:
 		return runStreamLeader()
-	case roleStreamFollower, roleFloorFollower:
+	case roleStreamFollower:
 		if len(args) != 1 {
 			fmt.Fprintf(os.Stderr, "kfakebench: %s needs the leader's address\n", role)
 			return 2
 		}
-		if role == roleStreamFollower {
-			return runStreamFollower(args[0])
-		}
-		return runFloorFollower(args[0])
+		return runStreamFollower(args[0])
 	}
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGTERM, os.Interrupt)

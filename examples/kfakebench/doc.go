@@ -22,14 +22,16 @@
 //     nothing). Records per second, and the CPU time and allocations per
 //     record of each process. With the produce-big row, the throughput
 //     floor: the same bytes through a leader and two fetching followers
-//     over raw TCP, pwrite and sendfile only (floor.go).
+//     over raw TCP, pwrite and sendfile only (throughput_floor.go).
 //   - latency: one record at a time, acks=all, each waiting for its
 //     answer (Producer.Produce, kgo's ProduceSync): p50 and p99, also in
 //     raw loopback TCP round trips between two processes, measured in the
-//     same invocation with a 64-byte ping-pong, and against the commit
-//     floor: the same six frames and three pwrites between four processes
-//     over raw TCP with no protocol at all (floor.go); and the system
-//     calls each kaenlog broker makes per commit.
+//     same invocation with a 64-byte ping-pong; the system calls each
+//     kaenlog broker makes and the CPU time each process spends per
+//     commit; and the message floor: the commit's messages between four
+//     processes that do nothing else (floor.go), the least that message
+//     shape costs on the machine, and kaenlog's p50 over it. BENCHMARKS.md
+//     tells where a commit's time goes.
 //   - consume: each produce run's records read back, from the run's
 //     first offset, by a consumer (kaenlog's Consumer.Records, kgo's direct consumer), against
 //     one local log of the same records: log.Open and Log.Read of 1 MiB at
@@ -47,7 +49,9 @@
 // loopback ports and data directories under a temporary directory. The
 // harness steers a node only through its stdin, never its flags: "stats"
 // (allocations and CPU time so far) and, with -profile, a CPU profile
-// around a row. The clients, kaenlog's and kgo, run in the harness.
+// around a row; -node-gomaxprocs and -node-godebug add GOMAXPROCS and
+// GODEBUG to the nodes' environment. The clients, kaenlog's and kgo, run
+// in the harness.
 //
 // Every child dies with the harness (Linux's parent-death signal,
 // SIGKILL); a signal or -timeout kills them and removes the temporary

@@ -16,6 +16,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-kaenlog-many", "-1"},
 		{"-record-bytes", "-1"},
 		{"-duration", "0s"},
+		{"-node-gomaxprocs", "-1"},
 		{"-no-such-flag"},
 		{"extra"},
 	} {

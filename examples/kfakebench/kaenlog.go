@@ -33,11 +33,12 @@ type kcluster struct {
 // startKaenlog starts the controller and the brokers on free loopback
 // ports with their data under dir, and waits until every broker is
 // registered and unfenced. The nodes run the code of examples/controller
-// and examples/broker with their default flags.
-func startKaenlog(self, dir string) (*kcluster, error) {
+// and examples/broker with their default flags, env added to their
+// environment.
+func startKaenlog(self, dir string, env []string) (*kcluster, error) {
 	k := &kcluster{dir: dir}
 	var err error
-	k.ctl, err = startChild(self, roleController, "controller", logPathIn(dir, "controller"),
+	k.ctl, err = startChild(self, roleController, "controller", logPathIn(dir, "controller"), env,
 		"-listen", "127.0.0.1:0", "-dir", filepath.Join(dir, "controller"))
 	if err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func startKaenlog(self, dir string) (*kcluster, error) {
 	k.ctlAddr = strings.TrimSuffix(strings.Fields(line)[3], ",")
 	for id := 1; id <= brokers; id++ {
 		name := fmt.Sprintf("broker %d", id)
-		b, err := startChild(self, roleBroker, name, logPathIn(dir, name),
+		b, err := startChild(self, roleBroker, name, logPathIn(dir, name), env,
 			"-id", fmt.Sprint(id), "-listen", "127.0.0.1:0", "-controller", k.ctlAddr,
 			"-dir", filepath.Join(dir, fmt.Sprintf("broker-%d", id)))
 		if err != nil {

@@ -37,6 +37,8 @@ type config struct {
 	peers          []string // where kfake runs: "harness", "process"
 	batchBytes     int      // both producers' batch size; 0: each one's default
 	many           int      // records per ProduceManyAsync call in kaenlog's produce rows; 0: ProduceAsync
+	nodeProcs      int      // GOMAXPROCS of kaenlog's node processes; 0: Go's default
+	nodeGodebug    string   // GODEBUG of kaenlog's node processes; "": the harness's
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -77,6 +79,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.StringVar(&c.repo, "repo", "", "the kaenlog module's directory, where the allocs row runs go test (default: found with go list from the current directory)")
 	fs.IntVar(&c.batchBytes, "batch-bytes", 0, "both producers' largest batch (kaenlog's BatchBytes, kgo's ProducerBatchMaxBytes); 0 leaves each its default (16384 and 1000012), at most 1000012")
 	fs.IntVar(&c.many, "kaenlog-many", 1000, "records per Producer.ProduceManyAsync call in kaenlog's produce rows; 0 hands them over one at a time with ProduceAsync")
+	fs.IntVar(&c.nodeProcs, "node-gomaxprocs", 0, "GOMAXPROCS of kaenlog's controller and broker processes (0: Go's default, the CPU count); the client in the harness keeps its own")
+	fs.StringVar(&c.nodeGodebug, "node-godebug", "", "GODEBUG of kaenlog's controller and broker processes (e.g. schedtrace=2147483647, which keeps the runtime's sysmon thread from sleeping deeply and then polling every 20 µs after each wake-up; see BENCHMARKS.md); empty: inherited from the harness")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -112,6 +116,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return bad("-batch-bytes %d: give 0 or a size in [1024, 1000012]", c.batchBytes)
 	case c.many < 0:
 		return bad("-kaenlog-many %d is negative", c.many)
+	case c.nodeProcs < 0:
+		return bad("-node-gomaxprocs %d: give 0 or a positive count", c.nodeProcs)
 	case c.duration <= 0 || c.timeout <= 0:
 		return bad("-duration and -timeout must be positive")
 	}
@@ -127,6 +133,19 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		c.rows["produce"] = true // it reads what the produce row wrote
 	}
 	return c, -1
+}
+
+// nodeEnv is what kaenlog's node processes get added to the harness's
+// environment.
+func (c *config) nodeEnv() []string {
+	var env []string
+	if c.nodeProcs > 0 {
+		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", c.nodeProcs))
+	}
+	if c.nodeGodebug != "" {
+		env = append(env, "GODEBUG="+c.nodeGodebug)
+	}
+	return env
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -187,7 +206,6 @@ type bench struct {
 
 	loadBefore, loadAfter             string
 	rtt                               []time.Duration
-	floor                             []time.Duration // the commit floor (floor.go)
 	tfloor                            []float64       // the throughput floor, records/s (floor.go)
 	k                                 sideResults
 	peers                             []*peerSide
@@ -202,6 +220,11 @@ type bench struct {
 	tputLeader, latLeader             int32        // kaenlog's leaders of the two topics
 	kEnd                              uint64       // kaenlog's produce topic's end before this run
 	leaderSyscalls, followerSyscalls  [][2]float64 // read and write syscalls per commit in the latency row
+	// CPU µs per commit in the latency row: the leader, each follower,
+	// the client (the harness's process, kaenlog's client alone then).
+	latLeaderCPU, latFollowerCPU, latClientCPU []float64
+	relay                                      *relay          // the message floor's processes
+	floorP50, floorP99                         []time.Duration // the message floor, each run
 }
 
 // peerSide is one placement of the peer and its figures.
@@ -245,7 +268,7 @@ func (b *bench) run() error {
 
 	if cfg.rows["latency"] {
 		b.logf("raw TCP round trips to another process")
-		echo, err := startChild(b.self, roleEcho, "echo", logPathIn(b.dir, "echo"))
+		echo, err := startChild(b.self, roleEcho, "echo", logPathIn(b.dir, "echo"), nil)
 		if err != nil {
 			return err
 		}
@@ -258,15 +281,20 @@ func (b *bench) run() error {
 		if err != nil {
 			return err
 		}
-		b.logf("the commit floor: a commit's messages over raw TCP between four processes")
-		if b.floor, err = b.commitFloor(cfg.rttRecords); err != nil {
-			return err
+	}
+
+	if cfg.rows["latency"] {
+		b.logf("the message floor: a commit's messages between 4 processes, nothing else")
+		var err error
+		if b.relay, err = startRelay(b.self, b.dir); err != nil {
+			return fmt.Errorf("message floor: %w", err)
 		}
+		defer b.relay.close()
 	}
 
 	if cfg.rows["produce"] || cfg.rows["produce-big"] || cfg.rows["latency"] {
 		b.logf("starting kaenlog: a controller and %d brokers, each a process", brokers)
-		k, err := startKaenlog(b.self, b.dir)
+		k, err := startKaenlog(b.self, b.dir, cfg.nodeEnv())
 		if err != nil {
 			return fmt.Errorf("kaenlog cluster: %w", err)
 		}
@@ -299,6 +327,7 @@ func (b *bench) run() error {
 			pb.k = sideResults{}
 			pb.local, pb.localOpen, pb.leaderCPU, pb.followerCPU, pb.clientCPU = nil, nil, nil, nil, nil
 			pb.leaderAllocs, pb.followerAllocs, pb.leaderSyscalls, pb.followerSyscalls = nil, nil, nil, nil
+			pb.latLeaderCPU, pb.latFollowerCPU, pb.latClientCPU = nil, nil, nil
 			b.logf("a profiled run of kaenlog's rows, not counted")
 			if err := pb.kaenlogRound(ctx, k, topicProduce, topicLatency, true); err != nil {
 				return err
@@ -361,6 +390,9 @@ func (b *bench) round(ctx context.Context, k *kcluster, i int) error {
 			return nil
 		})
 	}
+	if b.relay != nil {
+		sides = append(sides, b.floorRound)
+	}
 	r := i % len(sides)
 	sides = append(sides[r:], sides[:r]...)
 	for _, side := range sides {
@@ -368,6 +400,19 @@ func (b *bench) round(ctx context.Context, k *kcluster, i int) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// floorRound runs the message floor once, as many commits as the latency
+// row.
+func (b *bench) floorRound() error {
+	l, err := b.relay.commits(b.cfg.latencyRecords)
+	if err != nil {
+		return err
+	}
+	p50, p99 := percentiles(l)
+	b.floorP50, b.floorP99 = append(b.floorP50, p50), append(b.floorP99, p99)
+	b.logf("message floor: %d commits, p50 %v, p99 %v", len(l), p50, p99)
 	return nil
 }
 
@@ -445,6 +490,10 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		if err != nil {
 			return err
 		}
+		cpuBefore, err := b.nodeStats(k)
+		if err != nil {
+			return err
+		}
 		before, err := k.syscalls()
 		if err != nil {
 			return err
@@ -457,15 +506,24 @@ func (b *bench) kaenlogRound(ctx context.Context, k *kcluster, tput, lat string,
 		if err != nil {
 			return err
 		}
+		cpuAfter, err := b.nodeStats(k)
+		if err != nil {
+			return err
+		}
+		n := float64(len(l))
 		for id := int32(1); id <= brokers; id++ {
-			r := float64(after[id].reads-before[id].reads) / float64(len(l))
-			w := float64(after[id].writes-before[id].writes) / float64(len(l))
+			r := float64(after[id].reads-before[id].reads) / n
+			w := float64(after[id].writes-before[id].writes) / n
+			cpu := float64(cpuAfter[id].cpuNs-cpuBefore[id].cpuNs) / 1e3 / n
 			if id == leader {
 				b.leaderSyscalls = append(b.leaderSyscalls, [2]float64{r, w})
+				b.latLeaderCPU = append(b.latLeaderCPU, cpu)
 			} else {
 				b.followerSyscalls = append(b.followerSyscalls, [2]float64{r, w})
+				b.latFollowerCPU = append(b.latFollowerCPU, cpu)
 			}
 		}
+		b.latClientCPU = append(b.latClientCPU, float64(cpuAfter[0].cpuNs-cpuBefore[0].cpuNs)/1e3/n)
 		p50, p99 := percentiles(l)
 		b.k.p50, b.k.p99 = append(b.k.p50, p50), append(b.k.p99, p99)
 		b.logf("kaenlog single-record acks=all: %d produces, p50 %v, p99 %v", len(l), p50, p99)

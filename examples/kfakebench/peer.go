@@ -29,7 +29,7 @@ type peer struct {
 // kfake role.
 func startPeer(self, dir string, topics ...string) (*peer, error) {
 	if self != "" {
-		ch, err := startChild(self, roleKfake, "kfake", logPathIn(dir, "kfake"), topics...)
+		ch, err := startChild(self, roleKfake, "kfake", logPathIn(dir, "kfake"), nil, topics...)
 		if err != nil {
 			return nil, err
 		}

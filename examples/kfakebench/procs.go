@@ -34,16 +34,16 @@ var procs struct {
 }
 
 // startChild starts the harness's own binary as a child in role with
-// args. Its stdout is read line by line (and copied, with its stderr, to
+// args, and env added to the harness's environment. Its stdout is read line by line (and copied, with its stderr, to
 // logPath); the kernel SIGKILLs it if the harness dies (Linux's
 // parent-death signal), so no broker outlives a crashed or killed run.
-func startChild(self, role, name, logPath string, args ...string) (*proc, error) {
+func startChild(self, role, name, logPath string, env []string, args ...string) (*proc, error) {
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), roleEnv+"="+role)
+	cmd.Env = append(append(os.Environ(), env...), roleEnv+"="+role)
 	cmd.Stderr = logf
 	dieWithParent(cmd)
 	out, err := cmd.StdoutPipe()

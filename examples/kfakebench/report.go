@@ -90,11 +90,6 @@ func (b *bench) report() {
 		var p99 time.Duration
 		rtt, p99 = percentiles(b.rtt)
 		pr("raw TCP round trip (RTT), harness to another process over loopback, %d B ping-pong x %d: p50 %s, p99 %s", pingBytes, len(b.rtt), us(rtt), us(p99))
-		if len(b.floor) > 0 {
-			f50, f99 := percentiles(b.floor)
-			pr("commit floor, a single-record acks=all commit's 6 frames and 3 pwrites, nothing else, over raw TCP between 4 processes, x %d: p50 %s (%.1f RTT), p99 %s",
-				len(b.floor), us(f50), float64(f50)/float64(rtt), us(f99))
-		}
 		pr("")
 	}
 	rt := func(d time.Duration) string {
@@ -102,6 +97,14 @@ func (b *bench) report() {
 			return ""
 		}
 		return fmt.Sprintf(" (%.1f RTT)", float64(d)/float64(rtt))
+	}
+	if len(b.floorP50) > 0 {
+		p50 := median(b.floorP50)
+		pr("message floor, a commit's messages between 4 processes and nothing else (harness -> leader -> 2 followers -> leader -> harness; %d, %d, %d, %d B): p50 %s%s, p99 %s; each run p50 %s", floorProduceBytes, floorAnswerBytes, floorFetchBytes, floorResponseBytes, us(p50), rt(p50), us(median(b.floorP99)), durs(b.floorP50))
+		if len(b.k.p50) > 0 {
+			pr("kaenlog's p50 / the floor's: %.2fx", float64(median(b.k.p50))/float64(p50))
+		}
+		pr("")
 	}
 	head, line := "| measure | kaenlog |", "|---|---|"
 	for _, ps := range b.peers {
@@ -238,6 +241,22 @@ func (b *bench) report() {
 		pr("  kaenlog leader broker:    %s", strings.Join(l, ", "))
 		pr("  kaenlog follower brokers: %s", strings.Join(f, ", "))
 	}
+	if len(b.latLeaderCPU) > 0 {
+		var total []float64
+		for i := range b.latLeaderCPU {
+			t := b.latLeaderCPU[i] + b.latClientCPU[i]
+			for _, f := range b.latFollowerCPU[i*(brokers-1) : (i+1)*(brokers-1)] {
+				t += f
+			}
+			total = append(total, t)
+		}
+		pr("")
+		pr("CPU time per single-record commit in the latency row (getrusage in each process; the client is the harness's whole process):")
+		pr("  kaenlog leader broker:    %s µs", floats(b.latLeaderCPU, "%.1f"))
+		pr("  kaenlog follower brokers: %s µs", floats(b.latFollowerCPU, "%.1f"))
+		pr("  kaenlog client (harness): %s µs", floats(b.latClientCPU, "%.1f"))
+		pr("  together: %s µs, on %d CPUs at least %s µs of wall time a commit if they never waited for each other", floats(total, "%.1f"), runtime.NumCPU(), floats(divide(total, float64(runtime.NumCPU())), "%.1f"))
+	}
 	if len(b.allocs) > 0 || b.allocsErr != nil {
 		pr("")
 		pr("allocations on the broker's paths: cd %s && %s", b.repo, strings.Join(allocBench, " "))
@@ -289,4 +308,13 @@ func (b *bench) marginal(few, many string) (float64, bool) {
 		return 0, false
 	}
 	return (m.allocsOp - f.allocsOp) / (m.recordsOp - f.recordsOp), true
+}
+
+// divide returns each of xs divided by d.
+func divide(xs []float64, d float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x / d
+	}
+	return out
 }
