@@ -206,7 +206,7 @@ type bench struct {
 
 	loadBefore, loadAfter             string
 	rtt                               []time.Duration
-	tfloor                            []float64 // the throughput floor, records/s (floor.go)
+	tfloor                            []float64 // the throughput floor, records/s (throughput_floor.go)
 	k                                 sideResults
 	peers                             []*peerSide
 	local                             []float64 // local log read, records/s
