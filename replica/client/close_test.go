@@ -119,3 +119,32 @@ func TestBufferBoundsWhatTheProducerHolds(t *testing.T) {
 		t.Fatalf("Produce that waited for room: %+v %v", o.off, o.err)
 	}
 }
+
+// MaxRecordBytes holds for every record, whichever batch it joins: a record
+// too large alone is refused even when an open batch has room for it, so
+// whether it is taken never depends on the batch it happens to meet (Kafka
+// checks each record against max.request.size).
+func TestMaxRecordBytesHoldsInAnOpenBatch(t *testing.T) {
+	fc := newFakeCluster(t, 1, 1)
+	c := newTestClient(t, fc, clock.NewManual(0))
+	p, err := c.NewProducer(ProducerConfig{Acks: AcksLeader, LingerMs: 1000, BatchBytes: 4096, MaxRecordBytes: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.ProduceAsync(Record{Topic: "t", Value: []byte("opens the batch")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	big := Record{Topic: "t", Value: make([]byte, 300)}
+	if err := p.ProduceAsync(big, nil); !errors.Is(err, wire.ErrMessageTooLarge) {
+		t.Fatalf("ProduceAsync of a record above MaxRecordBytes into an open batch: %v", err)
+	}
+	n, err := p.ProduceManyAsync([]Record{{Topic: "t", Value: []byte("fits")}, big}, nil)
+	if n != 1 || !errors.Is(err, wire.ErrMessageTooLarge) {
+		t.Fatalf("ProduceManyAsync took %d, %v; want 1 and a record too large", n, err)
+	}
+	// Just under the bound, alone, it is taken in the open batch.
+	fits := Record{Topic: "t", Value: make([]byte, 300-61-9)}
+	if err := p.ProduceAsync(fits, nil); err != nil {
+		t.Fatalf("a record within MaxRecordBytes: %v", err)
+	}
+}

@@ -101,9 +101,10 @@ type ProducerConfig struct {
 	// their outcome (Kafka's buffer.memory). Default
 	// DefaultMaxBufferedBytes.
 	MaxBufferedBytes int64
-	// MaxRecordBytes bounds one record in a batch of its own; a larger one
-	// is refused with an error matching wire.ErrMessageTooLarge (Kafka's
-	// max.request.size). Default DefaultMaxRecordBytes.
+	// MaxRecordBytes bounds every record, measured as in a batch of its
+	// own, whichever batch it joins; a larger one is refused with an error
+	// matching wire.ErrMessageTooLarge (Kafka's max.request.size, which its
+	// producer checks for each record). Default DefaultMaxRecordBytes.
 	MaxRecordBytes int
 }
 
@@ -342,6 +343,13 @@ func (p *Producer) partitionLocked(rec *Record) (*partition, error) {
 	return part, nil
 }
 
+// surelySmall reports whether rec, headers aside, is certainly within
+// MaxRecordBytes: its key and value leave room for the largest framing a
+// record can have (five varints of at most 5 bytes and two bytes more).
+func (p *Producer) surelySmall(rec *Record) bool {
+	return len(rec.Headers) == 0 && len(rec.Key)+len(rec.Value) <= p.cfg.MaxRecordBytes-log.BatchHeaderSize-27
+}
+
 // appendLocked encodes rec, stamped ts, into part's open batch, sealing
 // the open batch first if rec does not fit and opening a new one, and
 // returns the batch it went to. *now is the clock's reading, or -1: it is
@@ -352,6 +360,13 @@ func (p *Producer) partitionLocked(rec *Record) (*partition, error) {
 // ErrBufferFull, or with the error of a record too large, and then
 // changes nothing but the seal.
 func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int64, drainOnSeal bool) (*batch, error) {
+	if !p.surelySmall(rec) {
+		// Measured alone, so that whether a record is taken does not
+		// depend on the batch it happens to meet.
+		if alone, ok := recordBody(0, 0, rec.Key, rec.Value, rec.Headers); !ok || log.BatchHeaderSize+encodedSize(alone) > p.cfg.MaxRecordBytes {
+			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", part.tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
+		}
+	}
 	b := part.open
 	var body int
 	if b != nil {
@@ -368,11 +383,7 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 		}
 	}
 	if b == nil {
-		var ok bool
-		body, ok = recordBody(0, 0, rec.Key, rec.Value, rec.Headers)
-		if !ok || log.BatchHeaderSize+encodedSize(body) > p.cfg.MaxRecordBytes {
-			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", part.tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
-		}
+		body, _ = recordBody(0, 0, rec.Key, rec.Value, rec.Headers) // checked above
 	}
 	size := int64(encodedSize(body))
 	if p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
@@ -458,7 +469,7 @@ func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Off
 		// The common case, inline: a record without headers that fits the
 		// batch the call's previous record went to, and the buffer. Its
 		// size is recordBody's, headers aside.
-		if b := part.open; b == prev && b != nil && len(rec.Headers) == 0 {
+		if b := part.open; b == prev && b != nil && len(rec.Headers) == 0 && p.surelySmall(rec) {
 			body := 2 + varintSize(ts-b.baseTs) + varintSize(int64(b.count)) + bytesFieldSize(rec.Key) + bytesFieldSize(rec.Value)
 			size := encodedSize(body)
 			if body <= math.MaxInt32 && len(b.buf)+size <= p.cfg.BatchBytes && p.buffered+int64(size) <= p.cfg.MaxBufferedBytes {
