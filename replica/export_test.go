@@ -9,3 +9,6 @@ func (r *Replica) ProduceKeeping(ref uint64, batches []byte, acks int16, timeout
 // HandleFetchAppended is HandleFetch as a broker calls it: a follower may
 // be sent a parked produce's kept batches.
 var HandleFetchAppended = (*Replica).handleFetchAppended
+
+// HandleFetch is the method value of HandleFetch, to pick one of the two.
+var HandleFetch = (*Replica).HandleFetch
