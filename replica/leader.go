@@ -322,14 +322,12 @@ func (r *Replica) fetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, ds
 // the log end, the usual case, is then sent them without a read of the
 // file and a copy, as Kafka's leader serves it from the page cache.
 //
-// They stay valid until the produce is answered, and a broker answers it
-// only after every fetch response that aliases them has left: the
-// produce ends when its records are below the high watermark, when it
-// times out or fails, never in the event that served them after they were
-// served (a follower's fetch records its position before its read, and a
-// fetch that served them does not move the high watermark past them), and
-// a transport sends or copies an event's outbox, in order, before the next
-// event.
+// They stay valid until the produce is answered, and every fetch
+// response that aliases them leaves before that answer: they are served
+// only while the produce is parked, and its answer is queued only once it
+// has left the parked produces, so it comes after those responses in the
+// broker's outbox (the same one or a later one), which a transport sends
+// or copies in order.
 func (r *Replica) fetchAppended(from uint64, maxBytes int) ([]byte, bool) {
 	for i := len(r.lead.parked) - 1; i >= 0; i-- {
 		pp := &r.lead.parked[i]
