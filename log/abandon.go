@@ -13,6 +13,7 @@ func (l *Log) Abandon() error {
 	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
+	l.newGeneration()
 	l.ckMu.Lock()
 	defer l.ckMu.Unlock()
 	if l.closed {

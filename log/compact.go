@@ -46,6 +46,7 @@ func (l *Log) Compact() (removedRecords int, err error) {
 	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
+	l.newGeneration()
 	if err := l.usable(); err != nil {
 		return 0, err
 	}

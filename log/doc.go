@@ -389,7 +389,10 @@
 // larger than Options.MaxBatchBytes. A read from where a recent append
 // began (a follower's next fetch) reads no header to find its first batch,
 // and one near it reads one: the active segment remembers where its recent
-// appends began.
+// appends began. A leader that still holds an append's bytes may send them
+// instead of reading them back, when Log.ReadsAppended says that a read
+// would return exactly those bytes: its Generation vouches that the log
+// was only appended to since.
 //
 // # Offsets never move
 //

@@ -80,6 +80,9 @@ type Log struct {
 
 	// failed holds the first failure; once set the log refuses everything.
 	failed atomic.Pointer[failure]
+	// gen is the log's generation (Generation): a new one at every
+	// change of its batches other than an append, its failure and Close.
+	gen atomic.Uint64
 
 	// fileMu guards the segments' file handles, the LRU list of open
 	// segment files, and verification of unverified segments.
@@ -145,6 +148,7 @@ func (e *failedError) Unwrap() []error { return []error{ErrLogFailed, e.cause} }
 // operation that hit it.
 func (l *Log) fail(cause error) error {
 	l.failed.CompareAndSwap(nil, &failure{cause: cause})
+	l.newGeneration()
 	return &failedError{cause: cause, first: true}
 }
 
@@ -192,6 +196,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	if err := l.recover(); err != nil {
 		return nil, errors.Join(err, l.closeFiles(), lock.Close())
 	}
+	l.newGeneration()
 	return l, nil
 }
 
@@ -491,6 +496,7 @@ func (l *Log) Close() error {
 	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
+	l.newGeneration()
 	l.ckMu.Lock()
 	defer l.ckMu.Unlock()
 	if l.closed {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // Read appends to dst whole stored batches, byte for byte as they were
@@ -222,4 +223,73 @@ func (s *segment) skipPoint(lo, hi int64, bound uint64) (int64, bool) {
 		return 0, false
 	}
 	return int64(s.entries[j-1].pos), true
+}
+
+// generations hands out log generations, unique within the process.
+var generations atomic.Uint64
+
+// newGeneration gives the log a new generation.
+func (l *Log) newGeneration() { l.gen.Store(generations.Add(1)) }
+
+// Generation returns the log's generation: a value that changes whenever
+// batches the log holds may change or go other than by an append
+// (truncation, compaction, retention, a new log start), and when the log
+// fails or closes; appends keep it. No two logs of a process ever share
+// one. Read right after an append, it vouches for that append's bytes:
+// see ReadsAppended.
+func (l *Log) Generation() uint64 { return l.gen.Load() }
+
+// ReadsAppended reports whether Read(dst, from, maxBytes, IsolationLogEnd)
+// would return exactly batches, the caller's slice of an append made at
+// generation gen (Generation, read right after it): AppendAsLeader stamps
+// its slice in place, so that it holds the stored bytes. That is so when
+// the log is still usable and at generation gen (only appends since, so
+// those bytes are still the log's), from is where the append began,
+// maxBytes, clamped as Read clamps it, takes all of batches (or they are a
+// single batch, which Read returns whole), and the log either ends with
+// them or the batch after them does not fit in maxBytes too. A leader then
+// sends those bytes to a follower instead of reading them back from the
+// file, as Kafka's leader serves a follower near the log end from the page
+// cache. It answers false (read instead) when it cannot tell cheaply: the
+// batch after them must be one of the active segment's recent appends.
+//
+// The caller must not have changed batches since the append, and an
+// append AppendInfo.Duplicate describes wrote nothing, so its slice is
+// never the log's.
+func (l *Log) ReadsAppended(batches []byte, gen, from uint64, maxBytes int) bool {
+	if len(batches) < BatchHeaderSize || l.gen.Load() != gen {
+		return false
+	}
+	// The batches' own framing: where they end, and whether they are one.
+	var end uint64
+	n := 0
+	for pos := 0; pos < len(batches); n++ {
+		if len(batches)-pos < BatchHeaderSize {
+			return false
+		}
+		b, err := peekBatch(batches[pos:])
+		if err != nil || (n == 0 && b.base != from) || (n > 0 && b.base != end) {
+			return false
+		}
+		end, pos = b.next, pos+b.size
+		if pos > len(batches) {
+			return false
+		}
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.usable() != nil || l.gen.Load() != gen || from < l.start || end > l.endOffset() {
+		return false
+	}
+	maxBytes = min(max(maxBytes, 0), l.opts.MaxReadBytes)
+	if len(batches) > maxBytes && n > 1 {
+		return false // Read stops inside them
+	}
+	if end == l.endOffset() {
+		return true
+	}
+	// Read goes on with the next batch if it fits.
+	s := l.active()
+	size, ok := s.recent.size(end, s.size)
+	return ok && len(batches)+size > maxBytes
 }

@@ -37,6 +37,7 @@ func (l *Log) TruncateTo(offset uint64) error {
 	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
+	l.newGeneration()
 	if err := l.usable(); err != nil {
 		return err
 	}
@@ -325,6 +326,7 @@ func (l *Log) TruncateFullyAndStartAt(off uint64) error {
 	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
+	l.newGeneration()
 	if err := l.usable(); err != nil {
 		return err
 	}
@@ -426,6 +428,7 @@ func (l *Log) IncrementStartOffset(off uint64) error {
 	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
+	l.newGeneration()
 	if err := l.usable(); err != nil {
 		return err
 	}

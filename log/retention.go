@@ -37,6 +37,7 @@ func (l *Log) DeleteRetainedSegments(p RetentionPolicy, nowMs int64) (deleted in
 	defer l.flushMu.Unlock()
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
+	l.newGeneration()
 	if err := l.usable(); err != nil {
 		return 0, err
 	}

@@ -296,6 +296,25 @@ func (r *recentRing) start(off uint64) (int64, bool) {
 	return 0, false
 }
 
+// size returns the size of the recorded batch whose base offset is off,
+// in a segment of end bytes: up to the next recorded batch, or to end for
+// the newest. r may be nil.
+func (r *recentRing) size(off uint64, end int64) (int, bool) {
+	for k := 1; r != nil && k <= r.n; k++ {
+		i := (r.hd - k + recentSize) % recentSize
+		if r.off[i] == off {
+			if k > 1 {
+				end = r.pos[(i+1)%recentSize]
+			}
+			return int(end - r.pos[i]), true
+		}
+		if r.off[i] < off {
+			break
+		}
+	}
+	return 0, false
+}
+
 // cut forgets batches at or past pos (a truncation).
 func (r *recentRing) cut(pos int64) {
 	for r != nil && r.n > 0 {

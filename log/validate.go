@@ -171,22 +171,25 @@ func walkProducerRecords(b []byte, n int32) (lo, hi int64, err error) {
 
 // fastRecords checks records i, i+1, ... of b from position p for as long as
 // each one is valid and simple: it starts at least 16 bytes before the end
-// of the batch, and its varints other than the timestampDelta take at most
-// two bytes (so values and keys below 8 KiB, fewer than 64 headers). It returns where it stopped (position, index) and lo and hi
+// of the batch, its offsetDelta takes at most three bytes (fewer than 2^20
+// records), and its other varints but the timestampDelta at most two (so
+// values and keys below 8 KiB, fewer than 64 headers). It returns where it stopped (position, index) and lo and hi
 // extended by the timestamp deltas it saw. It accepts only records
 // checkRecord accepts, with the same end and timestamp; anything else it
 // leaves to checkRecord.
 //
 // This is the hot loop of a leader's append, written for few instructions:
 // the first bytes of a record (length, attributes, timestampDelta,
-// offsetDelta: at most 8 bytes here) are decoded from one 8-byte word, and
-// varints stay zigzag-encoded where only a comparison is needed (offsetDelta
-// i is 2i; a null length is 1 and a length n >= 0 is 2n, so the bytes to
-// skip are u>>1 for both). Reads never leave b: the word and the key length
-// lie within the 16 bytes from the record's start, the value length is read
-// only where two bytes of the record remain, and end <= len(b). A varint
-// that runs past its record leaves a position past end, which a later check
-// refuses, as positions only grow.
+// offsetDelta: at most 8 bytes here but for a three-byte offsetDelta) are
+// decoded from one 8-byte word, and varints stay zigzag-encoded where only
+// a comparison is needed (offsetDelta i is 2i; a null length is 1 and a
+// length n >= 0 is 2n, so the bytes to skip are u>>1 for both). Reads
+// never leave b: the word, a three-byte offsetDelta and the key length lie
+// within the 16 bytes from the record's start (or the 8 after a long
+// timestampDelta), the value length is read only where two bytes of the
+// record remain, and end <= len(b). A varint that runs past its record
+// leaves a position past end, which a later check refuses, as positions
+// only grow.
 func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, int64) {
 	for want := uint64(i) << 1; i < n && p <= len(b)-16; i, want = i+1, want+2 {
 		x := binary.LittleEndian.Uint64(b[p:])
@@ -220,11 +223,15 @@ func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, 
 		} else if ts, x, k = longTimestampDelta(b, k, end); k < 0 {
 			break
 		}
-		// offsetDelta: i.
+		// offsetDelta: i, in three bytes from record 8192 on (a batch of
+		// 1 MB of 100-byte records has 10,000). x may hold fewer than
+		// three of its bytes, so the third case reads them again.
 		if x&0x80 == 0 {
 			u, k = x&0x7f, k+1
 		} else if x&0x8000 == 0 {
 			u, k = x&0x7f|x>>1&0x3f80, k+2
+		} else if x = uint64(b[k]) | uint64(b[k+1])<<8 | uint64(b[k+2])<<16; x&0x800000 == 0 {
+			u, k = x&0x7f|x>>1&0x3f80|x>>2&0x1fc000, k+3
 		} else {
 			break
 		}

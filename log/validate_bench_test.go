@@ -18,9 +18,11 @@ import (
 
 // BenchmarkValidateLeaderBatch is BenchmarkVerifyBatch's twin for the
 // leader's validation (CRC plus a walk over every record), on the same
-// batches of 1, 100 and 1000 records with 100-byte values.
+// batches of 1, 100 and 1000 records with 100-byte values, and a 1 MB one
+// of 10,000 (a producer's largest batch by default, whose offset deltas
+// from record 8192 on take three bytes).
 func BenchmarkValidateLeaderBatch(b *testing.B) {
-	for _, n := range benchRecordCounts {
+	for _, n := range append(benchRecordCounts[:len(benchRecordCounts):len(benchRecordCounts)], 10000) {
 		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
 			buf := benchEncoded(b, n)
 			b.SetBytes(int64(len(buf)))

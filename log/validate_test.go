@@ -567,6 +567,7 @@ func TestValidateFastPathCoversUsualShapes(t *testing.T) {
 	for name, b := range map[string]*Batch{
 		"benchmark 100":               benchBatch(100),
 		"benchmark 1000":              benchBatch(1000),
+		"benchmark 10000 (1 MB)":      benchBatch(10000),
 		"keys and headers":            headers,
 		"three-byte timestamp deltas": timestamps(func(i int) int64 { return 8192 + int64(i)*4000 }),
 		"event-time timestamp deltas": timestamps(func(i int) int64 { return int64(i%7-3) << (20 + i%20) }),

@@ -430,7 +430,10 @@ func (b *Broker) rehost() {
 // produce and fetch responses among them and a fetch response's records
 // alias the broker's buffers: they are valid until the broker's next
 // event (Receive, Tick, ...) or the next Outbox, so a transport encodes
-// or copies them first.
+// or copies them first, in order. A follower's records may also alias a
+// parked acks=all produce request's records, which the broker keeps until
+// it answers that produce (see Node): its response always comes in a
+// later outbox than such a fetch response, or later in the same one.
 func (b *Broker) Outbox() []Envelope {
 	out := b.outbox
 	// Two slices take turns, so that an outbox costs no allocation: the

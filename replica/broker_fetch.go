@@ -121,7 +121,7 @@ func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) 
 		}
 		limit := min(int(max(p.MaxBytes, 0)), budget-bytes)
 		if observe {
-			*part, buf, _ = r.HandleFetch(from, p, limit, buf, nowMs)
+			*part, buf, _ = r.handleFetchAppended(from, p, limit, buf, nowMs)
 		} else {
 			*part, buf, _ = r.refetch(from, p, limit, buf, nowMs)
 		}

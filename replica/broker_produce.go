@@ -39,7 +39,7 @@ func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64)
 			part.ErrorCode = wire.CodeOf(err)
 			continue
 		}
-		res, parked, err := r.Produce(seq<<16|uint64(i), p.Records, req.Acks, req.TimeoutMs, nowMs)
+		res, parked, err := r.produce(seq<<16|uint64(i), p.Records, req.Acks, req.TimeoutMs, nowMs, true)
 		if err != nil {
 			part.ErrorCode = wire.CodeOf(err)
 			continue

@@ -85,7 +85,12 @@
 // NOT_ENOUGH_REPLICAS_AFTER_APPEND if the committed ISR falls under
 // min.insync.replicas first (Kafka 4.0 waits for the timeout instead),
 // REQUEST_TIMED_OUT at its deadline, or NOT_LEADER_OR_FOLLOWER if the
-// replica stops leading. acks=0 gets no response at all; a [Broker] that
+// replica stops leading. While an acks=all write is parked, a [Broker]
+// keeps its request's records (the transport keeps a request until it is
+// answered, see [Node]) and sends a follower fetching them those bytes, as
+// the log stored them, instead of reading them back from the file, when a
+// read would return exactly them (Kafka's leader serves such a fetch from
+// the page cache). acks=0 gets no response at all; a [Broker] that
 // refuses one closes the connection instead ([Envelope].Close), as Kafka's
 // does, so that the producer refreshes its metadata.
 //

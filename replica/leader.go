@@ -112,6 +112,14 @@ type ProduceResult struct {
 // REQUEST_TIMED_OUT (7) at nowMs+timeoutMs, NOT_LEADER_OR_FOLLOWER if this
 // replica stops leading. It is Kafka's produce purgatory, as plain state.
 func (r *Replica) Produce(ref uint64, batches []byte, acks int16, timeoutMs int32, nowMs int64) (res ProduceResult, parked bool, err error) {
+	return r.produce(ref, batches, acks, timeoutMs, nowMs, false)
+}
+
+// produce is Produce; with keep, a parked produce keeps batches (stamped
+// by the append) for fetchAppended until it ends, so the caller must not
+// change or reuse them before then: a broker's transport keeps a request
+// until it is answered.
+func (r *Replica) produce(ref uint64, batches []byte, acks int16, timeoutMs int32, nowMs int64, keep bool) (res ProduceResult, parked bool, err error) {
 	if err := r.requireLeader(); err != nil {
 		return ProduceResult{}, false, err
 	}
@@ -136,9 +144,12 @@ func (r *Replica) Produce(ref uint64, batches []byte, acks int16, timeoutMs int3
 	if acks != wire.AcksAll || r.log.HighWatermark() >= res.NextOffset {
 		return res, false, nil
 	}
-	r.lead.parked = append(r.lead.parked, parkedProduce{
-		ref: ref, result: res, deadlineMs: saturatingAdd(nowMs, int64(max(timeoutMs, 0))),
-	})
+	pp := parkedProduce{ref: ref, result: res, deadlineMs: saturatingAdd(nowMs, int64(max(timeoutMs, 0)))}
+	// A duplicate wrote nothing: its bytes are not the log's.
+	if keep && !info.Duplicate && info.Bytes == len(batches) {
+		pp.records, pp.gen = batches[:len(batches):len(batches)], r.log.Generation()
+	}
+	r.lead.parked = append(r.lead.parked, pp)
 	return res, true, nil
 }
 
@@ -195,7 +206,14 @@ type FetchFrom struct {
 //  8. the read: followers to the log end, consumers to the high watermark
 //     (IsolationOf), at most maxBytes (the first batch whole, as KIP-74).
 func (r *Replica) HandleFetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64) (wire.FetchPartitionResponse, []byte, error) {
-	return r.fetch(from, p, maxBytes, dst, nowMs, true)
+	return r.fetch(from, p, maxBytes, dst, nowMs, true, false)
+}
+
+// handleFetchAppended is HandleFetch for a broker: a follower's records
+// may be a parked produce's kept batches rather than a copy in dst (see
+// fetchAppended).
+func (r *Replica) handleFetchAppended(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64) (wire.FetchPartitionResponse, []byte, error) {
+	return r.fetch(from, p, maxBytes, dst, nowMs, true, true)
 }
 
 // refetch answers a fetch that HandleFetch already saw and a broker parked:
@@ -203,10 +221,12 @@ func (r *Replica) HandleFetch(from FetchFrom, p *wire.FetchPartition, maxBytes i
 // recorded when its fetch arrived, and recording it again later would make
 // it look caught up at a time it did not fetch.
 func (r *Replica) refetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64) (wire.FetchPartitionResponse, []byte, error) {
-	return r.fetch(from, p, maxBytes, dst, nowMs, false)
+	return r.fetch(from, p, maxBytes, dst, nowMs, false, true)
 }
 
-func (r *Replica) fetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64, observe bool) (wire.FetchPartitionResponse, []byte, error) {
+// fetch is HandleFetch (observe) and refetch; with appended, a follower's
+// records may alias a parked produce's kept batches (fetchAppended).
+func (r *Replica) fetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, dst []byte, nowMs int64, observe, appended bool) (wire.FetchPartitionResponse, []byte, error) {
 	resp := wire.FetchPartitionResponse{Topic: p.Topic, Partition: p.Partition}
 	fail := func(err error) (wire.FetchPartitionResponse, []byte, error) {
 		resp.ErrorCode = wire.CodeOf(err)
@@ -280,12 +300,46 @@ func (r *Replica) fetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, ds
 	if maxBytes <= 0 {
 		return resp, dst, nil
 	}
+	if appended && isFollower {
+		if recs, ok := r.fetchAppended(p.FetchOffset, maxBytes); ok {
+			resp.Records = recs
+			return resp, dst, nil
+		}
+	}
 	out, err := r.log.Read(dst, p.FetchOffset, maxBytes, IsolationOf(from.ReplicaID))
 	if err != nil {
 		return fail(fmt.Errorf("replica: broker %d: fetch: %w", r.id, storageError(err)))
 	}
 	resp.Records = out[len(dst):len(out):len(out)]
 	return resp, out, nil
+}
+
+// fetchAppended returns what a follower's read of at most maxBytes from
+// offset from returns, if that is exactly the batches of a parked produce
+// that kept them: the bytes its request brought, which the log stored as
+// they are (log.Log.ReadsAppended checks that the log was only appended
+// to since, and that a read would stop where they end). A follower near
+// the log end, the usual case, is then sent them without a read of the
+// file and a copy, as Kafka's leader serves it from the page cache.
+//
+// They stay valid until the produce is answered, and every fetch
+// response that aliases them leaves before that answer: they are served
+// only while the produce is parked, and its answer is queued only once it
+// has left the parked produces, so it comes after those responses in the
+// broker's outbox (the same one or a later one), which a transport sends
+// or copies in order.
+func (r *Replica) fetchAppended(from uint64, maxBytes int) ([]byte, bool) {
+	for i := len(r.lead.parked) - 1; i >= 0; i-- {
+		pp := &r.lead.parked[i]
+		if pp.records == nil || pp.result.BaseOffset != from {
+			continue
+		}
+		if !r.log.ReadsAppended(pp.records, pp.gen, from, maxBytes) {
+			return nil, false
+		}
+		return pp.records, true
+	}
+	return nil, false
 }
 
 // checkReplica refuses a fetch from a broker that is not an assigned

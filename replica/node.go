@@ -67,6 +67,13 @@ type Envelope struct {
 // arrives (a clock.Driver does), and sends whatever Outbox returns. The
 // same nodes run in the in-process Cluster, in the simulator and behind
 // the network runtime.
+//
+// A request delivered to Receive, and the bytes it aliases, stay the
+// node's until it answers the request: a broker keeps a parked fetch, and
+// sends a parked produce's records to its followers (Broker.Outbox), so a
+// transport reuses a request's memory only once its response has been
+// sent (or, for a request with no response, once Receive returned and the
+// outbox was sent).
 type Node interface {
 	// Receive handles one envelope addressed to this node at nowMs.
 	Receive(env Envelope, nowMs int64)

@@ -17,6 +17,13 @@ type parkedProduce struct {
 	ref        uint64
 	result     ProduceResult
 	deadlineMs int64
+	// records are the produce's batches as the log stored them, kept
+	// (by a broker, whose transport keeps a request until it is answered)
+	// so that a follower fetching them is sent these bytes instead of a
+	// read of the file; gen is the log's generation at their append
+	// (log.Log.ReadsAppended). nil when not kept.
+	records []byte
+	gen     uint64
 }
 
 // ProduceOutcome is how a parked produce ended.
