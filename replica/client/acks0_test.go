@@ -60,10 +60,12 @@ func TestAcksZeroProducerFollowsAMovedLeader(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A marker through an acks=all producer of a fresh client: once it is
-	// committed, everything the acks=0 producer delivered sits before it.
-	marker := newClient(t, c)
-	mp, err := marker.NewProducer(client.ProducerConfig{})
+	// A marker through an acks=all producer of the same client, so on the
+	// same connection, behind the acks=0 records: the broker reads a
+	// connection's requests in order, so once the marker is committed,
+	// everything the acks=0 producer delivered sits before it. (A marker
+	// on another connection could overtake records still in the socket.)
+	mp, err := cl.NewProducer(client.ProducerConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func TestAcksZeroProducerFollowsAMovedLeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := readN(t, marker, tp, client.FromStart(), int(moff.Offset)+1)
+	recs := readN(t, cl, tp, client.FromStart(), int(moff.Offset)+1)
 	arrived := 0
 	for _, r := range recs {
 		if len(r.Value) > 6 && string(r.Value[:6]) == "after-" {
