@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,15 +49,46 @@ func poll(limit time.Duration, cond func() bool) bool {
 	}
 }
 
-// freePort returns a loopback port that was free a moment ago.
+// freePort returns a loopback port that was free a moment ago, below the
+// kernel's range of ephemeral ports: a node restarts on its port, and a
+// port from that range may meanwhile become the local port of an outgoing
+// connection, which fails the restart with "bind: address already in use".
+// The search starts at an offset given by the process id, so that test
+// processes running side by side start apart, and goes down from there.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	low := ephemeralLow()
+	span := min(10000, low-1024)
+	start := os.Getpid() % span
+	for i := range span {
+		port := low - 1 - (start+i)%span
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			ln.Close()
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatalf("no free loopback port in [%d, %d)", low-span, low)
+	return 0
+}
+
+// ephemeralLow is the lowest ephemeral port (Linux's
+// ip_local_port_range), or Linux's default 32768 where it cannot be read.
+func ephemeralLow() int {
+	const fallback = 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return fallback
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return fallback
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil || low <= 2048 || low > 65535 {
+		return fallback
+	}
+	return low
 }
 
 // node is one process of the cluster: the controller or a broker. It is
