@@ -162,6 +162,9 @@ type partition struct {
 	ident    producerIdent // the producer id and epoch of its sequences
 	nextSeq  int32         // the next batch's base sequence
 	needBump bool          // a sequence gap: the next sequence needs a new epoch
+	// sequencedBatches counts the batches sequenced so far, so that a
+	// batch's ordinal tells how many were sequenced after it (windowRoom).
+	sequencedBatches uint64
 }
 
 // NewProducer returns a producer on c.
@@ -645,7 +648,7 @@ func (part *partition) take(p *Producer, leader int32, now int64) *batch {
 		return nil
 	}
 	if b.state == stNew {
-		if blocked {
+		if blocked || (p.idem && !part.windowRoom()) {
 			return nil
 		}
 		p.sequenceLocked(part, b)
