@@ -70,8 +70,9 @@
 // The batch is sent when it is full (the next record would pass
 // [ProducerConfig.BatchBytes]), when its LingerMs has passed since its
 // first record, or at Flush. Per leader, a request carries at most one
-// batch of each partition; at most MaxInFlight batches of a partition are
-// in flight.
+// batch of each partition, and at most MaxRecordBytes of batches unless it
+// carries one alone (Kafka's max.request.size); at most MaxInFlight
+// batches of a partition are in flight.
 //
 // acks=0 ([AcksNone]) waits for nothing: a record is done once its
 // request is written, with no offset. acks=1 and acks=all are answered.

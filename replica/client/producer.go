@@ -102,7 +102,8 @@ type ProducerConfig struct {
 	MaxBufferedBytes int64
 	// MaxRecordBytes bounds one record in a batch of its own; a larger one
 	// is refused with an error matching wire.ErrMessageTooLarge (Kafka's
-	// max.request.size). Default DefaultMaxRecordBytes.
+	// max.request.size). It bounds a produce request's batches too, unless
+	// the request carries one batch alone. Default DefaultMaxRecordBytes.
 	MaxRecordBytes int
 }
 
@@ -562,9 +563,13 @@ func (p *Producer) drainLocked(now int64) {
 			if b == nil {
 				continue
 			}
+			// A request holds at most MaxRecordBytes of batches (Kafka's
+			// max.request.size), or one batch alone: one batch of every
+			// partition of a leader could pass the broker's frame limit,
+			// and it would close the connection with every request on it.
 			var pc *produceCall
 			for _, x := range dests {
-				if x.leader == leader {
+				if x.leader == leader && x.size+len(b.buf) <= p.cfg.MaxRecordBytes {
 					pc = x
 				}
 			}
@@ -573,6 +578,7 @@ func (p *Producer) drainLocked(now int64) {
 				dests = append(dests, pc)
 			}
 			pc.batches = append(pc.batches, b)
+			pc.size += len(b.buf)
 		}
 		p.dests = dests
 		if refresh {
@@ -681,6 +687,7 @@ type produceCall struct {
 	leader   int32
 	addr     string
 	batches  []*batch
+	size     int // the batches' bytes
 	req      wire.ProduceRequest
 	refs     int                      // the writer's and the answer's holds, under p.mu
 	answerFn func([]byte, error) bool // pc.answered, made once
@@ -697,7 +704,7 @@ func (p *Producer) newCall(leader int32, addr string) *produceCall {
 		pc = &produceCall{p: p}
 		pc.answerFn, pc.writeFn, pc.sentFn = pc.answered, pc.written, pc.sent
 	}
-	pc.leader, pc.addr = leader, addr
+	pc.leader, pc.addr, pc.size = leader, addr, 0
 	return pc
 }
 
