@@ -516,7 +516,9 @@ func (s *sim) settle() {
 	if p.needBump {
 		maybeWritten := false
 		for _, b := range p.batches {
-			if b.state == batchRetry && b.maybeWritten {
+			// A batch settled for a resend and not yet sent keeps its old
+			// sequence: it counts too, as in the client.
+			if (b.state == batchRetry || b.state == batchResend) && b.maybeWritten {
 				maybeWritten = true
 			}
 		}
@@ -532,7 +534,7 @@ func (s *sim) settle() {
 				s.cov.IdempotentEpochBumps++
 			}
 			for _, b := range p.batches {
-				if b.state == batchRetry {
+				if b.state == batchRetry || b.state == batchResend {
 					b.state, b.hasSeq, b.sent = batchNew, false, false
 					s.cov.IdempotentRenumbered++
 				}
