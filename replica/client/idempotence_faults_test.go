@@ -271,9 +271,16 @@ func faultyBrokerRun(t *testing.T, seed uint64) {
 			case produced < records:
 				produce()
 			default:
-				// Nothing left but outcomes on their way to the callbacks.
+				// No timer: outcomes on their way to the callbacks, or
+				// work a broken connection is about to start (its metadata
+				// refresh comes after its requests' failures).
 				select {
 				case <-done:
+				case <-ev:
+				case r := <-brokers[0].reqs:
+					handle(1, r)
+				case r := <-brokers[1].reqs:
+					handle(2, r)
 				case <-time.After(waitGuard):
 					t.Fatalf("seed %d: records unresolved, and nothing left to wait for: %s", seed, producerState(p))
 				}
