@@ -115,10 +115,10 @@
 //   - At most 5 batches of a partition are in flight: the broker keeps the
 //     last 5 batches of each producer and answers a duplicate of any of
 //     them with its original offset. For the same reason a partition
-//     sequences no new batch while that would put a batch whose fate is
-//     unknown (in flight, or waiting to be resent) more than 5 batches
-//     behind the newest, acknowledged ones between them counted: its
-//     resend would find a broker that forgot it.
+//     sequences a new batch only while at most 5 batches, acknowledged
+//     ones included, run from its oldest batch whose fate is unknown (in
+//     flight, or waiting to be resent) to the new one: that batch's resend
+//     must find a broker that still remembers it.
 //   - A retry resends the batch's bytes unchanged, in sequence order: after
 //     an error a partition sends nothing until all its batches in flight
 //     have come back, then resends those to retry, oldest first. So a
