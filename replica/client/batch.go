@@ -68,6 +68,8 @@ type batch struct {
 	hasSeq bool          // buf's header is written, with seq and ident
 	ident  producerIdent // the producer id and epoch in the header
 	seq    int32         // base sequence in the header
+	// ordinal is the partition's sequencedBatches once b was sequenced.
+	ordinal uint64
 	// maybeWritten: an attempt with its sequence may have been written (no
 	// answer, or an answer after the append). A later refusal that proves
 	// only its own attempt unwritten (NOT_ENOUGH_REPLICAS) does not clear

@@ -72,12 +72,13 @@
 // The batch is sent when it is full (the next record would pass
 // [ProducerConfig.BatchBytes]), when its LingerMs has passed since its
 // first record, or at Flush. Per leader, a request carries at most one
-// batch of each partition; at most MaxInFlight batches of a partition are
-// in flight. A batch's buffer (BatchBytes, allocated whole) is reused for
-// a new batch once the broker has answered it — never after a broken
-// connection, whose writer may still read it — and the producer keeps up
-// to MaxBufferedBytes of such buffers, as Kafka's BufferPool keeps up to
-// buffer.memory.
+// batch of each partition, and at most MaxRecordBytes of batches unless it
+// carries one alone (Kafka's max.request.size); at most MaxInFlight
+// batches of a partition are in flight. A batch's buffer (BatchBytes,
+// allocated whole) is reused for a new batch once the broker has answered
+// it — never after a broken connection, whose writer may still read it —
+// and the producer keeps up to MaxBufferedBytes of such buffers, as
+// Kafka's BufferPool keeps up to buffer.memory.
 //
 // acks=0 ([AcksNone]) waits for nothing: a record is done once its
 // request is written, with no offset. acks=1 and acks=all are answered.
@@ -127,7 +128,11 @@
 //     sequence when first sent, and its bytes are fixed from then on.
 //   - At most 5 batches of a partition are in flight: the broker keeps the
 //     last 5 batches of each producer and answers a duplicate of any of
-//     them with its original offset.
+//     them with its original offset. For the same reason a partition
+//     sequences a new batch only while at most 5 batches, acknowledged
+//     ones included, run from its oldest batch whose fate is unknown (in
+//     flight, or waiting to be resent) to the new one: that batch's resend
+//     must find a broker that still remembers it.
 //   - A retry resends the batch's bytes unchanged, in sequence order: after
 //     an error a partition sends nothing until all its batches in flight
 //     have come back, then resends those to retry, oldest first. So a

@@ -60,6 +60,25 @@ func (p *Producer) sequenceLocked(part *partition, b *batch) {
 		b.writeHeader(part.ident.id, part.ident.epoch, seq)
 	}
 	b.ident, b.seq, b.hasSeq = part.ident, seq, true
+	part.sequencedBatches++
+	b.ordinal = part.sequencedBatches
+}
+
+// windowRoom reports whether part may sequence another batch: the broker
+// remembers a producer's last 5 batches, and a batch whose fate is unknown
+// (in flight, or to be resent) must still be among them when its resend
+// arrives, or the broker answers OUT_OF_ORDER_SEQUENCE_NUMBER — taken for
+// proof that it was never written — instead of its original offset. So
+// from the oldest unresolved batch to the newest sequenced, batches
+// acknowledged in between included, there are at most 5 (Kafka's producer
+// keeps them, unacknowledged ones, under max.in.flight too).
+func (part *partition) windowRoom() bool {
+	for _, b := range part.batches {
+		if b.hasSeq {
+			return part.sequencedBatches-b.ordinal+1 < maxIdempotentInFlight
+		}
+	}
+	return true
 }
 
 // sequenced reports whether a batch of part other than b carries a

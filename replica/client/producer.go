@@ -104,7 +104,9 @@ type ProducerConfig struct {
 	// MaxRecordBytes bounds every record, measured as in a batch of its
 	// own, whichever batch it joins; a larger one is refused with an error
 	// matching wire.ErrMessageTooLarge (Kafka's max.request.size, which its
-	// producer checks for each record). Default DefaultMaxRecordBytes.
+	// producer checks for each record). It bounds a produce request's
+	// batches too, unless the request carries one batch alone. Default
+	// DefaultMaxRecordBytes.
 	MaxRecordBytes int
 }
 
@@ -172,6 +174,9 @@ type partition struct {
 	ident    producerIdent // the producer id and epoch of its sequences
 	nextSeq  int32         // the next batch's base sequence
 	needBump bool          // a sequence gap: the next sequence needs a new epoch
+	// sequencedBatches counts the batches sequenced so far, so that a
+	// batch's ordinal tells how many were sequenced after it (windowRoom).
+	sequencedBatches uint64
 }
 
 // NewProducer returns a producer on c.
@@ -722,9 +727,13 @@ func (p *Producer) drainLocked(now int64) {
 			if b == nil {
 				continue
 			}
+			// A request holds at most MaxRecordBytes of batches (Kafka's
+			// max.request.size), or one batch alone: one batch of every
+			// partition of a leader could pass the broker's frame limit,
+			// and it would close the connection with every request on it.
 			var pc *produceCall
 			for _, x := range dests {
-				if x.leader == leader {
+				if x.leader == leader && x.size+len(b.buf) <= p.cfg.MaxRecordBytes {
 					pc = x
 				}
 			}
@@ -733,6 +742,7 @@ func (p *Producer) drainLocked(now int64) {
 				dests = append(dests, pc)
 			}
 			pc.batches = append(pc.batches, b)
+			pc.size += len(b.buf)
 		}
 		p.dests = dests
 		if refresh {
@@ -808,7 +818,7 @@ func (part *partition) take(p *Producer, leader int32, now int64) *batch {
 		return nil
 	}
 	if b.state == stNew {
-		if blocked {
+		if blocked || (p.idem && !part.windowRoom()) {
 			return nil
 		}
 		p.sequenceLocked(part, b)
@@ -862,6 +872,7 @@ type produceCall struct {
 	leader   int32
 	addr     string
 	batches  []*batch
+	size     int // the batches' bytes
 	req      wire.ProduceRequest
 	refs     int                      // the writer's and the answer's holds, under p.mu
 	answerFn func([]byte, error) bool // pc.answered, made once
@@ -878,7 +889,7 @@ func (p *Producer) newCall(leader int32, addr string) *produceCall {
 		pc = &produceCall{p: p}
 		pc.answerFn, pc.writeFn, pc.sentFn = pc.answered, pc.written, pc.sent
 	}
-	pc.leader, pc.addr = leader, addr
+	pc.leader, pc.addr, pc.size = leader, addr, 0
 	return pc
 }
 

@@ -29,7 +29,9 @@
 // package documentation, "Idempotence"), on the simulator's partition and
 // clock, between the steps: its identity from the controller's
 // InitProducerId (a new producer, closing the old one, asks for a new
-// id); up to 5 batches in flight, all to one broker, acks=all;
+// id); up to 5 batches in flight, all to one broker, acks=all, and at
+// most 5 batches from the oldest whose fate is unknown to the newest
+// sequenced (the leader's dedupe window);
 // a retry resends a batch's bytes unchanged, oldest first, once nothing is
 // in flight; what a failed attempt proves decides what may be renumbered
 // (no answer, or an answer that may follow the append: maybe written;

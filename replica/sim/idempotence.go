@@ -66,7 +66,8 @@ type idemBatch struct {
 	// maybeWritten: an attempt may have been appended. Only
 	// OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID clear it.
 	maybeWritten bool
-	sent         bool // sent at least once under its sequence
+	sent         bool  // sent at least once under its sequence
+	ordinal      int64 // the producer's sequenced count once it was sequenced
 }
 
 // idemCall is one request of the producer, in flight.
@@ -95,6 +96,7 @@ type idemProducer struct {
 	initFailures      int64
 	partIdent         ident // the identity of the partition's sequences
 	nextSeq           int32
+	sequenced         int64        // batches sequenced so far (windowRoom)
 	needBump          bool         // a sequence gap: the next sequence needs a new epoch
 	batches           []*idemBatch // handed over, not resolved, in record order
 	inflight          []*idemCall  // in send order
@@ -485,7 +487,7 @@ func (s *sim) take(leader int32) *idemBatch {
 	if b.state == batchNew {
 		// Before a bump only what may have been written goes; a new
 		// batch needs an identity.
-		if p.needBump || !p.ident.ok {
+		if p.needBump || !p.ident.ok || !p.windowRoom() {
 			return nil
 		}
 		if !s.sequence(b) {
@@ -514,7 +516,9 @@ func (s *sim) settle() {
 	if p.needBump {
 		maybeWritten := false
 		for _, b := range p.batches {
-			if b.state == batchRetry && b.maybeWritten {
+			// A batch settled for a resend and not yet sent keeps its old
+			// sequence: it counts too, as in the client.
+			if (b.state == batchRetry || b.state == batchResend) && b.maybeWritten {
 				maybeWritten = true
 			}
 		}
@@ -530,7 +534,7 @@ func (s *sim) settle() {
 				s.cov.IdempotentEpochBumps++
 			}
 			for _, b := range p.batches {
-				if b.state == batchRetry {
+				if b.state == batchRetry || b.state == batchResend {
 					b.state, b.hasSeq, b.sent = batchNew, false, false
 					s.cov.IdempotentRenumbered++
 				}
@@ -570,6 +574,21 @@ func (s *sim) sequence(b *idemBatch) bool {
 	}
 	b.bytes, b.seq, b.hasSeq = bytes, p.nextSeq, true
 	p.nextSeq = incSequence(p.nextSeq, int32(len(b.values)))
+	p.sequenced++
+	b.ordinal = p.sequenced
+	return true
+}
+
+// windowRoom reports whether another batch may be sequenced: from the
+// oldest batch whose fate is unknown to the newest sequenced, acknowledged
+// ones included, at most idemMaxInFlight, so that the leader's dedupe
+// window still holds it when it is resent.
+func (p *idemProducer) windowRoom() bool {
+	for _, b := range p.batches {
+		if b.hasSeq {
+			return p.sequenced-b.ordinal+1 < idemMaxInFlight
+		}
+	}
 	return true
 }
 
