@@ -53,6 +53,10 @@ type inConn struct {
 	// lastActiveMs is when a request was last read or a response handed
 	// over (idle.go).
 	lastActiveMs int64
+	// closing: the node asked to close the connection (Envelope.Close);
+	// no request is delivered any more, and the connection closes once
+	// the answers of those delivered before are written (closeAfter).
+	closing bool
 
 	// mu guards the fields below; it is taken after h.mu, never before.
 	mu       sync.Mutex
@@ -75,6 +79,7 @@ type slot struct {
 	corr       int32  // the id the host gave the request
 	clientCorr int32  // the id the client gave it, which its response carries
 	ready      bool   // answered: frame holds the response
+	closeMark  bool   // not a request: the connection closes here (closeAfter)
 	frame      []byte // the response, framed
 	produce    wire.ProduceRequest
 	fetch      wire.FetchRequest
@@ -128,7 +133,12 @@ func (c *inConn) release(s *slot) {
 func (c *inConn) readLoop() {
 	defer c.h.wg.Done()
 	var err error
-	defer func() { c.close(err) }()
+	closeLater := false // the writer closes the connection (closeAfter)
+	defer func() {
+		if !closeLater {
+			c.close(err)
+		}
+	}()
 	h := c.h
 	for {
 		s := c.acquire()
@@ -144,7 +154,13 @@ func (c *inConn) readLoop() {
 		if derr != nil {
 			var ok bool
 			if refusal, ok = h.codec.refuse(s.buf, derr); !ok {
-				err = derr
+				// Nothing to answer it with (or an acks=0 produce):
+				// closed on, after the answers to what came before.
+				h.logf("client %d: closing the connection on a request that did not decode: %v", c.id, derr)
+				closeLater = c.closeOn(s)
+				if !closeLater {
+					err = derr
+				}
 				return
 			}
 			h.logf("client %d: answered a request that did not decode: %v", c.id, derr)
@@ -153,7 +169,10 @@ func (c *inConn) readLoop() {
 			return
 		}
 		if err = c.deliver(s, m, refusal); err != nil {
-			if err == errHostClosed {
+			if err == errClosing {
+				closeLater = true
+			}
+			if err == errHostClosed || err == errClosing {
 				err = nil // not this connection's failure
 			}
 			return
@@ -163,6 +182,10 @@ func (c *inConn) readLoop() {
 
 // errHostClosed ends a connection's reader when the host closes.
 var errHostClosed = errors.New("the host is closing")
+
+// errClosing ends a connection's reader when the node asked to close the
+// connection: the writer closes it once the answers before are written.
+var errClosing = errors.New("the node closes the connection")
 
 // deliver hands one request to the node (or answers it with refusal)
 // under the node lock, released by a defer: a panic in the node (a bug)
@@ -175,6 +198,13 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 	defer h.mu.Unlock()
 	if h.closed {
 		return errHostClosed
+	}
+	if c.closing {
+		// Read after the request that made the node close the
+		// connection: never handled, so the client's resend cannot
+		// repeat it. The reader stops; the writer closes.
+		c.release(s)
+		return errClosing
 	}
 	c.touch(h.clk.NowMs())
 	switch {
@@ -247,7 +277,7 @@ func (c *inConn) respond(m wire.Message) {
 	written := 0 // slots at the head whose frame the fast path wrote whole
 	c.mu.Lock()
 	for _, q := range c.queue[:n] {
-		if len(q.frame) == 0 {
+		if len(q.frame) == 0 && !q.closeMark {
 			written++
 			continue
 		}
@@ -261,13 +291,52 @@ func (c *inConn) respond(m wire.Message) {
 	}
 	c.mu.Unlock()
 	for _, q := range c.queue[:n] {
-		if len(q.frame) == 0 {
+		if len(q.frame) == 0 && !q.closeMark {
 			c.release(q)
 		}
 	}
 	m2 := copy(c.queue, c.queue[n:])
 	clear(c.queue[m2:])
 	c.queue = c.queue[:m2]
+}
+
+// closeAfter closes the connection once every request delivered so far
+// is answered and its answer written, and delivers no request read after
+// now (Kafka's closeConnection after a refused acks=0 produce). Kafka's
+// broker handles one request of a connection at a time, so when it closes
+// one, no answer is pending; closing here at once would drop answers
+// already computed (an acks=1 produce appended, its client left to resend
+// it: a duplicate). The node lock is held.
+func (c *inConn) closeAfter() {
+	if c.closing {
+		return
+	}
+	c.closing = true
+	mark := &slot{closeMark: true, ready: true}
+	c.queue = append(c.queue, mark)
+	if len(c.queue) > 1 {
+		return // respond hands it to the writer behind the answers before it
+	}
+	c.queue = c.queue[:0]
+	c.mu.Lock()
+	c.out = append(c.out, mark)
+	c.work.Signal()
+	c.mu.Unlock()
+}
+
+// closeOn closes the connection after the answers to the requests
+// delivered before s, which is not delivered (closeAfter). It reports
+// false if the host is closing, which closes the connection anyway.
+func (c *inConn) closeOn(s *slot) bool {
+	h := c.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	c.release(s)
+	c.closeAfter()
+	return true
 }
 
 // claim takes the socket for a write from the node's goroutine: it
@@ -338,7 +407,14 @@ func (c *inConn) writeLoop() {
 		c.writing = true
 		c.mu.Unlock()
 		bufs = bufs[:0]
-		for _, s := range batch {
+		closeNow := false
+		for i, s := range batch {
+			if s.closeMark {
+				// Every answer before it is in this write: nothing
+				// after it was delivered (closeAfter).
+				closeNow, batch = true, batch[:i]
+				break
+			}
 			bufs = append(bufs, s.frame)
 		}
 		c.wbufs = bufs // WriteTo consumes the slice it is given
@@ -352,6 +428,9 @@ func (c *inConn) writeLoop() {
 		for i, s := range batch {
 			c.release(s)
 			batch[i] = nil
+		}
+		if closeNow {
+			return
 		}
 	}
 }

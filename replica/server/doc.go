@@ -80,7 +80,14 @@
 // commit): a client that sends more long polls is not dropped, only no
 // longer read until an answer is written. An acks=0 produce has no response and takes no place
 // in the order; when the node refuses one it asks for the connection to
-// be closed ([replica.Envelope].Close), and the host closes it.
+// be closed ([replica.Envelope].Close), and the host closes it once the
+// requests read before it are answered and their answers written, and
+// handles none read after it. Kafka's broker handles one request of a
+// connection at a time, so nothing is pending when it closes one; closing
+// at once here would drop answers already decided (an acks=1 produce
+// appended, which its client would then resend: a duplicate). Every
+// close this section and the next name for a request that did not decode
+// waits the same way.
 //
 // A request's place (its slot) holds the frame's bytes and the values it
 // decodes into (produce and fetch decode with [wire.DecodeProduceRequestInto]

@@ -402,10 +402,9 @@ func (h *Host) routeEach(out []replica.Envelope) {
 		}
 		if env.Close {
 			// Kafka's closeConnection: the client's only news of a refused
-			// acks=0 produce. Responses not yet written go with it; the
-			// client resends what they answered.
+			// acks=0 produce, after the answers to what came before it.
 			if c := h.inbound[env.To.ID]; c != nil && env.To.Kind == replica.ClientAddr {
-				c.shut()
+				c.closeAfter()
 			}
 			continue
 		}
