@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/wire"
 )
 
 // Every acknowledged record is in its partition once, at its acknowledged
@@ -214,6 +216,52 @@ func testAcknowledgedRecords(t *testing.T, kill bool) {
 			} else if !bytes.Equal(first, data) {
 				t.Fatalf("seed %d: %s: broker %d's log differs from another replica's", seed, tp, id)
 			}
+		}
+	}
+}
+
+// A record with a negative timestamp is refused when handed over, as
+// Kafka's producer refuses it: taken, its delta from the timestamps of the
+// records it shares a batch with can leave int64, and the leader then
+// refuses the whole batch (INVALID_RECORD) — records that were valid
+// failing for a neighbour's.
+func TestANegativeTimestampDoesNotFailItsBatch(t *testing.T) {
+	c := startCluster(t, clusterOptions{brokers: 1, lagMs: 5000, sessionMs: 3000})
+	cl := newClient(t, c)
+	createTopic(t, c, cl, "ts", 1, 1, 1)
+	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 60_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := make(chan error, 16)
+	for _, ts := range []int64{1_700_000_000_000, 0} {
+		if err := p.ProduceAsync(client.Record{Topic: "ts", Value: []byte("valid"), TimestampMs: ts}, func(_ client.Offset, err error) { valid <- err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ts := range []int64{math.MinInt64, -1} {
+		err := p.ProduceAsync(client.Record{Topic: "ts", Value: []byte("early"), TimestampMs: ts}, nil)
+		if !errors.Is(err, wire.ErrInvalidRecord) {
+			t.Errorf("ProduceAsync with timestamp %d: %v, want a refusal matching wire.ErrInvalidRecord", ts, err)
+		}
+		recs := []client.Record{{Topic: "ts", Value: []byte("fine"), TimestampMs: 1_700_000_000_001}, {Topic: "ts", Value: []byte("early"), TimestampMs: ts}}
+		if n, err := p.ProduceManyAsync(recs, func(_, _ int, _ client.Offset, err error) { valid <- err }); n != 1 || !errors.Is(err, wire.ErrInvalidRecord) {
+			t.Errorf("ProduceManyAsync with timestamp %d took %d records: %v, want 1 and wire.ErrInvalidRecord", ts, n, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	defer cancel()
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		select {
+		case err := <-valid:
+			if err != nil {
+				t.Fatalf("a valid record in the batch: %v", err)
+			}
+		case <-ctx.Done():
+			t.Fatal("a valid record has no outcome")
 		}
 	}
 }

@@ -90,7 +90,8 @@ type Record struct {
 	Headers []Header
 	// TimestampMs is the record's time in milliseconds since the Unix
 	// epoch. Produce stamps a record whose TimestampMs is 0 with the
-	// client's clock.
+	// client's clock, and refuses a negative one (wire.ErrInvalidRecord),
+	// as Kafka's producer does.
 	TimestampMs int64
 	// Offset is where a consumed record is in its partition. The producer
 	// ignores it.

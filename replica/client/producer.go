@@ -268,7 +268,8 @@ func (p *Producer) Produce(ctx context.Context, rec Record) (Offset, error) {
 
 // ProduceAsync hands rec to the producer and returns at once. If it
 // returns an error (ErrClosed, ErrBufferFull, an invalid topic or
-// partition, a record too large), done is never called. Otherwise done is
+// partition, a record too large, a negative timestamp), done is never
+// called. Otherwise done is
 // called exactly once with the record's outcome, from a goroutine of the
 // producer's that calls every outcome in turn: done must not block for
 // long, and may call the producer. nil done discards the outcome.
@@ -365,6 +366,11 @@ func (p *Producer) surelySmall(rec *Record) bool {
 // ErrBufferFull, or with the error of a record too large, and then
 // changes nothing but the seal.
 func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int64, drainOnSeal bool) (*batch, error) {
+	if rec.TimestampMs < 0 {
+		// Its delta from a batch's other timestamps could leave int64,
+		// and the leader would refuse the whole batch.
+		return nil, fmt.Errorf("client: %s: record timestamp %d is negative: %w", part.tp, rec.TimestampMs, wire.ErrInvalidRecord)
+	}
 	if !p.surelySmall(rec) {
 		// Measured alone, so that whether a record is taken does not
 		// depend on the batch it happens to meet.
@@ -410,7 +416,8 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 // ProduceManyAsync hands recs to the producer, in order, and returns how
 // many it took: len(recs), or the number before the record it refused and
 // the error ProduceAsync would have refused that record with (ErrClosed,
-// ErrBufferFull, an invalid topic or partition, a record too large).
+// ErrBufferFull, an invalid topic or partition, a record too large, a
+// negative timestamp).
 // Records not taken are never written and done says nothing of them.
 //
 // It exists for throughput: Kafka's producer takes one record at a time,
@@ -474,7 +481,7 @@ func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Off
 		// The common case, inline: a record without headers that fits the
 		// batch the call's previous record went to, and the buffer. Its
 		// size is recordBody's, headers aside.
-		if b := part.open; b == prev && b != nil && len(rec.Headers) == 0 && p.surelySmall(rec) {
+		if b := part.open; b == prev && b != nil && len(rec.Headers) == 0 && rec.TimestampMs >= 0 && p.surelySmall(rec) {
 			body := 2 + varintSize(ts-b.baseTs) + varintSize(int64(b.count)) + bytesFieldSize(rec.Key) + bytesFieldSize(rec.Value)
 			size := encodedSize(body)
 			if body <= math.MaxInt32 && len(b.buf)+size <= p.cfg.BatchBytes && p.buffered+int64(size) <= p.cfg.MaxBufferedBytes {
