@@ -531,6 +531,15 @@ func (p *Producer) Flush(ctx context.Context) error {
 			w.left++
 		}
 	}
+	// Batches already answered have left part.batches, but their
+	// callbacks may still wait in the completer, which runs outcomes in
+	// order: an empty outcome queued behind them tells w once they ran.
+	// (With none waiting Flush returns at once, so a callback may still
+	// call it when nothing else is pending.)
+	if len(p.done) > 0 || p.cq.unstarted.Load() > 0 {
+		p.done = append(p.done, completion{b: &batch{flushers: []*flushWaiter{w}}})
+		w.left++
+	}
 	if w.left == 0 {
 		p.mu.Unlock()
 		return nil
@@ -1132,6 +1141,9 @@ type completer struct {
 	closed  bool
 	wake    chan struct{}
 	recycle func(*batch) // takes a batch the broker answered, for reuse
+	// unstarted counts the outcomes pushed whose callbacks have not yet
+	// begun (Flush waits for them).
+	unstarted atomic.Int64
 }
 
 func newCompleter(recycle func(*batch)) *completer {
@@ -1140,6 +1152,7 @@ func newCompleter(recycle func(*batch)) *completer {
 
 // push queues outcomes.
 func (q *completer) push(cs []completion) {
+	q.unstarted.Add(int64(len(cs)))
 	q.mu.Lock()
 	q.queue = append(q.queue, cs...)
 	q.mu.Unlock()
@@ -1177,6 +1190,7 @@ func (q *completer) run() {
 		q.queue, q.spare = q.spare[:0], nil
 		q.mu.Unlock()
 		for i := range cs {
+			q.unstarted.Add(-1)
 			cs[i].run(q.recycle)
 		}
 		clear(cs)
