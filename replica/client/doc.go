@@ -77,8 +77,12 @@
 // batches of a partition are in flight. A batch's buffer (BatchBytes,
 // allocated whole) is reused for a new batch once the broker has answered
 // it — never after a broken connection, whose writer may still read it —
-// and the producer keeps up to MaxBufferedBytes of such buffers, as
-// Kafka's BufferPool keeps up to buffer.memory.
+// and the producer keeps up to MaxBufferedBytes of such buffers. Unlike
+// Kafka's BufferPool, which counts free buffers and every batch's whole
+// batch.size within buffer.memory, MaxBufferedBytes counts the records'
+// encoded bytes, and the spare buffers come on top: the producer's memory
+// can reach about MaxBufferedBytes of spares plus BatchBytes for every
+// batch alive.
 //
 // acks=0 ([AcksNone]) waits for nothing: a record is done once its
 // request is written, with no offset. acks=1 and acks=all are answered.

@@ -210,8 +210,8 @@ func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 		parts:    map[TopicPartition]*partition{},
 		back:     c.newBackoff(),
 	}
-	// Spares of at most MaxBufferedBytes in all, as Kafka's BufferPool
-	// keeps up to buffer.memory of free batch buffers. There are never
+	// Spares of at most MaxBufferedBytes in all (besides the batches
+	// alive, unlike Kafka's BufferPool: see the package doc). There are never
 	// more than the batches that were alive at once, which full batches
 	// of MaxBufferedBytes bound.
 	p.maxSpares = int(cfg.MaxBufferedBytes / int64(cfg.BatchBytes))
