@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,23 +55,37 @@ func poll(limit time.Duration, cond func() bool) bool {
 // port from that range may meanwhile become the local port of an outgoing
 // connection, which fails the restart with "bind: address already in use".
 // The search starts at an offset given by the process id, so that test
-// processes running side by side start apart, and goes down from there.
+// processes running side by side start apart, and goes down from there,
+// past every port it handed out before (a node not yet started leaves its
+// port free).
 func freePort(t testing.TB) int {
 	t.Helper()
 	low := ephemeralLow()
 	span := min(10000, low-1024)
 	start := os.Getpid() % span
+	handedOut.Lock()
+	defer handedOut.Unlock()
 	for i := range span {
 		port := low - 1 - (start+i)%span
+		if handedOut.ports[port] {
+			continue
+		}
 		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
 			ln.Close()
+			handedOut.ports[port] = true
 			return port
 		}
 	}
 	t.Fatalf("no free loopback port in [%d, %d)", low-span, low)
 	return 0
 }
+
+// handedOut holds the ports freePort gave, never given twice.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
 
 // ephemeralLow is the lowest ephemeral port (Linux's
 // ip_local_port_range), or Linux's default 32768 where it cannot be read.
