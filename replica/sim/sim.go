@@ -51,6 +51,12 @@ type Config struct {
 	// leader that never saw the producer takes a later batch first.
 	ProducerSkipsLeaderBarrier bool
 
+	// Swarm makes Run draw its steps as a swarm does (swarm.go): each seed
+	// keeps its own random subset of the kinds of step, with its own
+	// weights, clock jumps and fault shapes. Replay ignores it: its steps
+	// are given.
+	Swarm bool
+
 	// LossOnly stops a run only at a lost commit (AcknowledgedKept or
 	// ConsumerVisibility), not at the weaker invariants that foretell one:
 	// with an unsafe rule, a run then goes on to the loss itself.
@@ -156,6 +162,12 @@ type sim struct {
 	ctlEpoch int32
 	// idem is the idempotent producer.
 	idem idemProducer
+	// swarm is the seed's mix of steps when cfg.Swarm; plan holds the
+	// rest of a fault shape, and healAtMs is when a short partition heals
+	// (0: none pending).
+	swarm    *swarmProfile
+	plan     []Step
+	healAtMs int64
 }
 
 type leaderEpoch struct {
@@ -228,6 +240,9 @@ func newSim(cfg Config) (*sim, error) {
 		acked: map[uint64]*ackedRecord{}, consumed: map[uint64]string{}, lostPower: map[int32]bool{},
 		hw: map[leaderEpoch]uint64{}, epochs: map[int32]int32{}, ctlEpoch: -1,
 	}
+	if cfg.Swarm {
+		s.swarm = newSwarmProfile(cfg.Seed)
+	}
 	s.openProducer()
 	return s, nil
 }
@@ -240,6 +255,9 @@ func (s *sim) result() Result {
 
 // draw picks the next step from the seed and the cluster's state.
 func (s *sim) draw() Step {
+	if s.swarm != nil {
+		return s.drawSwarm()
+	}
 	r := s.rand
 	pick := func() int32 { return s.brokers[r.IntN(len(s.brokers))] }
 	node := func() replica.Addr {
