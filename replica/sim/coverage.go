@@ -47,6 +47,20 @@ type Coverage struct {
 	IdempotentRenumbered, IdempotentDeliveryTimeouts, IdempotentPipelined, IdempotentLeaderBarrierHolds int
 	// IdempotentProducers counts producers closed and replaced by a new one.
 	IdempotentProducers int
+	// IdempotentNotEnoughReplicas counts NOT_ENOUGH_REPLICAS answers to a
+	// batch an earlier attempt may have written.
+	IdempotentNotEnoughReplicas int
+}
+
+// events are the counts of Coverage that Search looks for rare states by:
+// the faults, and what the idempotent producer went through.
+const events = 17
+
+func (c *Coverage) events() [events]int {
+	return [events]int{c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections,
+		c.Excused, c.Foretold, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps,
+		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds,
+		c.IdempotentProducers, c.IdempotentNotEnoughReplicas}
 }
 
 // Add adds o's counts to c.
@@ -79,6 +93,7 @@ func (c *Coverage) Add(o Coverage) {
 	c.IdempotentPipelined += o.IdempotentPipelined
 	c.IdempotentLeaderBarrierHolds += o.IdempotentLeaderBarrierHolds
 	c.IdempotentProducers += o.IdempotentProducers
+	c.IdempotentNotEnoughReplicas += o.IdempotentNotEnoughReplicas
 }
 
 // Missing names what a run that claims to prove something should have
@@ -125,8 +140,8 @@ func (c Coverage) String() string {
 	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
 		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
 	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d", c.LongPollRuns, c.RoundRuns)
-	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d",
+	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d, NOT_ENOUGH_REPLICAS to a batch maybe written %d",
 		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps,
-		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds, c.IdempotentProducers)
+		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds, c.IdempotentProducers, c.IdempotentNotEnoughReplicas)
 	return b.String()
 }

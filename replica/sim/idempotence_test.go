@@ -52,7 +52,7 @@ func TestFindsTheDuplicateOfTrustingNotEnoughReplicas(t *testing.T) {
 	unsafe := producerCluster
 	unsafe.ProducerTrustsNotEnoughReplicas = true
 	expectCaught(t, unsafe, steps, sim.Idempotence)
-	huntFor(t, sim.Config{ProducerTrustsNotEnoughReplicas: true}, sim.Idempotence)
+	huntFor(t, sim.Config{ProducerTrustsNotEnoughReplicas: true}, sim.Config{}, sim.Idempotence)
 	r := sim.Replay(producerCluster, steps)
 	if r.Failure != nil {
 		t.Fatalf("with the rule: %v", r.Failure)
@@ -90,7 +90,7 @@ func TestFindsTheReorderOfSkippingTheLeaderBarrier(t *testing.T) {
 	unsafe := producerCluster
 	unsafe.ProducerSkipsLeaderBarrier = true
 	expectCaught(t, unsafe, steps, sim.ProducerOrder)
-	huntFor(t, sim.Config{ProducerSkipsLeaderBarrier: true}, sim.ProducerOrder)
+	huntFor(t, sim.Config{ProducerSkipsLeaderBarrier: true}, sim.Config{}, sim.ProducerOrder)
 	r := sim.Replay(producerCluster, steps)
 	if r.Failure != nil {
 		t.Fatalf("with the rule: %v", r.Failure)
@@ -114,27 +114,4 @@ func expectCaught(t *testing.T, cfg sim.Config, steps []sim.Step, inv sim.Invari
 		t.Fatalf("the shrunk scenario does not violate %v: %v", inv, again)
 	}
 	t.Logf("%v\nshrunk to %d steps:\n%s", v, len(short), sim.Story(short))
-}
-
-// huntFor runs seeds from 1 with cfg's unsafe rule for -sim.hunt steps,
-// until one violates inv, and shrinks that run.
-func huntFor(t *testing.T, cfg sim.Config, inv sim.Invariant) {
-	t.Helper()
-	if *hunt == 0 {
-		return
-	}
-	done := 0
-	for seed := uint64(1); done < *hunt; seed++ {
-		c := cfg
-		c.Seed, c.Steps = seed, stepsPerRun
-		r := sim.Run(c)
-		done += len(r.Steps)
-		if v, ok := r.Failure.(*sim.Violation); ok && v.Invariant == inv {
-			c.Brokers = r.Brokers
-			short := sim.Shrink(c, r.Steps)
-			t.Logf("hunted after %d steps (seed %d): %v\nshrunk to %d steps:\n%s", done, seed, v, len(short), sim.Story(short))
-			return
-		}
-	}
-	t.Fatalf("no %v violation in %d steps of random runs", inv, *hunt)
 }

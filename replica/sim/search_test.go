@@ -10,19 +10,15 @@ import (
 	"github.com/kaenlog/kaenlog/replica/sim"
 )
 
-// The search finds each unsafe rule by itself: random seeds, drawn as a
-// swarm, reach each rule's violation within the CI's budget. The rules'
-// own tests (sim_test.go, idempotence_test.go) hunt with search;
-// TestSearchStrategies measures how fast.
+// The search finds each unsafe rule by itself: sim.Search, swarm seeds
+// and branches from rare states, reaches each rule's violation within
+// the CI's budget. The rules' own tests (idempotence_test.go) hunt with
+// it; TestSearchStrategies measures how fast, against the default draws.
 
 // searchBudget is the steps a rule's test may spend hunting: a few seconds.
 const searchBudget = 200_000
 
-// swarmStepsPerRun is how long one swarm seed runs: a fault shape plays
-// out within a few dozen steps, and more seeds try more mixes.
-const swarmStepsPerRun = 200
-
-// hunted is what search found.
+// hunted is what a search found.
 type hunted struct {
 	cfg   sim.Config // the failing run's, Brokers filled in
 	r     sim.Result
@@ -30,9 +26,10 @@ type hunted struct {
 	found bool
 }
 
-// search runs seeds from first with cfg, perRun steps each, until one
-// violates inv or budget steps have run.
-func search(cfg sim.Config, inv sim.Invariant, first uint64, budget, perRun int) hunted {
+// searchDefault runs seeds from first with cfg and the default draws,
+// perRun steps each, until one violates inv or budget steps have run: the
+// search as it was before sim.Search.
+func searchDefault(cfg sim.Config, inv sim.Invariant, first uint64, budget, perRun int) hunted {
 	done := 0
 	for seed := first; done < budget; seed++ {
 		c := cfg
@@ -47,29 +44,35 @@ func search(cfg sim.Config, inv sim.Invariant, first uint64, budget, perRun int)
 	return hunted{steps: done}
 }
 
-// huntSwarm searches swarm seeds from 1 for a violation of inv with cfg's
-// unsafe rule, within searchBudget, and checks the find: it shrinks to
-// steps that still violate inv, and the same steps with every rule as it
+// violates wants a violation of inv.
+func violates(inv sim.Invariant) func(*sim.Violation) bool {
+	return func(v *sim.Violation) bool { return v.Invariant == inv }
+}
+
+// huntFor searches from seed 1 for a violation of inv with the unsafe
+// rule of unsafe, within searchBudget, and checks the find: it shrinks to
+// steps that still violate inv, and the same steps with the rule as it
 // should be pass, so the unsafe rule, not the steps, broke it.
-func huntSwarm(t *testing.T, unsafe, safe sim.Config, inv sim.Invariant) {
+func huntFor(t *testing.T, unsafe, safe sim.Config, inv sim.Invariant) {
 	t.Helper()
-	unsafe.Swarm = true
-	h := search(unsafe, inv, 1, searchBudget, swarmStepsPerRun)
-	if !h.found {
-		t.Fatalf("no %v violation in %d steps of swarm seeds from 1", inv, searchBudget)
+	h := sim.Search(unsafe, searchBudget, violates(inv))
+	if !h.Found {
+		t.Fatalf("no %v violation in %d steps of sim.Search from seed 1 (%d runs)", inv, h.Steps, h.Runs)
 	}
-	short := sim.Shrink(h.cfg, h.r.Steps)
-	if v, ok := sim.Replay(h.cfg, short).Failure.(*sim.Violation); !ok || v.Invariant != inv {
-		t.Fatalf("seed %d: the shrunk scenario does not violate %v: %v", h.cfg.Seed, inv, v)
+	short := sim.Shrink(h.Config, h.Result.Steps)
+	if v, ok := sim.Replay(h.Config, short).Failure.(*sim.Violation); !ok || v.Invariant != inv {
+		t.Fatalf("seed %d: the shrunk scenario does not violate %v: %v\n%s", h.Config.Seed, inv, v, sim.Story(short))
 	}
-	safe.Seed, safe.Brokers = h.cfg.Seed, h.cfg.Brokers
+	safe.Seed, safe.Brokers = h.Config.Seed, h.Config.Brokers
 	if r := sim.Replay(safe, short); r.Failure != nil {
-		t.Fatalf("seed %d: the shrunk scenario fails with the safe rules too: %v\n%s", h.cfg.Seed, r.Failure, sim.Story(short))
+		t.Fatalf("seed %d: the shrunk scenario fails with the rule as it should be too: %v\n%s", h.Config.Seed, r.Failure, sim.Story(short))
 	}
-	t.Logf("searched %d steps to seed %d (%d brokers): %v\nshrunk to %d steps:\n%s", h.steps, h.cfg.Seed, h.cfg.Brokers, h.r.Failure, len(short), sim.Story(short))
+	t.Logf("found after %d steps, %d runs (seed %d, %d brokers): %v\nshrunk to %d steps:\n%s",
+		h.Steps, h.Runs, h.Config.Seed, h.Config.Brokers, h.Result.Failure, len(short), sim.Story(short))
 }
 
 var measure = flag.Int("sim.measure", 0, "TestSearchStrategies: how many searches per unsafe rule and strategy (20 for the figures in doc.go)")
+var measureBefore = flag.Bool("sim.measurebefore", true, "TestSearchStrategies: measure the default draws too")
 var measureCap = flag.Int("sim.measurecap", searchBudget, "TestSearchStrategies: the steps a search may spend before it counts as not found")
 
 // TestSearchStrategies measures, for each unsafe rule, the steps a search
@@ -88,18 +91,24 @@ func TestSearchStrategies(t *testing.T) {
 		{"ProducerSkipsLeaderBarrier", sim.Config{ProducerSkipsLeaderBarrier: true}, sim.ProducerOrder},
 	}
 	for _, rule := range rules {
-		for _, swarm := range []bool{false, true} {
-			cfg := rule.cfg
-			cfg.Swarm = swarm
-			perRun := stepsPerRun
-			if swarm {
-				perRun = swarmStepsPerRun
+		for _, strategy := range []string{"default draws", "sim.Search"} {
+			if strategy == "default draws" && !*measureBefore {
+				continue
 			}
 			var found []int
 			total := 0
 			start := time.Now()
 			for i := range *measure {
-				h := search(cfg, rule.inv, 1+uint64(i)*1_000_003, *measureCap, perRun)
+				first := 1 + uint64(i)*1_000_003
+				var h hunted
+				if strategy == "sim.Search" {
+					cfg := rule.cfg
+					cfg.Seed = first
+					s := sim.Search(cfg, *measureCap, violates(rule.inv))
+					h = hunted{cfg: s.Config, r: s.Result, steps: s.Steps, found: s.Found}
+				} else {
+					h = searchDefault(rule.cfg, rule.inv, first, *measureCap, stepsPerRun)
+				}
 				total += h.steps
 				if h.found {
 					found = append(found, h.steps)
@@ -111,8 +120,8 @@ func TestSearchStrategies(t *testing.T) {
 			if len(found) > (*measure-1)/2 {
 				median = strconv.Itoa(found[(*measure-1)/2])
 			}
-			t.Logf("%s swarm=%v: found in %d of %d searches (cap %d), median %s steps, found at %v; %.0f steps/s",
-				rule.name, swarm, len(found), *measure, *measureCap, median, found, float64(total)/elapsed.Seconds())
+			t.Logf("%s, %s: found in %d of %d searches (cap %d), median %s steps, found at %v; %.0f steps/s",
+				rule.name, strategy, len(found), *measure, *measureCap, median, found, float64(total)/elapsed.Seconds())
 		}
 	}
 }

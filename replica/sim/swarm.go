@@ -3,9 +3,11 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -41,6 +43,12 @@ const (
 	// The producer's link stays, so its batches park on the isolated
 	// leader. In some seeds the partition heals after a few steps.
 	moveIsolate
+	// moveDeadline advances the clock to a deadline — a broker's session
+	// at the controller, a request's timeout, a batch's delivery timeout,
+	// the end of a backoff — mostly the next one, so that the steps after
+	// it fall in the short windows between two deadlines, where fixed
+	// jumps land by chance.
+	moveDeadline
 	moves
 )
 
@@ -64,9 +72,10 @@ type swarmProfile struct {
 	// passing, more batches, or the leader they wait on cut off from the
 	// controller, which then elects another.
 	inFlightBias int
-	// partitionsMs are how long an isolation lasts before a Heal, in
-	// simulated time (0: until a drawn Heal step).
-	partitionsMs []int64
+	// partitionMs bounds how long an isolation lasts before a Heal, in
+	// simulated time (0: until a drawn Heal step): each lasts from 0 to
+	// that, so that some heal between two timeouts of the producer.
+	partitionMs int64
 }
 
 // advanceMs are the clock jumps a swarm chooses from: a tick, a backoff, a
@@ -74,10 +83,10 @@ type swarmProfile struct {
 // bound (10 s) and the producer's request timeout (11 s).
 var advanceMs = [...]int64{1, 100, 500, 2_000, 6_500, 12_000}
 
-// partitionMs are how long an isolation may last: past the session (6 s),
-// past the lag bound (10 s) and the producer's request timeout (11 s), past
+// partitionMs bound how long an isolation may last: past the session
+// (6 s), the lag bound (10 s) and the producer's request timeout (11 s),
 // the producer's delivery timeout (30 s), or until a Heal step.
-var partitionMs = [...]int64{3_000, 8_000, 15_000, 40_000, 0}
+var partitionMs = [...]int64{8_000, 15_000, 45_000, 0}
 
 // newSwarmProfile draws seed's mix from a stream of its own, so that the
 // steps' stream starts where the default one does and Replay, which draws
@@ -113,14 +122,7 @@ func newSwarmProfile(seed uint64) *swarmProfile {
 	p.isolateController = r.IntN(5)
 	p.isolateThenProduce = r.IntN(5)
 	p.inFlightBias = r.IntN(4)
-	for _, ms := range partitionMs {
-		if r.IntN(2) == 0 {
-			p.partitionsMs = append(p.partitionsMs, ms)
-		}
-	}
-	if len(p.partitionsMs) == 0 {
-		p.partitionsMs = append(p.partitionsMs, partitionMs[r.IntN(len(partitionMs))])
-	}
+	p.partitionMs = partitionMs[r.IntN(len(partitionMs))]
 	return p
 }
 
@@ -143,10 +145,12 @@ func (s *sim) drawSwarm() Step {
 		w -= p.weights[m]
 	}
 	if in := s.idem.inflight; len(in) > 0 && r.IntN(4) < p.inFlightBias {
-		switch r.IntN(3) {
+		switch r.IntN(4) {
 		case 0:
 			m = moveAdvance
 		case 1:
+			m = moveDeadline
+		case 2:
 			m = moveIdempotentProduce
 		default:
 			return Step{Kind: Cut, Node: replica.BrokerAt(in[0].to), Other: replica.ControllerAt()}
@@ -202,6 +206,21 @@ func (s *sim) drawSwarm() Step {
 		return Step{Kind: DiskFault, Broker: pick(), Op: [...]vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpTruncate}[r.IntN(3)]}
 	case moveElect:
 		return Step{Kind: Elect, Unclean: s.cfg.UncleanLeaderElection && r.IntN(2) == 0}
+	case moveDeadline:
+		now := s.c.NowMs()
+		ds := s.idem.deadlines(nil, now)
+		if d := s.c.Controller().NextTickMs(); d > now && d < controller.Never {
+			ds = append(ds, d)
+		}
+		if len(ds) == 0 {
+			return Step{Kind: Advance, Ms: p.advances[r.IntN(len(p.advances))]}
+		}
+		slices.Sort(ds)
+		d := ds[0]
+		if r.IntN(2) == 0 {
+			d = ds[r.IntN(len(ds))]
+		}
+		return Step{Kind: Advance, Ms: d - now}
 	default: // moveIsolate
 		target := s.c.LeaderOf(topic)
 		if target < 0 || r.IntN(4) == 0 {
@@ -221,8 +240,8 @@ func (s *sim) drawSwarm() Step {
 			s.plan = append(s.plan, Step{Kind: Produce, Broker: -1, Acks: wire.AcksAll, Idempotent: true,
 				Value: fmt.Sprintf("%s%d", idempotentPrefix, s.produced), Batches: 1 + r.IntN(p.maxBatches)})
 		}
-		if ms := p.partitionsMs[r.IntN(len(p.partitionsMs))]; ms > 0 {
-			s.healAtMs = s.c.NowMs() + ms
+		if p.partitionMs > 0 {
+			s.healAtMs = s.c.NowMs() + 1 + r.Int64N(p.partitionMs)
 		}
 		st := s.plan[0]
 		s.plan = s.plan[1:]
