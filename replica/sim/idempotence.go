@@ -321,6 +321,7 @@ func (s *sim) retry(b *idemBatch, verdict attemptVerdict) {
 func (s *sim) failBatch(b *idemBatch) {
 	if b.hasSeq {
 		s.idem.needBump = true
+		s.cov.IdempotentGaps++
 	}
 	s.removeBatch(b)
 }

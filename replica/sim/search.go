@@ -3,7 +3,7 @@ package sim
 // Search hunts for a violation of cfg's rules that want accepts, and
 // returns the first it finds, or none once it has executed budget steps,
 // branches' prefixes included. It runs swarm seeds from cfg.Seed (0 is
-// 1), cfg.Steps steps each (0 is 200), and branches from the states few
+// 1), cfg.Steps steps each (0 is 100), and branches from the states few
 // seeds reach: the package documentation ("How it searches") tells how.
 func Search(cfg Config, budget int, want func(*Violation) bool) Hunt {
 	perRun := cfg.Steps
@@ -18,6 +18,7 @@ func Search(cfg Config, budget int, want func(*Violation) bool) Hunt {
 		r, trail := run(c)
 		h.Steps += len(r.Steps) // a branch replays its prefix: that counts
 		h.Runs++
+		h.Coverage.Add(r.Coverage)
 		if v, ok := r.Failure.(*Violation); ok && want(v) {
 			c.Brokers, c.Steps, c.Prefix, c.Branch = r.Brokers, 0, nil, 0
 			h.Found, h.Config, h.Result = true, c, r
@@ -27,17 +28,11 @@ func Search(cfg Config, budget int, want func(*Violation) bool) Hunt {
 	}
 	// reached counts the seeds whose runs reached each event.
 	var reached [events]int
-	for seed := first; h.Steps < budget; seed++ {
-		c := cfg
-		c.Seed, c.Steps = seed, perRun
-		r, trail, found := try(c)
-		if found {
-			return h
-		}
-		if r.Failure != nil {
-			continue // a run that failed otherwise leads nowhere
-		}
-		seeds := int(seed - first)
+	seeds := 0
+	// branchFrom queues the branches from the states root run r reached
+	// first, for the events that are rare.
+	var queue []Config
+	branchFrom := func(c Config, r Result, trail [][events]int) {
 		for e := range reached {
 			at := firstReached(trail, e)
 			if at < 0 {
@@ -48,20 +43,36 @@ func Search(cfg Config, budget int, want func(*Violation) bool) Hunt {
 			if !rare {
 				continue
 			}
-			// The run reached a state few seeds reach: try other futures
-			// from the step that got there, each with a mix of its own.
 			for b := range searchBranches {
-				if h.Steps >= budget {
-					return h
-				}
 				bc := c
 				bc.Prefix, bc.Branch = r.Steps[:at+1], uint64(e*searchBranches+b+1)
 				bc.Steps = at + 1 + perRun/2
-				if _, _, found := try(bc); found {
-					return h
-				}
+				queue = append(queue, bc)
 			}
 		}
+	}
+	for seed := first; h.Steps < budget; seed++ {
+		c := cfg
+		c.Seed, c.Steps = seed, perRun
+		r, trail, found := try(c)
+		if found {
+			return h
+		}
+		if r.Failure == nil { // a run that failed otherwise leads nowhere
+			branchFrom(c, r, trail)
+		}
+		seeds++
+		// The run reached states few seeds reach: try other futures from
+		// the steps that got there, each with a mix of its own.
+		for _, bc := range queue {
+			if h.Steps >= budget {
+				return h
+			}
+			if _, _, found := try(bc); found {
+				return h
+			}
+		}
+		queue = queue[:0]
 	}
 	return h
 }
@@ -77,14 +88,14 @@ func firstReached(trail [][events]int, e int) int {
 	return -1
 }
 
-// Search's settings: roots run searchStepsPerRun steps; an event at most
-// one seed in searchRareIn reached so far is rare, and searchBranches
+// Search's settings: a seed runs searchStepsPerRun steps; an event at
+// most one seed in searchRareIn reached so far is rare, and searchBranches
 // branches continue from the step that first reached it, for half a run
 // each.
 const (
-	searchStepsPerRun = 200
+	searchStepsPerRun = 100
 	searchRareIn      = 8
-	searchBranches    = 4
+	searchBranches    = 8
 )
 
 // Hunt is what Search found.
@@ -96,6 +107,7 @@ type Hunt struct {
 	Config Config
 	Result Result
 	// Steps counts the steps Search executed, Runs its runs, branches
-	// included.
+	// included; Coverage sums what they exercised.
 	Steps, Runs int
+	Coverage    Coverage
 }

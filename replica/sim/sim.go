@@ -51,10 +51,10 @@ type Config struct {
 	// leader that never saw the producer takes a later batch first.
 	ProducerSkipsLeaderBarrier bool
 
-	// Swarm makes Run draw its steps as a swarm does (swarm.go): each seed
-	// keeps its own random subset of the kinds of step, with its own
-	// weights, clock jumps and fault shapes. Replay ignores it: its steps
-	// are given.
+	// Swarm makes Run draw its steps as Search does (the package
+	// documentation, "How it searches"): each seed keeps its own random
+	// subset of the kinds of step, with its own weights, clock jumps and
+	// fault shapes. Replay ignores it: its steps are given.
 	Swarm bool
 
 	// LossOnly stops a run only at a lost commit (AcknowledgedKept or
@@ -193,11 +193,12 @@ type sim struct {
 	// idem is the idempotent producer.
 	idem idemProducer
 	// swarm is the seed's mix of steps when cfg.Swarm; plan holds the
-	// rest of a fault shape, and healAtMs is when a short partition heals
+	// rest of a fault shape, healAtMs is when a short partition heals
 	// (0: none pending).
 	swarm    *swarmProfile
 	plan     []Step
 	healAtMs int64
+	cut      bool // a link is cut
 	// trail holds, for run, the counts of events after each step.
 	trail [][events]int
 }
@@ -396,9 +397,11 @@ func (s *sim) do(st Step) {
 	case Cut:
 		if st.Node != st.Other {
 			c.Network().Cut(st.Node, st.Other)
+			s.cut = true
 		}
 	case Heal:
 		c.Network().Heal()
+		s.cut = false
 	case Faults:
 		c.Network().SetDefaultFaults(st.Faults)
 	case DiskFault:

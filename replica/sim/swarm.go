@@ -220,6 +220,11 @@ func (s *sim) drawSwarm() Step {
 		if r.IntN(2) == 0 {
 			d = ds[r.IntN(len(ds))]
 		}
+		if s.cut && r.IntN(2) == 0 {
+			// A partition that ends just after a timeout: the cluster
+			// recovers in the window before the next one.
+			s.plan = append(s.plan, Step{Kind: Heal}, Step{Kind: FetchRound})
+		}
 		return Step{Kind: Advance, Ms: d - now}
 	default: // moveIsolate
 		target := s.c.LeaderOf(topic)
