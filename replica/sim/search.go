@@ -14,7 +14,9 @@ func Search(cfg Config, budget int, want func(*Violation) bool) Hunt {
 	cfg.Swarm, cfg.Prefix, cfg.Branch = true, nil, 0
 	var h Hunt
 	try := func(c Config) (Result, [][events]int, bool) {
-		c.Steps = min(c.Steps, len(c.Prefix)+budget-h.Steps)
+		if c.Steps = min(c.Steps, budget-h.Steps); c.Steps <= len(c.Prefix) {
+			return Result{}, nil, false // no budget left past the prefix
+		}
 		r, trail := run(c)
 		h.Steps += len(r.Steps) // a branch replays its prefix: that counts
 		h.Runs++

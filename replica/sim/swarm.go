@@ -16,8 +16,9 @@ import (
 // leader cut off with batches parked on it, a long quiet while the ISR
 // shrinks and requests time out — are drowned by the steps that undo
 // them (a restart, a heal, a fetch round). A swarm gives each seed its
-// own mix: a random half of the kinds of step, each with its own weight,
-// so some seeds do little but partition and wait, others little but crash.
+// own mix: a random half of the kinds of step and of the fault shapes
+// (moves), each with its own weight, so some seeds do little but
+// partition and wait, others little but crash.
 // The package documentation ("How it searches") tells the strategy.
 
 // move is what a swarm draws: one kind of step, or a fault shape that
@@ -41,7 +42,7 @@ const (
 	// moveIsolate cuts one broker, mostly the leader, from every other
 	// broker and, in some seeds, from the controller: Cut steps in a row.
 	// The producer's link stays, so its batches park on the isolated
-	// leader. In some seeds the partition heals after a few steps.
+	// leader. In some seeds the partition heals after a random time.
 	moveIsolate
 	// moveDeadline advances the clock to a deadline — a broker's session
 	// at the controller, a request's timeout, a batch's delivery timeout,
