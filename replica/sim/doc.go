@@ -138,7 +138,7 @@
 // from the seeds and branches, so [Search] from the same seed finds the same
 // run, and [Replay] replays it like any other. TestSearchStrategies
 // (-sim.measure) measures the steps Search spends until each unsafe rule's
-// violation, against Run's draws.
+// violation, against Run's draws; BENCHMARKS.md has the figures.
 //
 // # What is not simulated
 //
