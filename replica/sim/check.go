@@ -132,6 +132,9 @@ func (s *sim) check(st Step) {
 	}
 
 	// The controller's view.
+	if len(p.ISR) < int(s.minISR) {
+		s.cov.UnderMinIsr++
+	}
 	s.cov.Checks[LeaderInIsr]++
 	if p.Leader >= 0 && !slices.Contains(p.ISR, p.Leader) {
 		s.fail(st, LeaderInIsr, "leader %d is not in the ISR %v", p.Leader, p.ISR)

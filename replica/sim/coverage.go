@@ -47,6 +47,24 @@ type Coverage struct {
 	IdempotentRenumbered, IdempotentDeliveryTimeouts, IdempotentPipelined, IdempotentLeaderBarrierHolds int
 	// IdempotentProducers counts producers closed and replaced by a new one.
 	IdempotentProducers int
+	// IdempotentNotEnoughReplicas counts NOT_ENOUGH_REPLICAS answers to a
+	// batch an earlier attempt may have written, IdempotentGaps batches
+	// given up after they had a sequence (the next needs an epoch bump).
+	IdempotentNotEnoughReplicas, IdempotentGaps int
+	// UnderMinIsr counts steps after which the controller's ISR was
+	// smaller than min.insync.replicas: acks=all produces are refused.
+	UnderMinIsr int
+}
+
+// events are the counts of Coverage that Search looks for rare states by:
+// the faults, and what the idempotent producer went through.
+const events = 19
+
+func (c *Coverage) events() [events]int {
+	return [events]int{c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections,
+		c.Excused, c.Foretold, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps,
+		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds,
+		c.IdempotentProducers, c.IdempotentNotEnoughReplicas, c.IdempotentGaps, c.UnderMinIsr}
 }
 
 // Add adds o's counts to c.
@@ -79,6 +97,9 @@ func (c *Coverage) Add(o Coverage) {
 	c.IdempotentPipelined += o.IdempotentPipelined
 	c.IdempotentLeaderBarrierHolds += o.IdempotentLeaderBarrierHolds
 	c.IdempotentProducers += o.IdempotentProducers
+	c.IdempotentNotEnoughReplicas += o.IdempotentNotEnoughReplicas
+	c.IdempotentGaps += o.IdempotentGaps
+	c.UnderMinIsr += o.UnderMinIsr
 }
 
 // Missing names what a run that claims to prove something should have
@@ -124,9 +145,9 @@ func (c Coverage) String() string {
 	}
 	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
 		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
-	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d", c.LongPollRuns, c.RoundRuns)
-	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d",
+	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d; steps under min.insync.replicas %d", c.LongPollRuns, c.RoundRuns, c.UnderMinIsr)
+	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d, NOT_ENOUGH_REPLICAS to a batch maybe written %d, gaps %d",
 		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps,
-		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds, c.IdempotentProducers)
+		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds, c.IdempotentProducers, c.IdempotentNotEnoughReplicas, c.IdempotentGaps)
 	return b.String()
 }

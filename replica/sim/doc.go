@@ -98,7 +98,49 @@
 // (KIP-966) — and its own tests assert that it then finds a lost commit.
 // So can the idempotent producer's: one that takes NOT_ENOUGH_REPLICAS for
 // proof that a batch was never written, one that sends to a new leader
-// while batches are in flight to the old one.
+// while batches are in flight to the old one; its tests assert that
+// Search finds the record written twice or out of order by itself.
+//
+// # How it searches
+//
+// Run draws every seed's steps from one fixed mix, and one mix spreads
+// every run over every fault: the shapes a bug needs — a leader cut off
+// with batches parked on it while another is elected, a quiet half-minute
+// in which the ISR shrinks and a batch's delivery time runs out, then a
+// heal just before the next batch's does — are undone by the steps around
+// them, and random runs meet them once in hundreds of thousands of steps,
+// or never. [Search] hunts otherwise, three ways.
+//
+//   - Swarm testing (Groce et al., ISSTA 2012; Config.Swarm): each seed
+//     keeps a random half of the kinds of step, each with its own weight
+//     (1 to 64), its own clock jumps and its own fault shapes, so some
+//     seeds do little but partition and wait, others little but crash.
+//     The shapes: a broker, mostly the leader, cut off from every other
+//     broker and, in some seeds, from the controller, the producer's link
+//     kept, sometimes with batches handed over right after, healed after
+//     a random time up to 8, 15 or 45 s or at a Heal step; while the
+//     idempotent producer has requests in flight, steps that act on them
+//     (time passing, more batches, their leader cut off from the
+//     controller).
+//   - Clock jumps to deadlines: a step may advance the clock to exactly a
+//     broker's session expiry at the controller or one of the producer's
+//     deadlines (a request's timeout, a batch's delivery timeout, the end
+//     of a backoff), mostly the next one, and, when a link is cut, heal
+//     right after and fetch, so that the cluster recovers in the short
+//     window before the next deadline, where fixed jumps land by chance.
+//   - Branching from rare states: Search counts, over its seeds, which
+//     events each run reached (the counts of faults and of what the
+//     idempotent producer went through, in Coverage). When a run reaches
+//     an event at most one seed in 8 has reached so far, 8 branches replay
+//     it up to the step that got there (Config.Prefix) and go on for 50
+//     steps with draws and a mix of their own (Config.Branch).
+//
+// A seed's run is 100 steps; every step executed counts against the
+// budget, the branches' replayed prefixes included. Everything is drawn
+// from the seeds and branches, so [Search] from the same seed finds the same
+// run, and [Replay] replays it like any other. TestSearchStrategies
+// (-sim.measure) measures the steps Search spends until each unsafe rule's
+// violation, against Run's draws; BENCHMARKS.md has the figures.
 //
 // # What is not simulated
 //

@@ -283,6 +283,9 @@ func (s *sim) answer(st Step, call *idemCall, r *wire.ProducePartitionResponse) 
 		// have been. Every other retriable code may follow an append.
 		verdict := mayBeWritten
 		if code == wire.CodeNotEnoughReplicas {
+			if b.maybeWritten {
+				s.cov.IdempotentNotEnoughReplicas++
+			}
 			verdict = attemptNotWritten
 			if s.cfg.ProducerTrustsNotEnoughReplicas {
 				verdict = notInLog
@@ -320,6 +323,7 @@ func (s *sim) retry(b *idemBatch, verdict attemptVerdict) {
 func (s *sim) failBatch(b *idemBatch) {
 	if b.hasSeq {
 		s.idem.needBump = true
+		s.cov.IdempotentGaps++
 	}
 	s.removeBatch(b)
 }
@@ -444,6 +448,30 @@ func (s *sim) producerDrain() bool {
 		c.Run()
 		sent = true
 	}
+}
+
+// deadlines appends the times after now at which the producer acts by
+// the clock alone: a request times out, a batch's delivery time ends, a
+// backoff ends.
+func (p *idemProducer) deadlines(dst []int64, now int64) []int64 {
+	at := func(ms int64) {
+		if ms > now {
+			dst = append(dst, ms)
+		}
+	}
+	for _, call := range p.inflight {
+		at(call.sentMs + idemRequestTimeoutMs)
+	}
+	for _, b := range p.batches {
+		at(b.createdMs + idemDeliveryTimeoutMs)
+	}
+	if p.hasWork() {
+		at(p.retryAt)
+	}
+	if p.initCorr != 0 {
+		at(p.initSentMs + idemRequestTimeoutMs)
+	}
+	return dst
 }
 
 // hasWork reports whether a batch waits to be sent.

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
@@ -10,18 +9,12 @@ import (
 
 // The idempotent producer's rules have teeth: with one switched to its
 // unsafe form the simulator finds a record written twice or out of order,
-// and with the rule as replica/client has it the same steps pass. Seed 23
-// is a cluster of 3 brokers fetching in rounds, min.insync.replicas 2,
-// broker 3 leading with replicas [3 2 1].
+// and with the rule as replica/client has it the same steps pass. Each
+// test replays its scenario, then has sim.Search find one by itself from
+// seed 1 within searchBudget steps (huntFor, search_test.go). Seed 23 is a
+// cluster of 3 brokers fetching in rounds, min.insync.replicas 2, broker 3
+// leading with replicas [3 2 1].
 var producerCluster = sim.Config{Seed: 23, Brokers: 3}
-
-// hunt, when set, also has each test search seeds from 1 with its unsafe
-// rule for that many steps, as the lost-commit tests do. The scenarios
-// above are rare in random runs, too rare for the CI's budget: hunted, the
-// duplicate took 499207 steps (seed 999); the reorder was not found in
-// 2000000, since it needs a batch parked, unreplicated, on a leader that
-// loses its leadership while alive.
-var hunt = flag.Int("sim.hunt", 0, "steps each unsafe producer rule's test also searches random seeds for (a long hunt: 3000000)")
 
 // NOT_ENOUGH_REPLICAS proves only that its own attempt was not written.
 // Batches i3a and i6a are appended while the followers are cut off, so
@@ -52,7 +45,7 @@ func TestFindsTheDuplicateOfTrustingNotEnoughReplicas(t *testing.T) {
 	unsafe := producerCluster
 	unsafe.ProducerTrustsNotEnoughReplicas = true
 	expectCaught(t, unsafe, steps, sim.Idempotence)
-	huntFor(t, sim.Config{ProducerTrustsNotEnoughReplicas: true}, sim.Idempotence)
+	huntFor(t, sim.Config{ProducerTrustsNotEnoughReplicas: true}, sim.Config{}, sim.Idempotence)
 	r := sim.Replay(producerCluster, steps)
 	if r.Failure != nil {
 		t.Fatalf("with the rule: %v", r.Failure)
@@ -90,7 +83,7 @@ func TestFindsTheReorderOfSkippingTheLeaderBarrier(t *testing.T) {
 	unsafe := producerCluster
 	unsafe.ProducerSkipsLeaderBarrier = true
 	expectCaught(t, unsafe, steps, sim.ProducerOrder)
-	huntFor(t, sim.Config{ProducerSkipsLeaderBarrier: true}, sim.ProducerOrder)
+	huntFor(t, sim.Config{ProducerSkipsLeaderBarrier: true}, sim.Config{}, sim.ProducerOrder)
 	r := sim.Replay(producerCluster, steps)
 	if r.Failure != nil {
 		t.Fatalf("with the rule: %v", r.Failure)
@@ -114,27 +107,4 @@ func expectCaught(t *testing.T, cfg sim.Config, steps []sim.Step, inv sim.Invari
 		t.Fatalf("the shrunk scenario does not violate %v: %v", inv, again)
 	}
 	t.Logf("%v\nshrunk to %d steps:\n%s", v, len(short), sim.Story(short))
-}
-
-// huntFor runs seeds from 1 with cfg's unsafe rule for -sim.hunt steps,
-// until one violates inv, and shrinks that run.
-func huntFor(t *testing.T, cfg sim.Config, inv sim.Invariant) {
-	t.Helper()
-	if *hunt == 0 {
-		return
-	}
-	done := 0
-	for seed := uint64(1); done < *hunt; seed++ {
-		c := cfg
-		c.Seed, c.Steps = seed, stepsPerRun
-		r := sim.Run(c)
-		done += len(r.Steps)
-		if v, ok := r.Failure.(*sim.Violation); ok && v.Invariant == inv {
-			c.Brokers = r.Brokers
-			short := sim.Shrink(c, r.Steps)
-			t.Logf("hunted after %d steps (seed %d): %v\nshrunk to %d steps:\n%s", done, seed, v, len(short), sim.Story(short))
-			return
-		}
-	}
-	t.Fatalf("no %v violation in %d steps of random runs", inv, *hunt)
 }

@@ -51,10 +51,23 @@ type Config struct {
 	// leader that never saw the producer takes a later batch first.
 	ProducerSkipsLeaderBarrier bool
 
+	// Swarm makes Run draw its steps as Search does (the package
+	// documentation, "How it searches"): each seed keeps its own random
+	// subset of the kinds of step, with its own weights, clock jumps and
+	// fault shapes. Replay ignores it: its steps are given.
+	Swarm bool
+
 	// LossOnly stops a run only at a lost commit (AcknowledgedKept or
 	// ConsumerVisibility), not at the weaker invariants that foretell one:
 	// with an unsafe rule, a run then goes on to the loss itself.
 	LossOnly bool
+
+	// Prefix are steps Run executes before it draws any, as Replay would;
+	// Steps counts them. With Branch non-zero, the steps drawn after them
+	// come from a stream of their own, so that one prefix leads to many
+	// runs: Search branches from a rare state this way.
+	Prefix []Step
+	Branch uint64
 }
 
 // LongPolls reports whether the run of seed has its followers fetch as the
@@ -95,15 +108,38 @@ const startMs = 1_700_000_000_000
 // Run draws cfg.Steps steps from cfg.Seed and executes them, checking every
 // invariant after each; it stops at the first violation.
 func Run(cfg Config) Result {
+	r, _ := run(cfg)
+	return r
+}
+
+// run is Run, and the counts of events after each step.
+func run(cfg Config) (Result, [][events]int) {
 	s, err := newSim(cfg)
 	if err != nil {
-		return Result{Seed: cfg.Seed, Failure: err}
+		return Result{Seed: cfg.Seed, Failure: err}, nil
 	}
+	s.trail = make([][events]int, 0, cfg.Steps)
 	defer s.close()
-	for i := 0; i < cfg.Steps && s.failure == nil; i++ {
+	for _, st := range cfg.Prefix {
+		if s.failure != nil || len(s.steps) >= cfg.Steps {
+			break
+		}
+		s.do(st)
+		// The values drawn next follow the prefix's.
+		if st.Kind == Produce {
+			s.produced++
+			if st.Idempotent {
+				s.idemSteps++
+			}
+		}
+	}
+	if cfg.Branch != 0 {
+		s.rand = rand.New(rand.NewPCG(cfg.Seed^0x6a09e667f3bcc909, cfg.Branch*0x9e3779b97f4a7c15+3))
+	}
+	for len(s.steps) < cfg.Steps && s.failure == nil {
 		s.do(s.draw())
 	}
-	return s.result()
+	return s.result(), s.trail
 }
 
 // Replay executes steps on the cluster cfg.Seed describes, checking every
@@ -156,6 +192,15 @@ type sim struct {
 	ctlEpoch int32
 	// idem is the idempotent producer.
 	idem idemProducer
+	// swarm is the seed's mix of steps when cfg.Swarm; plan holds the
+	// rest of a fault shape, healAtMs is when a short partition heals
+	// (0: none pending).
+	swarm    *swarmProfile
+	plan     []Step
+	healAtMs int64
+	cut      bool // a link is cut
+	// trail holds, for run, the counts of events after each step.
+	trail [][events]int
 }
 
 type leaderEpoch struct {
@@ -228,6 +273,11 @@ func newSim(cfg Config) (*sim, error) {
 		acked: map[uint64]*ackedRecord{}, consumed: map[uint64]string{}, lostPower: map[int32]bool{},
 		hw: map[leaderEpoch]uint64{}, epochs: map[int32]int32{}, ctlEpoch: -1,
 	}
+	if cfg.Swarm {
+		// A branch tries another mix: the one that reached a state need
+		// not be the one that makes the most of it.
+		s.swarm = newSwarmProfile(cfg.Seed ^ cfg.Branch*0xd1b54a32d192ed03)
+	}
 	s.openProducer()
 	return s, nil
 }
@@ -240,6 +290,9 @@ func (s *sim) result() Result {
 
 // draw picks the next step from the seed and the cluster's state.
 func (s *sim) draw() Step {
+	if s.swarm != nil {
+		return s.drawSwarm()
+	}
 	r := s.rand
 	pick := func() int32 { return s.brokers[r.IntN(len(s.brokers))] }
 	node := func() replica.Addr {
@@ -344,9 +397,11 @@ func (s *sim) do(st Step) {
 	case Cut:
 		if st.Node != st.Other {
 			c.Network().Cut(st.Node, st.Other)
+			s.cut = true
 		}
 	case Heal:
 		c.Network().Heal()
+		s.cut = false
 	case Faults:
 		c.Network().SetDefaultFaults(st.Faults)
 	case DiskFault:
@@ -367,6 +422,9 @@ func (s *sim) do(st Step) {
 	c.Run()
 	s.collect(st)
 	s.check(st)
+	if s.trail != nil {
+		s.trail = append(s.trail, s.cov.events())
+	}
 }
 
 func (s *sim) produce(st Step) {
