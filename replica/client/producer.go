@@ -371,10 +371,12 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 		// and the leader would refuse the whole batch.
 		return nil, fmt.Errorf("client: %s: record timestamp %d is negative: %w", part.tp, rec.TimestampMs, wire.ErrInvalidRecord)
 	}
+	// Measured alone, so that whether a record is taken does not depend
+	// on the batch it happens to meet; a record surely small need not be.
+	alone := -1
 	if !p.surelySmall(rec) {
-		// Measured alone, so that whether a record is taken does not
-		// depend on the batch it happens to meet.
-		if alone, ok := recordBody(0, 0, rec.Key, rec.Value, rec.Headers); !ok || log.BatchHeaderSize+encodedSize(alone) > p.cfg.MaxRecordBytes {
+		var ok bool
+		if alone, ok = recordBody(0, 0, rec.Key, rec.Value, rec.Headers); !ok || log.BatchHeaderSize+encodedSize(alone) > p.cfg.MaxRecordBytes {
 			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", part.tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
 		}
 	}
@@ -394,7 +396,10 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 		}
 	}
 	if b == nil {
-		body, _ = recordBody(0, 0, rec.Key, rec.Value, rec.Headers) // checked above
+		if alone < 0 {
+			alone, _ = recordBody(0, 0, rec.Key, rec.Value, rec.Headers) // small: it encodes
+		}
+		body = alone
 	}
 	size := int64(encodedSize(body))
 	if p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
@@ -481,7 +486,7 @@ func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Off
 		// The common case, inline: a record without headers that fits the
 		// batch the call's previous record went to, and the buffer. Its
 		// size is recordBody's, headers aside.
-		if b := part.open; b == prev && b != nil && len(rec.Headers) == 0 && rec.TimestampMs >= 0 && p.surelySmall(rec) {
+		if b := part.open; b == prev && b != nil && rec.TimestampMs >= 0 && p.surelySmall(rec) {
 			body := 2 + varintSize(ts-b.baseTs) + varintSize(int64(b.count)) + bytesFieldSize(rec.Key) + bytesFieldSize(rec.Value)
 			size := encodedSize(body)
 			if body <= math.MaxInt32 && len(b.buf)+size <= p.cfg.BatchBytes && p.buffered+int64(size) <= p.cfg.MaxBufferedBytes {
