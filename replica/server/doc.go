@@ -85,9 +85,11 @@
 // handles none read after it. Kafka's broker handles one request of a
 // connection at a time, so nothing is pending when it closes one; closing
 // at once here would drop answers already decided (an acks=1 produce
-// appended, which its client would then resend: a duplicate). Every
-// close this section and the next name for a request that did not decode
-// waits the same way.
+// appended, which its client would then resend: a duplicate). A close
+// for a request that did not decode (next section) waits the same way; a
+// length prefix over the limit or negative, or a request the node does
+// not serve, closes at once (the connection's framing or peer cannot be
+// trusted further).
 //
 // A request's place (its slot) holds the frame's bytes and the values it
 // decodes into (produce and fetch decode with [wire.DecodeProduceRequestInto]
