@@ -102,14 +102,16 @@ const (
 
 // Hunt is what Search found.
 type Hunt struct {
-	// Found reports whether a run violated an invariant as wanted; then
-	// Result is that run and Config replays it: Replay(Config,
+	// Found reports whether a run violated an invariant as wanted.
+	Found bool
+	// Config replays the run that did, when Found: Replay(Config,
 	// Result.Steps) fails the same way.
-	Found  bool
 	Config Config
+	// Result is that run, when Found.
 	Result Result
 	// Steps counts the steps Search executed, Runs its runs, branches
-	// included; Coverage sums what they exercised.
+	// included.
 	Steps, Runs int
-	Coverage    Coverage
+	// Coverage sums what those runs exercised.
+	Coverage Coverage
 }

@@ -67,6 +67,8 @@ type Config struct {
 	// come from a stream of their own, so that one prefix leads to many
 	// runs: Search branches from a rare state this way.
 	Prefix []Step
+	// Branch, non-zero, seeds the stream the steps after Prefix are drawn
+	// from (see Prefix); 0 draws them from the seed's own stream.
 	Branch uint64
 }
 
