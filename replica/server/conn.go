@@ -91,24 +91,24 @@ type inConn struct {
 // is reused for a later request only once its response is written, so the
 // node may keep the request (a parked fetch) until it answers.
 type slot struct {
-	buf        []byte  // the request's payload, in req
-	req        *pooled // the buffer of buf
-	reqHeld    int64   // the bytes the budget counts for the request
-	resp       []*pooled // the part of the response the socket did not take, in chunks
-	respHeld   int64   // the bytes the budget counts for it
+	buf      []byte    // the request's payload, in req
+	req      *pooled   // the buffer of buf
+	reqHeld  int64     // the bytes the budget counts for the request
+	resp     []*pooled // the part of the response the socket did not take, in chunks
+	respHeld int64     // the bytes the budget counts for it
 	// activeUntilMs is how long the request, waiting for its answer,
 	// counts as activity on its connection: its arrival plus the wait it
 	// may be parked for, clamped (idle.go).
 	activeUntilMs int64
-	key        wire.APIKey
-	corr       int32  // the id the host gave the request
-	clientCorr int32  // the id the client gave it, which its response carries
-	ready      bool   // answered: frame holds what is left to write of its response
-	closeMark  bool   // not a request: the connection closes here (closeAfter)
-	sent       bool   // the fast path wrote its response whole (respond's)
-	frame      net.Buffers // what the socket did not take of the response: resp's chunks
-	produce    wire.ProduceRequest
-	fetch      wire.FetchRequest
+	key           wire.APIKey
+	corr          int32       // the id the host gave the request
+	clientCorr    int32       // the id the client gave it, which its response carries
+	ready         bool        // answered: frame holds what is left to write of its response
+	closeMark     bool        // not a request: the connection closes here (closeAfter)
+	sent          bool        // the fast path wrote its response whole (respond's)
+	frame         net.Buffers // what the socket did not take of the response: resp's chunks
+	produce       wire.ProduceRequest
+	fetch         wire.FetchRequest
 }
 
 func newInConn(h *Host, id int32, nc net.Conn) *inConn {
