@@ -141,7 +141,7 @@ func (c *inConn) acquire() *slot {
 
 // release gives a slot's place back, its buffers to their pools and its
 // bytes to the budget, and the slot for reuse. The node is done with the
-// request: its decoded values are cleared so that they keep no buffer
+// request: its decoded records are cleared so that they keep no buffer
 // alive.
 func (c *inConn) release(s *slot) {
 	s.ready = false
@@ -157,23 +157,23 @@ func (c *inConn) release(s *slot) {
 	}
 	c.h.mem.release(c, s.reqHeld+s.respHeld)
 	s.reqHeld, s.respHeld = 0, 0
-	trimParts(&s.produce.Partitions)
-	trimParts(&s.fetch.Partitions)
+	if cap(s.produce.Partitions) > maxKeptParts {
+		s.produce.Partitions = nil
+	}
+	for i := range s.produce.Partitions[:cap(s.produce.Partitions)] {
+		// The records alias the buffer just given back; the topic is the
+		// decoder's own string, kept so that the next request's equal
+		// name costs nothing.
+		s.produce.Partitions[:cap(s.produce.Partitions)][i].Records = nil
+	}
+	if cap(s.fetch.Partitions) > maxKeptParts {
+		s.fetch.Partitions = nil
+	}
 	c.mu.Lock()
 	c.inFlight--
 	c.free = append(c.free, s)
 	c.credit.Signal()
 	c.mu.Unlock()
-}
-
-// trimParts clears a decoded request's partitions (their records and
-// names point into a released buffer) and drops a slice grown large.
-func trimParts[P any](parts *[]P) {
-	if cap(*parts) > maxKeptParts {
-		*parts = nil
-		return
-	}
-	clear((*parts)[:cap(*parts)])
 }
 
 // errConnDead ends a reader whose connection was closed while it waited
