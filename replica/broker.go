@@ -284,6 +284,9 @@ type Broker struct {
 	fetchArena     [][]byte
 	fetchResps     []*wire.FetchResponse
 	fetchArenaUsed int
+	// fetchBudget, if set, bounds each fetch response's records
+	// (SetFetchBudget).
+	fetchBudget FetchBudget
 	// freeProducing holds produce responses to reuse; retired those
 	// answered in this event, reusable once the outbox is handed out.
 	freeProducing, retired []*producing
@@ -441,6 +444,7 @@ func (b *Broker) Outbox() []Envelope {
 	clear(b.outboxSpare)
 	b.outbox, b.outboxSpare = b.outboxSpare[:0], out
 	b.fetchArenaUsed = 0
+	b.trimFetchArena()
 	b.freeProducing = append(b.freeProducing, b.retired...)
 	clear(b.retired)
 	b.retired = b.retired[:0]

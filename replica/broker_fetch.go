@@ -34,7 +34,7 @@ import (
 // (and completes the produce) parks, and is what the next records answer
 // — rather than a round of answers that only carry the news.
 func (b *Broker) handleFetch(from Addr, req *wire.FetchRequest, nowMs int64) {
-	resp, bytes, immediate := b.answerFetch(req, true, nowMs)
+	resp, bytes, immediate := b.answerFetch(from, req, true, nowMs)
 	if immediate || bytes >= int(req.MinBytes) || req.MaxWaitMs <= 0 || req.MinBytes <= 0 || len(req.Partitions) == 0 {
 		b.reply(from, resp)
 		return
@@ -97,18 +97,23 @@ func markOf(r *Replica, replicaID int32) fetchMark {
 	return m
 }
 
-// answerFetch computes the response to req, recording a follower's
-// position first when observe is set. immediate reports what must be
-// answered now whatever its size: an error or a diverging epoch. The
-// records alias a buffer of the broker's fetch arena, valid
-// until the next Receive or Tick.
-func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) (resp *wire.FetchResponse, bytes int, immediate bool) {
+// answerFetch computes the response to req from from, recording a
+// follower's position first when observe is set. immediate reports what
+// must be answered now whatever its size: an error or a diverging epoch.
+// The records alias a buffer of the broker's fetch arena, valid until the
+// next Receive or Tick.
+func (b *Broker) answerFetch(from Addr, req *wire.FetchRequest, observe bool, nowMs int64) (resp *wire.FetchResponse, bytes int, immediate bool) {
 	resp = b.takeFetchResponse(req.CorrelationID, len(req.Partitions))
 	budget := b.cfg.maxFetchResponseBytes()
 	if req.MaxBytes >= 0 {
 		budget = min(budget, int(req.MaxBytes))
 	}
-	from := FetchFrom{ReplicaID: req.ReplicaID, ReplicaEpoch: req.ReplicaEpoch}
+	limited := false
+	if b.fetchBudget != nil {
+		granted := max(0, min(budget, b.fetchBudget(from, budget)))
+		limited, budget = granted < budget, granted
+	}
+	fetcher := FetchFrom{ReplicaID: req.ReplicaID, ReplicaEpoch: req.ReplicaEpoch}
 	buf := b.takeFetchBuf()
 	for i := range req.Partitions {
 		p := &req.Partitions[i]
@@ -120,10 +125,17 @@ func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) 
 			continue
 		}
 		limit := min(int(max(p.MaxBytes, 0)), budget-bytes)
+		before := len(buf)
 		if observe {
-			*part, buf, _ = r.handleFetchAppended(from, p, limit, buf, nowMs)
+			*part, buf, _ = r.handleFetchAppended(fetcher, p, limit, buf, nowMs)
 		} else {
-			*part, buf, _ = r.refetch(from, p, limit, buf, nowMs)
+			*part, buf, _ = r.refetch(fetcher, p, limit, buf, nowMs)
+		}
+		if limited && len(part.Records) > limit {
+			// The memory budget's grant is a bound, not KIP-74's
+			// guideline: a first batch larger than it waits.
+			part.Records = nil
+			buf = buf[:before]
 		}
 		immediate = immediate || part.ErrorCode != wire.CodeNone || part.HasDivergingEpoch
 		bytes += len(part.Records)
@@ -131,6 +143,22 @@ func (b *Broker) answerFetch(req *wire.FetchRequest, observe bool, nowMs int64) 
 	b.returnFetchBuf(buf)
 	return resp, bytes, immediate
 }
+
+// A FetchBudget says how many bytes of records, at most want, a fetch
+// response to peer may carry now; a transport that bounds the memory its
+// connections hold gives one to its broker (SetFetchBudget), so that a
+// client that does not read its responses cannot make the broker read
+// and hold more for it. The broker asks it each time it answers a fetch,
+// with the transport's lock held. A response given less than it asked
+// carries whole batches within the grant only — not KIP-74's first
+// batch whole, which would exceed it — so one given 0, or less than a
+// partition's next batch, carries none for it, and a fetch with MinBytes
+// then parks on, to be answered when news comes or its wait ends.
+type FetchBudget func(peer Addr, want int) int
+
+// SetFetchBudget makes the broker ask f before it answers a fetch; nil
+// removes it. A transport calls it before the broker's first event.
+func (b *Broker) SetFetchBudget(f FetchBudget) { b.fetchBudget = f }
 
 // takeFetchResponse returns the response of the fetch arena's next
 // place (the one takeFetchBuf hands out next), reset to n partitions.
@@ -157,6 +185,28 @@ func (b *Broker) takeFetchBuf() []byte {
 		b.fetchArena = append(b.fetchArena, nil)
 	}
 	return b.fetchArena[b.fetchArenaUsed][:0]
+}
+
+// Fetch buffers kept from event to event: at most maxKeptFetchBufs, of at
+// most maxKeptFetchBufBytes each (a fetch of Kafka's max.partition.fetch.bytes,
+// 1 MiB, with its last batch whole); larger ones, grown for a rare large
+// response, are left to the collector once the event is over.
+const (
+	maxKeptFetchBufs     = 4
+	maxKeptFetchBufBytes = 2 << 20
+)
+
+// trimFetchArena drops the fetch buffers not worth keeping, once the
+// responses that used them are handed out.
+func (b *Broker) trimFetchArena() {
+	for i, buf := range b.fetchArena {
+		if cap(buf) > maxKeptFetchBufBytes || i >= maxKeptFetchBufs {
+			b.fetchArena[i] = nil
+		}
+	}
+	if len(b.fetchArena) > maxKeptFetchBufs {
+		b.fetchArena = b.fetchArena[:maxKeptFetchBufs]
+	}
 }
 
 // returnFetchBuf keeps buf's storage (it may have grown) as the buffer
@@ -209,7 +259,7 @@ func (b *Broker) parkedFetchDone(pf *parkedFetch, nowMs int64) bool {
 	if !news && !grew {
 		return false
 	}
-	resp, bytes, immediate := b.answerFetch(pf.req, false, nowMs)
+	resp, bytes, immediate := b.answerFetch(pf.from, pf.req, false, nowMs)
 	if !news && !immediate && bytes < int(pf.req.MinBytes) {
 		b.fetchArenaUsed-- // not sent: its buffer is free again
 		return false

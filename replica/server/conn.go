@@ -2,9 +2,12 @@ package server
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
 	"net"
 	"slices"
 	"sync"
@@ -18,12 +21,13 @@ import (
 var fastPath = true
 
 // readBufferSize is each connection's bufio.Reader: small frames are read
-// in one system call, large ones straight into their payload buffer.
-const readBufferSize = 64 << 10
+// in one system call, large ones straight into their payload buffer. It
+// is all an idle connection keeps besides its goroutines.
+const readBufferSize = 16 << 10
 
-// keepBufferBytes is the largest request buffer a slot keeps for the next
-// request; a larger one (a rare huge produce) is left to the collector.
-const keepBufferBytes = 8 << 20
+// maxKeptParts bounds the decoded partitions a slot keeps for its next
+// request; a request naming more leaves its slice to the collector.
+const maxKeptParts = 64
 
 // inConn is an accepted connection: a client's, or a peer broker's (a
 // follower fetching, a broker talking to the controller). The node knows
@@ -50,6 +54,7 @@ type inConn struct {
 	pieces   net.Buffers // a frame's pieces, for the fast path
 	scratch  []byte      // their encoded bytes
 	wbufs    net.Buffers // the writer's vectored write
+	hdr      [4]byte     // the length prefix being read (the reader's)
 	// lastActiveMs is when a request was last read or a response handed
 	// over (idle.go).
 	lastActiveMs int64
@@ -67,6 +72,18 @@ type inConn struct {
 	out      []*slot   // answered, in order, waiting for the writer
 	writing  bool      // the writer, or the fast path, is writing
 	dead     bool
+	// writeSinceMs is when the writer's write under way began, on the
+	// host's clock; -1 when it is not writing (deadline.go).
+	writeSinceMs int64
+
+	// The connection's share of the host's memory budget (budget.go),
+	// guarded by h.mem.mu.
+	memHeld    int64         // bytes held: requests being read or waiting, unsent responses
+	memGranted int64         // of them, fetch-response bytes granted in the route under way
+	memDead    bool          // closed: it holds nothing any more
+	memWake    chan struct{} // signalled when memHeld falls or the connection dies
+	memWaiter  *memWaiter    // the reader's place in the budget's queue, if it waits
+	memWaiting bool          // the reader waits for the budget
 }
 
 // slot is one request's place on its connection: its frame's bytes, the
@@ -74,19 +91,29 @@ type inConn struct {
 // is reused for a later request only once its response is written, so the
 // node may keep the request (a parked fetch) until it answers.
 type slot struct {
-	buf        []byte // the request's payload
-	key        wire.APIKey
-	corr       int32  // the id the host gave the request
-	clientCorr int32  // the id the client gave it, which its response carries
-	ready      bool   // answered: frame holds the response
-	closeMark  bool   // not a request: the connection closes here (closeAfter)
-	frame      []byte // the response, framed
-	produce    wire.ProduceRequest
-	fetch      wire.FetchRequest
+	buf      []byte    // the request's payload, in req
+	req      *pooled   // the buffer of buf
+	reqHeld  int64     // the bytes the budget counts for the request
+	resp     []*pooled // the part of the response the socket did not take, in chunks
+	respHeld int64     // the bytes the budget counts for it
+	// activeUntilMs is how long the request, waiting for its answer,
+	// counts as activity on its connection: its arrival plus the wait it
+	// may be parked for, clamped (idle.go).
+	activeUntilMs int64
+	key           wire.APIKey
+	corr          int32       // the id the host gave the request
+	clientCorr    int32       // the id the client gave it, which its response carries
+	ready         bool        // answered: frame holds what is left to write of its response
+	closeMark     bool        // not a request: the connection closes here (closeAfter)
+	sent          bool        // the fast path wrote its response whole (respond's)
+	frame         net.Buffers // what the socket did not take of the response: resp's chunks
+	produce       wire.ProduceRequest
+	fetch         wire.FetchRequest
 }
 
 func newInConn(h *Host, id int32, nc net.Conn) *inConn {
-	c := &inConn{h: h, id: id, nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), raw: newRawWriter(nc)}
+	c := &inConn{h: h, id: id, nc: nc, br: bufio.NewReaderSize(nc, readBufferSize), raw: newRawWriter(nc),
+		writeSinceMs: -1, memWake: make(chan struct{}, 1)}
 	c.credit.L = &c.mu
 	c.work.L = &c.mu
 	return c
@@ -112,20 +139,109 @@ func (c *inConn) acquire() *slot {
 	return new(slot)
 }
 
-// release gives a slot's place back, and the slot for reuse.
+// release gives a slot's place back, its buffers to their pools and its
+// bytes to the budget, and the slot for reuse. The node is done with the
+// request: its decoded records are cleared so that they keep no buffer
+// alive.
 func (c *inConn) release(s *slot) {
 	s.ready = false
-	if cap(s.buf) > keepBufferBytes {
-		s.buf = nil
+	putBuf(s.req)
+	for i, ch := range s.resp {
+		putBuf(ch)
+		s.resp[i] = nil
 	}
-	if cap(s.frame) > keepBufferBytes {
-		s.frame = nil
+	clear(s.frame)
+	s.req, s.resp, s.buf, s.frame = nil, s.resp[:0], nil, s.frame[:0]
+	if cap(s.resp) > maxKeptParts {
+		s.resp, s.frame = nil, nil
+	}
+	c.h.mem.release(c, s.reqHeld+s.respHeld)
+	s.reqHeld, s.respHeld = 0, 0
+	if cap(s.produce.Partitions) > maxKeptParts {
+		s.produce.Partitions = nil
+	}
+	for i := range s.produce.Partitions[:cap(s.produce.Partitions)] {
+		// The records alias the buffer just given back; the topic is the
+		// decoder's own string, kept so that the next request's equal
+		// name costs nothing.
+		s.produce.Partitions[:cap(s.produce.Partitions)][i].Records = nil
+	}
+	if cap(s.fetch.Partitions) > maxKeptParts {
+		s.fetch.Partitions = nil
 	}
 	c.mu.Lock()
 	c.inFlight--
 	c.free = append(c.free, s)
 	c.credit.Signal()
 	c.mu.Unlock()
+}
+
+// errConnDead ends a reader whose connection was closed while it waited
+// for the memory budget.
+var errConnDead = errors.New("the connection was closed")
+
+// readFrame reads the next request frame into s: its length prefix,
+// bounded by Config.MaxFrameSize; then, once the memory budget lets the
+// connection hold the frame (the wait that stops reading a socket whose
+// client, or the host, has spent its bytes), its payload. A large payload
+// is read into a pooled buffer first and moved to one of its full size
+// once its first 64 KiB came, so that a length prefix alone costs no
+// large allocation.
+func (c *inConn) readFrame(s *slot) error {
+	if _, err := io.ReadFull(c.br, c.hdr[:]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%w: inside the length prefix", wire.ErrShortFrame)
+		}
+		return err
+	}
+	n := int32(binary.BigEndian.Uint32(c.hdr[:]))
+	if n < 0 {
+		return fmt.Errorf("%w: frame length prefix %d", wire.ErrNegativeLength, n)
+	}
+	if int64(n) > int64(c.h.cfg.maxFrameSize()) {
+		return fmt.Errorf("%w: length prefix %d exceeds limit %d", wire.ErrFrameTooLarge, n, c.h.cfg.maxFrameSize())
+	}
+	size := int(n)
+	held := int64(size)
+	if size <= maxPooled {
+		held = int64(max(1<<minPooledShift, 1<<bits.Len(uint(max(size, 1)-1))))
+	}
+	if !c.h.mem.admit(c, held) {
+		return errConnDead
+	}
+	s.reqHeld = held
+	firstLen := size
+	if size > maxPooled {
+		firstLen = largeFrameFirstBytes
+	}
+	first := getBuf(firstLen)
+	s.req = first
+	if _, err := io.ReadFull(c.br, first.b); err != nil {
+		return payloadError(err, size)
+	}
+	if size > maxPooled {
+		whole := &pooled{b: make([]byte, size), class: -1}
+		copy(whole.b, first.b)
+		putBuf(first)
+		s.req = whole
+		if _, err := io.ReadFull(c.br, whole.b[firstLen:]); err != nil {
+			return payloadError(err, size)
+		}
+	}
+	s.buf = s.req.b
+	return nil
+}
+
+// largeFrameFirstBytes is how much of a frame larger than maxPooled is
+// read before its buffer is allocated whole.
+const largeFrameFirstBytes = 64 << 10
+
+// payloadError tells a payload cut short from another failure.
+func payloadError(err error, size int) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: payload of %d bytes", wire.ErrShortFrame, size)
+	}
+	return err
 }
 
 // readLoop reads, decodes and delivers requests until the connection
@@ -145,8 +261,10 @@ func (c *inConn) readLoop() {
 		if s == nil {
 			return
 		}
-		s.buf, err = wire.ReadFrame(c.br, s.buf, h.cfg.maxFrameSize())
-		if err != nil {
+		if err = c.readFrame(s); err != nil {
+			if err == errConnDead {
+				err = nil
+			}
 			return
 		}
 		m, derr := h.codec.decodeRequest(s)
@@ -206,7 +324,9 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 		c.release(s)
 		return errClosing
 	}
-	c.touch(h.clk.NowMs())
+	now := h.clk.NowMs()
+	c.touch(now)
+	s.activeUntilMs = now
 	switch {
 	case refusal != nil:
 		if !c.enqueue(s, refusal) {
@@ -214,16 +334,48 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 		}
 		c.respond(refusal)
 	case h.codec.answered(m):
+		s.activeUntilMs = saturatingAdd(now, clampWait(m, h.cfg.maxRequestWaitMs()))
 		if !c.enqueue(s, m) {
 			return fmt.Errorf("a %v request: no correlation id to give it", m.APIKey())
 		}
 		h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
 	default:
+		clampWait(m, h.cfg.maxRequestWaitMs())
 		h.node.Receive(replica.Envelope{From: replica.ClientAt(c.id), To: h.self, Msg: m}, h.clk.NowMs())
 		c.release(s)
 	}
 	h.event()
 	return nil
+}
+
+// clampWait clamps the wait a request asks for — a fetch's MaxWaitMs, a
+// produce's TimeoutMs — to maxMs, before the node sees it, and returns
+// the wait: how long the node may park it. Kafka's broker honours any
+// wait a client asks for (fetch.max.wait.ms and a produce's timeout are
+// the client's); here one client cannot hold a request, and its
+// connection's memory, longer than Config.MaxRequestWaitMs.
+func clampWait(m wire.Message, maxMs int64) int64 {
+	switch r := m.(type) {
+	case *wire.FetchRequest:
+		if int64(r.MaxWaitMs) > maxMs {
+			r.MaxWaitMs = int32(maxMs)
+		}
+		return int64(max(r.MaxWaitMs, 0))
+	case *wire.ProduceRequest:
+		if int64(r.TimeoutMs) > maxMs {
+			r.TimeoutMs = int32(maxMs)
+		}
+		return int64(max(r.TimeoutMs, 0))
+	}
+	return 0
+}
+
+// saturatingAdd returns a+b (b >= 0) clamped at math.MaxInt64.
+func saturatingAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // enqueue gives s its place in the response order, and m, its request (or
@@ -274,14 +426,16 @@ func (c *inConn) respond(m wire.Message) {
 	for n < len(c.queue) && c.queue[n].ready {
 		n++
 	}
-	written := 0 // slots at the head whose frame the fast path wrote whole
+	// The slots the fast path wrote whole are released here; the others
+	// are the writer's from the moment they are in c.out, so which is
+	// which is decided under c.mu (sent: only respond writes it, under
+	// the node lock).
 	c.mu.Lock()
 	for _, q := range c.queue[:n] {
-		if len(q.frame) == 0 && !q.closeMark {
-			written++
-			continue
+		q.sent = len(q.frame) == 0 && !q.closeMark
+		if !q.sent {
+			c.out = append(c.out, q)
 		}
-		c.out = append(c.out, q)
 	}
 	if claimed {
 		c.writing = false
@@ -291,7 +445,7 @@ func (c *inConn) respond(m wire.Message) {
 	}
 	c.mu.Unlock()
 	for _, q := range c.queue[:n] {
-		if len(q.frame) == 0 && !q.closeMark {
+		if q.sent {
 			c.release(q)
 		}
 	}
@@ -356,9 +510,10 @@ func (c *inConn) claim() bool {
 }
 
 // frame frames m as pieces (the codec's frameResponse: the records by
-// reference) and, if the socket is claimed, writes what it takes at once;
-// what was not written is copied into s.frame, which is empty if the
-// frame went whole.
+// reference) and, if the socket is claimed, writes what it takes at once.
+// What was not written is copied into pooled chunks, s.frame, counted
+// against the memory budget until they are written; s.frame is empty if
+// the frame went whole.
 func (c *inConn) frame(s *slot, m wire.Message, claimed bool) error {
 	var err error
 	c.pieces, c.scratch, err = c.h.codec.frameResponse(c.pieces[:0], c.scratch[:0], m)
@@ -369,18 +524,52 @@ func (c *inConn) frame(s *slot, m wire.Message, claimed bool) error {
 	if claimed {
 		n, err = c.raw.try(c.pieces)
 	}
-	s.frame = s.frame[:0]
+	rest := -n
 	for _, b := range c.pieces {
-		if n >= len(b) {
-			n -= len(b)
-			continue
+		rest += len(b)
+	}
+	s.frame = s.frame[:0]
+	if rest > 0 && err == nil {
+		// Into chunks of respChunk bytes: what the budget counts exceeds
+		// what is held by less than one chunk.
+		var chunk *pooled
+		for _, b := range c.pieces {
+			if n >= len(b) {
+				n -= len(b)
+				continue
+			}
+			for b = b[n:]; len(b) > 0; {
+				if chunk == nil || len(chunk.b) == cap(chunk.b) {
+					chunk = getBuf(respChunk)
+					chunk.b = chunk.b[:0]
+					s.resp = append(s.resp, chunk)
+					s.respHeld += chunk.size()
+					c.h.mem.charge(c, chunk.size())
+				}
+				k := min(len(b), cap(chunk.b)-len(chunk.b))
+				chunk.b = append(chunk.b, b[:k]...)
+				b = b[k:]
+			}
+			n = 0
 		}
-		s.frame = append(s.frame, b[n:]...)
-		n = 0
+		for _, ch := range s.resp {
+			s.frame = append(s.frame, ch.b)
+		}
 	}
 	clear(c.pieces) // keep no reference to the node's buffers
+	if cap(c.scratch) > maxKeptScratch {
+		c.scratch = nil
+	}
 	return err
 }
+
+// respChunk is the size of the chunks an unsent response is copied into.
+const respChunk = 16 << 10
+
+// maxKeptScratch bounds the encoded fixed fields of a response a
+// connection keeps for the next one (a large metadata response's are
+// left to the collector).
+const maxKeptScratch = 4 << 10
 
 // writeLoop writes answered responses, every one waiting at once in one
 // vectored write, and gives their places back.
@@ -405,7 +594,9 @@ func (c *inConn) writeLoop() {
 		clear(c.out)
 		c.out = c.out[:0]
 		c.writing = true
+		c.writeSinceMs = c.h.clk.NowMs()
 		c.mu.Unlock()
+		c.h.watchWrites()
 		bufs = bufs[:0]
 		closeNow := false
 		for i, s := range batch {
@@ -415,12 +606,13 @@ func (c *inConn) writeLoop() {
 				closeNow, batch = true, batch[:i]
 				break
 			}
-			bufs = append(bufs, s.frame)
+			bufs = append(bufs, s.frame...)
 		}
 		c.wbufs = bufs // WriteTo consumes the slice it is given
 		_, err = c.wbufs.WriteTo(c.nc)
 		c.mu.Lock()
 		c.writing = false
+		c.writeSinceMs = -1
 		c.mu.Unlock()
 		if err != nil {
 			return
@@ -448,6 +640,7 @@ func (c *inConn) shut() {
 	c.work.Broadcast()
 	c.mu.Unlock()
 	c.nc.Close()
+	c.h.mem.forget(c) // and a reader waiting for the budget stops
 }
 
 // close ends the connection after one of its loops stopped, and tells the

@@ -16,7 +16,10 @@
 //   - conn.go: an accepted connection: reading, per-connection order,
 //     muting, writing.
 //   - codec.go: the seam between bytes and wire values.
-//   - idle.go: closing accepted connections left idle.
+//   - budget.go, pool.go: the memory budget of accepted connections and
+//     the pooled buffers it counts.
+//   - idle.go, deadline.go: closing accepted connections left idle, and
+//     those whose client does not read its responses.
 //   - dial.go: the host's own connections to its peers: lanes, dialling,
 //     backoff, responses matched to requests.
 //
@@ -93,8 +96,9 @@
 //
 // A request's place (its slot) holds the frame's bytes and the values it
 // decodes into (produce and fetch decode with [wire.DecodeProduceRequestInto]
-// and [wire.DecodeFetchRequestInto]); it is reused only after the response
-// is written, so a node may keep a request it parked until it answers it.
+// and [wire.DecodeFetchRequestInto]); its buffer goes back to its pool
+// only after the response is written, so a node may keep a request it
+// parked until it answers it.
 //
 // # Writes
 //
@@ -113,11 +117,61 @@
 //     record is copied and no goroutine is woken: most responses leave
 //     this way, in the same call that produced them;
 //   - otherwise, or for what the socket did not take, the bytes are copied
-//     into the request's slot, and the writer goroutine sends every frame
-//     ready at the head of the order together, in one writev.
+//     into pooled 16 KiB chunks, counted against the memory budget until
+//     they are written, and the writer goroutine sends every frame ready
+//     at the head of the order together, in one writev.
 //
 // Requests to peers are framed into the connection's buffer and leave the
 // same two ways.
+//
+// # Memory a client can pin
+//
+// What the host holds for an accepted connection is counted: a request
+// frame from its length prefix (a frame read in part counts whole) until
+// its response is written, and what the socket did not take of a
+// response until it is written. A connection may hold
+// Config.MaxConnectionHeldBytes ([DefaultMaxConnectionHeldBytes], 32 MiB),
+// and all together, beyond 16 KiB free to each (its read buffer's size),
+// Config.MaxHeldBytes ([DefaultMaxHeldBytes], 256 MiB: Kafka's
+// queued.max.request.bytes, but counting responses too and finite by
+// default). So the heap they take stays under the budget plus a small
+// constant per connection, and a client of small requests is never
+// stopped by others that spent the budget.
+//
+// When a frame does not fit, its payload is not read (its length prefix
+// was): the socket is left unread, back-pressure on that client alone,
+// rather than buffering it or failing another. Readers waiting for the
+// shared budget are served in arrival order. Two rules keep this from
+// deadlocking: nothing a request needs to be answered waits for the
+// budget (responses are charged as they are, with the node lock held, and
+// a connection's requests in flight finish whatever it holds), and a
+// frame larger than what is left is still read once nothing else is
+// held — of the connection, for a frame over its bound; of the host, for
+// one over the whole budget (Kafka's memory pool admits one oversized
+// request the same way). Every byte held is given back within a bound:
+// a request's wait is clamped (below), a response left unread closes its
+// connection after Config.WriteTimeoutMs ([DefaultWriteTimeoutMs], Kafka's
+// request.timeout.ms; Kafka's socket has no write deadline), and a frame
+// never finished leaves with its idle connection.
+//
+// A fetch response's records are bounded when the broker reads them: the
+// host is the broker's [replica.FetchBudget], which grants each response
+// what its connection may still hold and what is free of the shared
+// budget (nothing owed to a waiting reader); a response granted less
+// carries only whole batches within the grant. A grant is held until the
+// response is framed, then what the socket did not take is counted.
+//
+// The node may park a request for at most Config.MaxRequestWaitMs
+// ([DefaultMaxRequestWaitMs], 30 s): a fetch's MaxWaitMs and a produce's
+// TimeoutMs are clamped before the node sees them. In Kafka both are the
+// client's (fetch.max.wait.ms, the producer's timeout) and the broker
+// honours any value; here one client cannot hold a request, and its
+// memory, for 24 days.
+//
+// Buffers are drawn from pools shared by all connections and given back
+// when the response is written; one grown for a large frame is not kept
+// by its connection, so an idle connection holds its 16 KiB read buffer
+// and little more.
 //
 // # Refusals
 //
@@ -157,11 +211,12 @@
 // connections.max.idle.ms, [DefaultConnectionsMaxIdleMs]: 10 minutes) on
 // the host's clock is closed, as Kafka's Selector closes it, so that a
 // client gone without a word does not keep its socket. Idle means no
-// request read and no response handed to it for that long, and none of its
-// requests waiting: a connection whose fetch is parked, or whose answer is
-// not yet written, is never idle. One timer sweeps, only while there are
-// connections; a negative bound turns it off. The host's own connections
-// to its peers are not swept.
+// request read and no response handed to it for that long, no write under
+// way, and none of its requests within the wait it may be parked for: a
+// parked fetch counts as activity until its clamped MaxWaitMs ends, not
+// longer. One timer sweeps, only while there are connections; a negative
+// bound turns it off. The host's own connections to its peers are not
+// swept, nor bounded by the memory budget.
 //
 // # Stopping
 //

@@ -41,3 +41,33 @@ func (h *Host) Muted() int {
 	}
 	return n
 }
+
+// ConnMemory is what an accepted connection holds of the memory budget.
+type ConnMemory struct {
+	Held       int64 // bytes held: requests read or being read, unsent responses
+	Waiting    bool  // its reader waits for the budget before reading a frame
+	Unanswered int   // requests delivered and not yet answered
+	Delivered  int   // requests delivered that get an answer
+}
+
+// Memory returns what each open accepted connection holds, and what all
+// hold beyond their free allowance.
+func (h *Host) Memory() (conns []ConnMemory, shared int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.mem.mu.Lock()
+	defer h.mem.mu.Unlock()
+	for _, c := range h.inbound {
+		if c.memDead {
+			continue
+		}
+		m := ConnMemory{Held: c.memHeld, Waiting: c.memWaiting, Delivered: int(c.nextCorr)}
+		for _, q := range c.queue {
+			if !q.ready && !q.closeMark {
+				m.Unanswered++
+			}
+		}
+		conns = append(conns, m)
+	}
+	return conns, h.mem.shared
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 
@@ -34,6 +35,14 @@ const (
 	// DefaultDialTimeoutMs bounds one dial (Kafka's
 	// socket.connection.setup.timeout.ms).
 	DefaultDialTimeoutMs = 10_000
+	// DefaultMaxRequestWaitMs is how long the node may park a request at
+	// most: Kafka's default request.timeout.ms (30 s), which a client
+	// waits for an answer before it gives up on the request anyway.
+	DefaultMaxRequestWaitMs = 30_000
+	// DefaultWriteTimeoutMs is how long one write of responses may take
+	// before the connection is closed: Kafka's default request.timeout.ms,
+	// after which the client has given up on them anyway.
+	DefaultWriteTimeoutMs = 30_000
 )
 
 // Config configures a Host. Clock is required; everything else has a
@@ -69,8 +78,34 @@ type Config struct {
 	DialTimeoutMs int64
 	// ConnectionsMaxIdleMs closes an accepted connection idle that long
 	// (Kafka's connections.max.idle.ms); 0 means
-	// DefaultConnectionsMaxIdleMs, negative never. See idle.go.
+	// DefaultConnectionsMaxIdleMs, negative never. A request waiting for
+	// its answer counts as activity for its clamped wait only
+	// (MaxRequestWaitMs). See idle.go.
 	ConnectionsMaxIdleMs int64
+	// MaxHeldBytes bounds the request and response bytes the host holds
+	// for all accepted connections together, beyond a small free
+	// allowance per connection (Kafka's queued.max.request.bytes, which
+	// counts requests only and is unbounded by default); 0 means
+	// DefaultMaxHeldBytes, negative no bound. When it is spent, the host
+	// stops reading the sockets that need more until bytes are given
+	// back. See the package documentation, "Memory a client can pin".
+	MaxHeldBytes int64
+	// MaxConnectionHeldBytes bounds what one accepted connection may hold
+	// (its requests being read or answered, its responses not yet
+	// written); 0 means DefaultMaxConnectionHeldBytes, negative no bound.
+	// A frame larger than it is read when the connection holds nothing
+	// else.
+	MaxConnectionHeldBytes int64
+	// MaxRequestWaitMs is the longest a request may be parked in the
+	// node: a fetch's MaxWaitMs and a produce's TimeoutMs are clamped to
+	// it before the node sees them (Kafka's broker has no such cap); 0
+	// means DefaultMaxRequestWaitMs. At most math.MaxInt32.
+	MaxRequestWaitMs int64
+	// WriteTimeoutMs closes an accepted connection one of whose writes of
+	// responses has not completed that long after it began: a client that
+	// does not read its responses (Kafka's socket has no such deadline);
+	// 0 means DefaultWriteTimeoutMs, negative never.
+	WriteTimeoutMs int64
 	// OnEvent, if set, is called after every event the host handled — a
 	// request, a response, a tick, a connection opened or lost — with the
 	// node lock held, so it must neither block nor call the Host (signal a
@@ -89,6 +124,20 @@ func (c Config) backoffMaxMs() int64 {
 	return positive(c.ReconnectBackoffMaxMs, DefaultReconnectBackoffMaxMs)
 }
 func (c Config) dialTimeoutMs() int64 { return positive(c.DialTimeoutMs, DefaultDialTimeoutMs) }
+func (c Config) maxRequestWaitMs() int64 {
+	return min(positive(c.MaxRequestWaitMs, DefaultMaxRequestWaitMs), math.MaxInt32)
+}
+
+// orDefault returns v, deflt for 0, and -1 (none) for a negative v.
+func orDefault(v, deflt int64) int64 {
+	switch {
+	case v < 0:
+		return -1
+	case v == 0:
+		return deflt
+	}
+	return v
+}
 
 func positive[T int | int64](v, deflt T) T {
 	if v <= 0 {
@@ -136,6 +185,16 @@ type Host struct {
 	deferred []replica.Addr // peers to tell the node of once route is done
 	// idleTimer is the idle sweep (idle.go); nil when none runs.
 	idleTimer clock.Timer
+	// granted lists the connections given fetch-response bytes during the
+	// route under way (releaseGrants).
+	granted []*inConn
+
+	// mem is the memory budget of the accepted connections (budget.go).
+	mem *memBudget
+	// wmu guards writeTimer, the sweep of the write deadlines
+	// (deadline.go); taken without h.mu or after it.
+	wmu        sync.Mutex
+	writeTimer clock.Timer
 
 	changed chan struct{} // signalled after every event, for Close's waits
 	// flushWake is signalled after an event that left a log with rolled
@@ -161,6 +220,7 @@ type nodeAPI struct {
 	halted          func() error
 	close           func() error
 	rolledUnflushed func(dst []*log.Log) []*log.Log
+	setFetchBudget  func(replica.FetchBudget)
 }
 
 // Serve starts a Host for node on ln and returns at once: connections are
@@ -177,7 +237,11 @@ func Serve(ln net.Listener, node replica.Node, cfg Config) (*Host, error) {
 		inbound: map[int32]*inConn{}, outbound: map[outKey]*outConn{},
 		changed: make(chan struct{}, 1), done: make(chan struct{}), flushWake: make(chan struct{}, 1),
 	}
+	h.mem = newMemBudget(orDefault(cfg.MaxHeldBytes, DefaultMaxHeldBytes), orDefault(cfg.MaxConnectionHeldBytes, DefaultMaxConnectionHeldBytes))
 	h.self, h.api = describe(node)
+	if h.api.setFetchBudget != nil {
+		h.api.setFetchBudget(h.grantFetchBytes)
+	}
 	h.drv = clock.NewDriver(h.clk, &h.mu, hostTicker{h}, h.event)
 	h.mu.Lock()
 	h.event()
@@ -304,6 +368,9 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 	}); ok {
 		api.rolledUnflushed = n.RolledUnflushedLogs
 	}
+	if n, ok := node.(interface{ SetFetchBudget(replica.FetchBudget) }); ok {
+		api.setFetchBudget = n.SetFetchBudget
+	}
 	return self, api
 }
 
@@ -365,6 +432,7 @@ func (h *Host) event() {
 // with the node lock held.
 func (h *Host) settle() {
 	h.route()
+	h.releaseGrants()
 	if h.drv != nil && !h.closed {
 		h.drv.Kick()
 	}
@@ -425,6 +493,37 @@ func (h *Host) routeEach(out []replica.Envelope) {
 		}
 		h.outConn(env.To, laneOf(env.Msg.APIKey())).send(env.Msg)
 	}
+}
+
+// grantFetchBytes is the broker's replica.FetchBudget: how many bytes of
+// records a fetch response to peer may carry now, taken from the memory
+// budget until the route that frames it is done (releaseGrants), when
+// what the socket did not take is counted instead. Peers the host did not
+// accept a connection from are not bounded here. The node lock is held.
+func (h *Host) grantFetchBytes(peer replica.Addr, want int) int {
+	if peer.Kind != replica.ClientAddr {
+		return want
+	}
+	c := h.inbound[peer.ID]
+	if c == nil {
+		return 0 // its answer has nowhere to go
+	}
+	g := h.mem.grant(c, want)
+	if g > 0 && c.memGranted == int64(g) {
+		h.granted = append(h.granted, c)
+	}
+	return g
+}
+
+// releaseGrants gives back the bytes granted to fetch responses once they
+// are framed (their unsent part is counted on its own) or were not sent.
+// The node lock is held.
+func (h *Host) releaseGrants() {
+	for _, c := range h.granted {
+		h.mem.releaseGrant(c)
+	}
+	clear(h.granted)
+	h.granted = h.granted[:0]
 }
 
 // disconnected tells the node that the connection to or from peer broke,
@@ -559,6 +658,7 @@ func (h *Host) stopLocked() {
 	h.closed = true
 	h.drv.Stop()
 	h.stopIdle()
+	h.stopWrites()
 	close(h.done)
 	for _, c := range h.inbound {
 		c.shut()

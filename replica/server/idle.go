@@ -16,9 +16,12 @@ func (c Config) maxIdleMs() int64 {
 
 // An accepted connection is idle when nothing happened on it for
 // Config.ConnectionsMaxIdleMs on the host's clock: no request read, no
-// response handed to it, and none of its requests waiting for an answer
-// or for the socket (a parked fetch keeps its connection open however long
-// it waits). Kafka's Selector closes such connections, so that a client
+// response handed to it, no write of responses under way, and none of its
+// requests waiting for an answer within the wait it may be parked for
+// (Config.MaxRequestWaitMs clamps it): a parked fetch counts as activity
+// until its clamped MaxWaitMs ends, never longer, so a request the node
+// never answers does not keep its connection, and the memory it holds,
+// for ever. Kafka's Selector closes idle connections, so that a client
 // that vanished without a FIN does not hold a socket for ever.
 //
 // One timer per host sweeps the connections: at the earliest moment one
@@ -29,16 +32,24 @@ func (c Config) maxIdleMs() int64 {
 // touch records activity on c at nowMs. The node lock is held.
 func (c *inConn) touch(nowMs int64) { c.lastActiveMs = nowMs }
 
-// busy reports whether a request of c waits for its answer or its answer
-// for the socket, or whether c is dead (nothing to close). The node lock
-// is held.
-func (c *inConn) busy() bool {
-	if len(c.queue) > 0 {
-		return true
-	}
+// activeUntil returns until when c counts as active: its last activity,
+// or later while one of its requests may still be parked; ok false while
+// a write of its responses is under way or c is dead (nothing to close).
+// The node lock is held.
+func (c *inConn) activeUntil(nowMs int64) (untilMs int64, ok bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.dead || len(c.out) > 0 || c.writing
+	busy := c.dead || len(c.out) > 0 || c.writing
+	c.mu.Unlock()
+	if busy {
+		return nowMs, false
+	}
+	untilMs = c.lastActiveMs
+	for _, q := range c.queue {
+		if !q.ready && !q.closeMark {
+			untilMs = max(untilMs, q.activeUntilMs)
+		}
+	}
+	return untilMs, true
 }
 
 // watchIdle starts the idle sweep after a connection was accepted, if it
@@ -64,13 +75,14 @@ func (h *Host) sweepIdle() {
 		next = now + bound
 	}
 	for _, c := range h.inbound {
-		if c.busy() {
-			// Busy now: idle, if ever, only from now on. A response still
-			// being written counts as activity until it is out.
+		active, ok := c.activeUntil(now)
+		if !ok {
+			// Writing now: idle, if ever, only from now on. A write that
+			// does not end is the write deadline's (deadline.go).
 			c.touch(now)
 			continue
 		}
-		if expires := c.lastActiveMs + bound; expires > now {
+		if expires := saturatingAdd(active, bound); expires > now {
 			next = min(next, expires)
 			continue
 		}

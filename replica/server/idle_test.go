@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"math"
+	"slices"
 	"sync"
 	"testing"
 
@@ -35,8 +37,11 @@ func (n *holder) answerAll() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, env := range n.held {
-		n.outbox = append(n.outbox, replica.Envelope{From: env.To, To: env.From, Response: true,
-			Msg: &wire.MetadataResponse{CorrelationID: env.Msg.Correlation()}})
+		var resp wire.Message = &wire.MetadataResponse{CorrelationID: env.Msg.Correlation()}
+		if env.Msg.APIKey() == wire.APIFetch {
+			resp = &wire.FetchResponse{CorrelationID: env.Msg.Correlation()}
+		}
+		n.outbox = append(n.outbox, replica.Envelope{From: env.To, To: env.From, Response: true, Msg: resp})
 	}
 	n.held = nil
 }
@@ -59,11 +64,18 @@ func (n *holder) Outbox() []replica.Envelope {
 
 // idleHost hosts a holder on a Manual clock with cfg's idle bound.
 func idleHost(t *testing.T, maxIdleMs int64) (*server.Host, *holder, *clock.Manual, *events) {
+	return idleHostWith(t, server.Config{ConnectionsMaxIdleMs: maxIdleMs})
+}
+
+// idleHostWith hosts a holder on a Manual clock with cfg (its Clock,
+// OnEvent and Logf set here).
+func idleHostWith(t *testing.T, cfg server.Config) (*server.Host, *holder, *clock.Manual, *events) {
 	t.Helper()
 	ev := newEvents()
 	clk := clock.NewManual(1_000_000)
 	node := &holder{}
-	h, err := server.Serve(listen(t), node, server.Config{Clock: clk, OnEvent: ev.signal, ConnectionsMaxIdleMs: maxIdleMs, Logf: logf(t, "host")})
+	cfg.Clock, cfg.OnEvent, cfg.Logf = clk, ev.signal, logf(t, "host")
+	h, err := server.Serve(listen(t), node, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,19 +111,23 @@ func TestIdleConnectionClosed(t *testing.T) {
 	cl.expectClosed()
 }
 
-// TestConnectionWithARequestInFlightIsNotIdle: a connection whose request
-// waits for its answer (parked, as a long-polling fetch) is not idle,
-// however long it waits; the count starts once the answer is out.
-func TestConnectionWithARequestInFlightIsNotIdle(t *testing.T) {
-	const maxIdle = 1000
-	h, node, clk, ev := idleHost(t, maxIdle)
+// TestAParkedRequestCountsAsActivityOnlyForItsClampedWait: a connection
+// whose request waits for its answer (parked, as a long-polling fetch) is
+// not idle while the request may still be parked — its MaxWaitMs,
+// clamped to MaxRequestWaitMs — and is idle the bound after that, answer
+// or not; a request that asks for no wait (a metadata request) counts
+// only at its arrival. Once an answer is out, the count starts from it.
+func TestAParkedRequestCountsAsActivityOnlyForItsClampedWait(t *testing.T) {
+	const maxIdle, maxWait = 1000, 5000
+	h, node, clk, ev := idleHostWith(t, server.Config{ConnectionsMaxIdleMs: maxIdle, MaxRequestWaitMs: maxWait})
+
 	cl := dial(t, h.Addr().String())
 	defer cl.close()
-	corr := cl.send(&wire.MetadataRequest{})
-	ev.await(t, "the request held", func() bool { _, held := node.count(); return held == 1 })
-	clk.Advance(10 * maxIdle)
+	corr := cl.send(&wire.FetchRequest{ReplicaID: wire.ConsumerReplicaID, MaxWaitMs: math.MaxInt32, MinBytes: 1})
+	ev.await(t, "the fetch held", func() bool { _, held := node.count(); return held == 1 })
+	clk.Advance(maxWait + maxIdle - 1)
 	if h.OpenInbound() != 1 {
-		t.Fatalf("a connection whose request was held for %d ms was closed as idle", 10*maxIdle)
+		t.Fatalf("closed %d ms after a fetch that may be parked %d ms", maxWait+maxIdle-1, maxWait)
 	}
 	h.Do(func(int64) { node.answerAll() })
 	if m := cl.receive(); m.Correlation() != corr {
@@ -120,6 +136,68 @@ func TestConnectionWithARequestInFlightIsNotIdle(t *testing.T) {
 	clk.Advance(maxIdle - 1)
 	if h.OpenInbound() != 1 {
 		t.Fatalf("closed %d ms after its answer", maxIdle-1)
+	}
+	clk.Advance(1)
+	if h.OpenInbound() != 0 {
+		t.Fatalf("open %d ms after its answer", maxIdle)
+	}
+	cl.expectClosed()
+
+	// Never answered: idle the bound after the clamped wait ends.
+	cl2 := dial(t, h.Addr().String())
+	defer cl2.close()
+	cl2.send(&wire.FetchRequest{ReplicaID: wire.ConsumerReplicaID, MaxWaitMs: math.MaxInt32, MinBytes: 1})
+	ev.await(t, "the second fetch held", func() bool { _, held := node.count(); return held == 1 })
+	clk.Advance(maxWait + maxIdle - 1)
+	if h.OpenInbound() != 1 {
+		t.Fatal("closed before the clamped wait and the idle bound passed")
+	}
+	clk.Advance(1)
+	if h.OpenInbound() != 0 {
+		t.Fatalf("a fetch never answered kept its connection %d ms past its clamped wait", maxIdle)
+	}
+	cl2.expectClosed()
+
+	// A held metadata request asks for no wait: idle the bound after it.
+	cl3 := dial(t, h.Addr().String())
+	defer cl3.close()
+	cl3.send(&wire.MetadataRequest{})
+	ev.await(t, "the metadata request held", func() bool { _, held := node.count(); return held == 2 })
+	clk.Advance(maxIdle)
+	if h.OpenInbound() != 0 {
+		t.Fatal("a held request that asked for no wait kept its connection past the idle bound")
+	}
+	cl3.expectClosed()
+}
+
+// TestAFetchWaitIsClampedBeforeTheNodeSeesIt: the node is handed a
+// fetch's MaxWaitMs and a produce's TimeoutMs clamped to
+// MaxRequestWaitMs, so no client can park a request, and what it holds,
+// longer (Kafka's broker honours any wait).
+func TestAFetchWaitIsClampedBeforeTheNodeSeesIt(t *testing.T) {
+	const maxWait = 5000
+	h, node, _, ev := idleHostWith(t, server.Config{MaxRequestWaitMs: maxWait})
+	cl := dial(t, h.Addr().String())
+	defer cl.close()
+	cl.send(&wire.FetchRequest{ReplicaID: wire.ConsumerReplicaID, MaxWaitMs: math.MaxInt32, MinBytes: 1})
+	cl.send(&wire.FetchRequest{ReplicaID: wire.ConsumerReplicaID, MaxWaitMs: 10, MinBytes: 1})
+	cl.send(&wire.ProduceRequest{Acks: wire.AcksAll, TimeoutMs: math.MaxInt32})
+	ev.await(t, "three requests held", func() bool { _, held := node.count(); return held == 3 })
+	var waits []int64
+	h.Do(func(int64) {
+		node.mu.Lock()
+		defer node.mu.Unlock()
+		for _, env := range node.held {
+			switch m := env.Msg.(type) {
+			case *wire.FetchRequest:
+				waits = append(waits, int64(m.MaxWaitMs))
+			case *wire.ProduceRequest:
+				waits = append(waits, int64(m.TimeoutMs))
+			}
+		}
+	})
+	if want := []int64{maxWait, 10, maxWait}; !slices.Equal(waits, want) {
+		t.Fatalf("the node saw waits %v, want %v", waits, want)
 	}
 }
 

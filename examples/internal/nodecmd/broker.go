@@ -33,6 +33,10 @@ type brokerFlags struct {
 	FetchWaitMs       int
 	ShutdownTimeoutMs int64
 	MaxIdleMs         int64
+	MaxHeldBytes      int64
+	MaxConnHeldBytes  int64
+	MaxRequestWaitMs  int64
+	WriteTimeoutMs    int64
 }
 
 // brokerFlagSet declares the broker's flags into f.
@@ -51,6 +55,10 @@ func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 	fs.Int64Var(&f.HeartbeatMs, "heartbeat-ms", replica.DefaultHeartbeatIntervalMs, "broker.heartbeat.interval.ms, 10 to 60000")
 	fs.IntVar(&f.FetchWaitMs, "replica-fetch-wait-ms", 500, "replica.fetch.wait.max.ms: how long a leader may hold a follower's fetch, 0 to 60000")
 	fs.Int64Var(&f.ShutdownTimeoutMs, "shutdown-timeout-ms", server.DefaultShutdownTimeoutMs, "how long a clean stop waits for the controller to move this broker's leaderships, 0 to 600000")
+	fs.Int64Var(&f.MaxHeldBytes, "max-held-bytes", server.DefaultMaxHeldBytes, "the request and response bytes all client connections may hold together (queued.max.request.bytes, but finite), 1048576 to 1099511627776")
+	fs.Int64Var(&f.MaxConnHeldBytes, "max-connection-held-bytes", server.DefaultMaxConnectionHeldBytes, "the bytes one client connection may hold, 65536 to 1099511627776")
+	fs.Int64Var(&f.MaxRequestWaitMs, "max-request-wait-ms", server.DefaultMaxRequestWaitMs, "the longest a fetch's MaxWaitMs or a produce's timeout may park it, 1 to 2147483647")
+	fs.Int64Var(&f.WriteTimeoutMs, "write-timeout-ms", server.DefaultWriteTimeoutMs, "close a client's connection when one write of its responses takes this long, 100 to 3600000")
 	fs.Int64Var(&f.MaxIdleMs, "connections-max-idle-ms", server.DefaultConnectionsMaxIdleMs, "connections.max.idle.ms: close a client's connection idle this long, 100 to 604800000, or -1 for never")
 	return fs
 }
@@ -70,6 +78,10 @@ func (f *brokerFlags) validate() error {
 		checkRange("replica-fetch-wait-ms", f.FetchWaitMs, 0, 60_000),
 		checkRange("shutdown-timeout-ms", f.ShutdownTimeoutMs, 0, 600_000),
 		checkIdle("connections-max-idle-ms", f.MaxIdleMs),
+		checkRange("max-held-bytes", f.MaxHeldBytes, 1<<20, 1<<40),
+		checkRange("max-connection-held-bytes", f.MaxConnHeldBytes, 64<<10, 1<<40),
+		checkRange("max-request-wait-ms", f.MaxRequestWaitMs, 1, 1<<31-1),
+		checkRange("write-timeout-ms", f.WriteTimeoutMs, 100, 3_600_000),
 	} {
 		if err != nil {
 			return err
@@ -157,7 +169,11 @@ func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) i
 	h, err := server.Serve(ln, b, server.Config{
 		Clock: clk, Controller: f.Controller, ShutdownTimeoutMs: max(f.ShutdownTimeoutMs, 1),
 		OnEvent: func() { notify(events) }, Logf: logTo(stderr, fmt.Sprintf("broker %d", f.ID)),
-		ConnectionsMaxIdleMs: f.MaxIdleMs,
+		ConnectionsMaxIdleMs:   f.MaxIdleMs,
+		MaxHeldBytes:           f.MaxHeldBytes,
+		MaxConnectionHeldBytes: f.MaxConnHeldBytes,
+		MaxRequestWaitMs:       f.MaxRequestWaitMs,
+		WriteTimeoutMs:         f.WriteTimeoutMs,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
