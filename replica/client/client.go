@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -145,14 +146,29 @@ type connKey struct {
 // New returns a client for the cluster whose controller is at
 // cfg.Controller. It connects lazily, on the first request.
 func New(cfg Config) (*Client, error) {
-	if cfg.Controller == "" {
-		return nil, configError("Controller", "no address")
+	if err := checkAddress(cfg.Controller); err != nil {
+		return nil, configError("Config.Controller", "%v", err)
 	}
 	if cfg.Clock == nil {
-		return nil, configError("Clock", "nil")
+		return nil, configError("Config.Clock", "nil: a program passes the wall clock (examples/wallclock), a test a *clock.Manual")
 	}
-	if cfg.RequestTimeoutMs < 0 || cfg.RetryBackoffMs < 0 || cfg.RetryBackoffMaxMs < 0 || cfg.MaxFrameBytes < 0 || cfg.MetadataMaxAgeMs < 0 {
-		return nil, configError("RequestTimeoutMs, RetryBackoffMs, RetryBackoffMaxMs, MaxFrameBytes, MetadataMaxAgeMs", "negative")
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"RequestTimeoutMs", cfg.RequestTimeoutMs}, {"RetryBackoffMs", cfg.RetryBackoffMs},
+		{"RetryBackoffMaxMs", cfg.RetryBackoffMaxMs}, {"MaxFrameBytes", int64(cfg.MaxFrameBytes)},
+		{"MetadataMaxAgeMs", cfg.MetadataMaxAgeMs},
+	} {
+		if f.v < 0 {
+			return nil, configError("Config."+f.name, "%d is negative (0 takes the default)", f.v)
+		}
+	}
+	if cfg.RetryBackoffMs > 0 && cfg.RetryBackoffMaxMs > 0 && cfg.RetryBackoffMaxMs < cfg.RetryBackoffMs {
+		return nil, configError("Config.RetryBackoffMaxMs", "%d is below RetryBackoffMs %d", cfg.RetryBackoffMaxMs, cfg.RetryBackoffMs)
+	}
+	if cfg.MaxFrameBytes > 0 && cfg.MaxFrameBytes < minFrameBytes {
+		return nil, configError("Config.MaxFrameBytes", "%d is below %d: no answer with a record would fit", cfg.MaxFrameBytes, minFrameBytes)
 	}
 	if cfg.MetadataMaxAgeMs == 0 {
 		cfg.MetadataMaxAgeMs = DefaultMetadataMaxAgeMs
@@ -188,6 +204,34 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.meta.init(c)
 	return c, nil
+}
+
+// minFrameBytes is the least Config.MaxFrameBytes: room for an answer's
+// fixed fields and a small batch.
+const minFrameBytes = 1024
+
+// checkAddress checks that addr is host:port with a host and a port
+// number, as Kafka's clients check bootstrap.servers: an address that
+// cannot be dialled is refused at New, not by every later request.
+func checkAddress(addr string) error {
+	if addr == "" {
+		return errors.New("no address: give the controller's host:port")
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return fmt.Errorf("%q is not host:port: %v", addr, err)
+	}
+	if host == "" {
+		return fmt.Errorf("%q has no host", addr)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return fmt.Errorf("%q: port %q is not a number from 1 to 65535", addr, port)
+	}
+	return nil
 }
 
 // Close releases everything: it fails every record not yet acknowledged
@@ -542,4 +586,11 @@ func (tt *trackedTimer) Stop() bool {
 	}
 	tt.t.done()
 	return true
+}
+
+// maxRequestBatchBytes is the most a produce request's batches may hold:
+// the frame bound less room for the request's other fields.
+func (c *Client) maxRequestBatchBytes() int {
+	n := c.cfg.MaxFrameBytes
+	return n - min(n/2, 64<<10)
 }
