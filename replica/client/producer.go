@@ -64,7 +64,7 @@ const (
 	// DefaultUnknownTopicRetries is franz-go's UnknownTopicRetries default:
 	// Kafka's producer has none (it waits max.block.ms).
 	DefaultUnknownTopicRetries = 4
-	maxIdempotentInFlight    = 5        // the broker remembers 5 batches per producer
+	maxIdempotentInFlight      = 5 // the broker remembers 5 batches per producer
 )
 
 // ProducerConfig configures a Producer. Zero fields take the defaults.
