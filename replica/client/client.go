@@ -134,6 +134,9 @@ type Client struct {
 	fetches   atomic.Int64   // fetch requests sent, for tests
 	fetchSent chan struct{}  // closed at the next fetch, made by a test waiting for one
 	onSleep   func(ms int64) // told when a consumer backs off, for tests
+	// onMetadataWait is told when a consumer starts its bounded wait for
+	// its partition's metadata, for tests.
+	onMetadataWait func()
 }
 
 // connKey names a shared connection: the controller's, or a broker's

@@ -132,7 +132,7 @@ func (m *metadata) timeoutError(subject, field string, ms int64, cause error) er
 	case cause != nil && !errors.Is(cause, errNoMetadata):
 		return fmt.Errorf("client: %s: %w after %d ms (%s): the controller at %s answers: %w", subject, ErrMetadataTimeout, ms, field, addr, cause)
 	case last != nil:
-		return fmt.Errorf("client: %s: %w after %d ms (%s): no answer from the controller at %s (%d tries in a row failed), the last: %w", subject, ErrMetadataTimeout, ms, field, addr, failures, last)
+		return fmt.Errorf("client: %s: %w after %d ms (%s): no answer from the controller at %s (failed %d times in a row), the last: %w", subject, ErrMetadataTimeout, ms, field, addr, failures, last)
 	}
 	return fmt.Errorf("client: %s: %w after %d ms (%s): no answer yet from the controller at %s", subject, ErrMetadataTimeout, ms, field, addr)
 }
@@ -268,14 +268,17 @@ func (m *metadata) answered(payload []byte, err error) {
 		m.apply(&resp)
 		m.restartAgeLocked()
 	}
-	close(m.changed)
-	m.changed = make(chan struct{})
 	var req *wire.MetadataRequest
 	ok := false
 	if m.again {
 		m.again = false
 		req, ok = m.startLocked()
 	}
+	// Waiters wake once the next refresh is armed (its timer set, or it
+	// is in flight), so a test on a manual clock that waited for this
+	// one finds the next one's timer.
+	close(m.changed)
+	m.changed = make(chan struct{})
 	listeners := make([]*Producer, 0, len(m.listeners))
 	for p := range m.listeners {
 		listeners = append(listeners, p)
