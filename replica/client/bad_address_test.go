@@ -186,11 +186,7 @@ func TestAnUnreachableClusterEndsTheFirstConsumeWithinDefaultAPITimeoutMs(t *tes
 		}
 		ended <- nil
 	}()
-	select {
-	case <-armed:
-	case <-time.After(waitGuard):
-		t.Fatal("the consumer never began waiting for metadata")
-	}
+	awaitSignal(t, armed, "the consumer to begin waiting for metadata")
 	awaitMetadataFailure(t, c)
 	advanceSettling(t, c, clk, DefaultAPITimeoutMs-1)
 	select {

@@ -133,8 +133,8 @@ func (p *Producer) placeLocked(topic string, tw *topicWait, now int64) {
 			tw.seen = answers
 			tw.unknown++
 			if r := p.cfg.UnknownTopicRetries; r >= 0 && tw.unknown >= r {
-				p.failWaitingLocked(topic, fmt.Errorf("client: topic %s: the last %d metadata answers of the controller at %s name no such topic: %w",
-					topic, tw.unknown, p.c.cfg.Controller, wire.ErrUnknownTopicOrPartition))
+				p.failWaitingLocked(topic, fmt.Errorf("client: topic %s: the last %d metadata answers of the controller at %s name no topic %s: %w",
+					topic, tw.unknown, p.c.cfg.Controller, topic, wire.ErrUnknownTopicOrPartition))
 				return
 			}
 		} else if err == nil || !errors.Is(err, wire.ErrUnknownTopicOrPartition) {

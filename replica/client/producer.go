@@ -177,6 +177,7 @@ type Producer struct {
 	maxSpares int
 
 	resends atomic.Int64 // batches sent again, for tests
+	onBlock func()       // told when Send begins to wait for room, for tests
 
 	// waiting holds keyed records whose topic's partition count is not
 	// known yet, per topic, in waitOrder (missing.go); placing is set
@@ -342,6 +343,9 @@ func (p *Producer) send(ctx context.Context, rec *Record, done func(Offset, erro
 			expired = make(chan struct{})
 			t := p.c.clock.AfterFunc(p.cfg.MaxBlockMs, func() { close(expired) })
 			defer t.Stop()
+			if p.onBlock != nil {
+				p.onBlock()
+			}
 		}
 		select {
 		case <-room:
