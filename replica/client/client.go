@@ -395,13 +395,25 @@ type TopicConfig struct {
 	MinISR int32
 }
 
-// CreateTopic asks the controller to create a topic. A refusal matches
-// its wire error (wire.ErrTopicAlreadyExists, ...). The topic's leaders
+// CreateTopic asks the controller to create a topic. A TopicConfig that
+// cannot be valid (no partitions, no replicas, a negative MinISR) is
+// refused before anything is sent, with ErrInvalidConfig naming the
+// field; the controller's refusal matches its wire error
+// (wire.ErrTopicAlreadyExists, wire.ErrInvalidReplicationFactor, ...) and
+// says what was wrong. The topic's leaders
 // are elected by the controller right after; a producer or consumer that
 // asks before waits for them.
 func (c *Client) CreateTopic(ctx context.Context, t TopicConfig) error {
 	if err := wire.ValidateTopic(t.Name); err != nil {
 		return err
+	}
+	switch {
+	case t.Partitions < 1:
+		return configError("TopicConfig.Partitions", "%d: a topic has at least 1 partition", t.Partitions)
+	case t.ReplicationFactor < 1:
+		return configError("TopicConfig.ReplicationFactor", "%d: a partition has at least 1 replica", t.ReplicationFactor)
+	case t.MinISR < 0:
+		return configError("TopicConfig.MinISR", "%d is negative (0 takes the controller's default)", t.MinISR)
 	}
 	cn, err := c.controllerConn()
 	if err != nil {
@@ -418,7 +430,9 @@ func (c *Client) CreateTopic(ctx context.Context, t TopicConfig) error {
 		return err
 	}
 	if resp.ErrorCode != wire.CodeNone {
-		return fmt.Errorf("client: create topic %s: %w (%s)", t.Name, resp.ErrorCode.Err(), resp.ErrorMessage)
+		// The controller's message says what was wrong; the code's own
+		// description only names the kind.
+		return fmt.Errorf("client: create topic %s: refused by the controller: %s: %w", t.Name, resp.ErrorMessage, resp.ErrorCode.Err())
 	}
 	c.meta.refresh(t.Name)
 	return nil
