@@ -268,7 +268,7 @@ func (s *session) connect(ctx context.Context) (int32, error) {
 			return 0, err
 		}
 		if !s.known && (errors.Is(err, errNoMetadata) || errors.Is(err, wire.ErrUnknownTopicOrPartition)) {
-			n, _, topicKnown, answers := s.c.meta.partitions(s.tp.Topic)
+			n, topicKnown, answers, _ := s.c.meta.partitions(s.tp.Topic)
 			if expired == nil {
 				expired = make(chan struct{})
 				t := s.c.clock.AfterFunc(s.co.cfg.DefaultAPITimeoutMs, func() { close(expired) })

@@ -106,17 +106,17 @@ func (m *metadata) leader(tp TopicPartition) (id, epoch int32, addr string, err 
 // the refusal. answers counts the successful refreshes so far, so a
 // caller can tell a fresh answer from one it has seen. Neither (n 0, err
 // nil, ok false) means no answer named the topic yet.
-func (m *metadata) partitions(topic string) (n int32, err error, ok bool, answers uint64) {
+func (m *metadata) partitions(topic string) (n int32, ok bool, answers uint64, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, known := m.topics[topic]
 	switch {
 	case !known:
-		return 0, nil, false, m.answers
+		return 0, false, m.answers, nil
 	case t.code != wire.CodeNone:
-		return 0, t.code.Err(), false, m.answers
+		return 0, false, m.answers, t.code.Err()
 	}
-	return t.partitions, nil, true, m.answers
+	return t.partitions, true, m.answers, nil
 }
 
 // timeoutError is ErrMetadataTimeout for subject, which waited ms (the

@@ -58,7 +58,7 @@ func (p *Producer) keyPartitionLocked(rec *Record) (int32, bool) {
 	if p.waiting[rec.Topic] != nil {
 		return 0, false
 	}
-	n, _, ok, _ := p.c.meta.partitions(rec.Topic)
+	n, ok, _, _ := p.c.meta.partitions(rec.Topic)
 	if !ok || n <= 0 {
 		return 0, false
 	}
@@ -99,7 +99,7 @@ func (p *Producer) waitLocked(rec *Record, done func(Offset, error), many func(i
 	tw := p.waiting[rec.Topic]
 	if tw == nil {
 		tw = &topicWait{}
-		_, _, _, tw.seen = p.c.meta.partitions(rec.Topic)
+		_, _, tw.seen, _ = p.c.meta.partitions(rec.Topic)
 		p.waiting[rec.Topic] = tw
 		p.waitOrder = append(p.waitOrder, rec.Topic)
 	}
@@ -127,7 +127,7 @@ func cloneHeaders(hs []Header) []Header {
 // answer that said the topic does not exist, fails the records once
 // UnknownTopicRetries did, and asks for metadata again.
 func (p *Producer) placeLocked(topic string, tw *topicWait, now int64) {
-	n, err, ok, answers := p.c.meta.partitions(topic)
+	n, ok, answers, err := p.c.meta.partitions(topic)
 	if !ok || n <= 0 {
 		if err != nil && errors.Is(err, wire.ErrUnknownTopicOrPartition) && answers != tw.seen {
 			tw.seen = answers
@@ -224,7 +224,7 @@ func (p *Producer) checkMissingLocked(now int64) {
 		if part.everSent {
 			continue
 		}
-		n, _, known, answers := p.c.meta.partitions(part.tp.Topic)
+		n, known, answers, _ := p.c.meta.partitions(part.tp.Topic)
 		_, _, _, err := p.c.meta.leader(part.tp)
 		if (part.open == nil && len(part.batches) == 0) || err == nil || !errors.Is(err, wire.ErrUnknownTopicOrPartition) {
 			part.unknown, part.seenAnswers = 0, answers
@@ -282,7 +282,7 @@ func (p *Producer) expireMissingLocked(now int64) {
 		if k == 0 {
 			continue
 		}
-		_, cause, _, _ := p.c.meta.partitions(topic)
+		_, _, _, cause := p.c.meta.partitions(topic)
 		err := p.c.meta.timeoutError("topic "+topic, "ProducerConfig.MaxBlockMs", p.cfg.MaxBlockMs, cause)
 		for j := range k {
 			p.failOneLocked(&tw.recs[j], err)

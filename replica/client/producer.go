@@ -463,7 +463,7 @@ func (p *Producer) partitionLocked(rec *Record) (*partition, error) {
 			return nil, fmt.Errorf("client: %s: %w", tp, wire.ErrInvalidPartition)
 		}
 		part = &partition{tp: tp}
-		_, _, _, part.seenAnswers = p.c.meta.partitions(tp.Topic)
+		_, _, part.seenAnswers, _ = p.c.meta.partitions(tp.Topic)
 		p.parts[tp] = part
 		p.order = append(p.order, part)
 		p.c.meta.follow(tp.Topic)
