@@ -44,7 +44,8 @@ func testAcknowledgedRecords(t *testing.T, kill bool) {
 	defer cl.Close()
 	const parts = 3
 	createTopic(t, c, cl, "acked", parts, 3, 2)
-	p, err := cl.NewProducer(client.ProducerConfig{BatchBytes: 1024, MaxBufferedBytes: 6 * 1024, MaxRecordBytes: 1024})
+	// Records name their partitions, keyed ones too: ManualPartitioner.
+	p, err := cl.NewProducer(client.ProducerConfig{BatchBytes: 1024, MaxBufferedBytes: 6 * 1024, MaxRecordBytes: 1024, Partitioner: client.ManualPartitioner})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -133,6 +134,9 @@ type Client struct {
 	fetches   atomic.Int64   // fetch requests sent, for tests
 	fetchSent chan struct{}  // closed at the next fetch, made by a test waiting for one
 	onSleep   func(ms int64) // told when a consumer backs off, for tests
+	// onMetadataWait is told when a consumer starts its bounded wait for
+	// its partition's metadata, for tests.
+	onMetadataWait func()
 }
 
 // connKey names a shared connection: the controller's, or a broker's
@@ -145,14 +149,29 @@ type connKey struct {
 // New returns a client for the cluster whose controller is at
 // cfg.Controller. It connects lazily, on the first request.
 func New(cfg Config) (*Client, error) {
-	if cfg.Controller == "" {
-		return nil, configError("Controller", "no address")
+	if err := checkAddress(cfg.Controller); err != nil {
+		return nil, configError("Config.Controller", "%v", err)
 	}
 	if cfg.Clock == nil {
-		return nil, configError("Clock", "nil")
+		return nil, configError("Config.Clock", "nil: a program passes the wall clock (examples/wallclock), a test a *clock.Manual")
 	}
-	if cfg.RequestTimeoutMs < 0 || cfg.RetryBackoffMs < 0 || cfg.RetryBackoffMaxMs < 0 || cfg.MaxFrameBytes < 0 || cfg.MetadataMaxAgeMs < 0 {
-		return nil, configError("RequestTimeoutMs, RetryBackoffMs, RetryBackoffMaxMs, MaxFrameBytes, MetadataMaxAgeMs", "negative")
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"RequestTimeoutMs", cfg.RequestTimeoutMs}, {"RetryBackoffMs", cfg.RetryBackoffMs},
+		{"RetryBackoffMaxMs", cfg.RetryBackoffMaxMs}, {"MaxFrameBytes", int64(cfg.MaxFrameBytes)},
+		{"MetadataMaxAgeMs", cfg.MetadataMaxAgeMs},
+	} {
+		if f.v < 0 {
+			return nil, configError("Config."+f.name, "%d is negative (0 takes the default)", f.v)
+		}
+	}
+	if cfg.RetryBackoffMs > 0 && cfg.RetryBackoffMaxMs > 0 && cfg.RetryBackoffMaxMs < cfg.RetryBackoffMs {
+		return nil, configError("Config.RetryBackoffMaxMs", "%d is below RetryBackoffMs %d", cfg.RetryBackoffMaxMs, cfg.RetryBackoffMs)
+	}
+	if cfg.MaxFrameBytes > 0 && cfg.MaxFrameBytes < minFrameBytes {
+		return nil, configError("Config.MaxFrameBytes", "%d is below %d: no answer with a record would fit", cfg.MaxFrameBytes, minFrameBytes)
 	}
 	if cfg.MetadataMaxAgeMs == 0 {
 		cfg.MetadataMaxAgeMs = DefaultMetadataMaxAgeMs
@@ -188,6 +207,34 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.meta.init(c)
 	return c, nil
+}
+
+// minFrameBytes is the least Config.MaxFrameBytes: room for an answer's
+// fixed fields and a small batch.
+const minFrameBytes = 1024
+
+// checkAddress checks that addr is host:port with a host and a port
+// number, as Kafka's clients check bootstrap.servers: an address that
+// cannot be dialled is refused at New, not by every later request.
+func checkAddress(addr string) error {
+	if addr == "" {
+		return errors.New("no address: give the controller's host:port")
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return fmt.Errorf("%q is not host:port: %v", addr, err)
+	}
+	if host == "" {
+		return fmt.Errorf("%q has no host", addr)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return fmt.Errorf("%q: port %q is not a number from 1 to 65535", addr, port)
+	}
+	return nil
 }
 
 // Close releases everything: it fails every record not yet acknowledged
@@ -348,13 +395,25 @@ type TopicConfig struct {
 	MinISR int32
 }
 
-// CreateTopic asks the controller to create a topic. A refusal matches
-// its wire error (wire.ErrTopicAlreadyExists, ...). The topic's leaders
+// CreateTopic asks the controller to create a topic. A TopicConfig that
+// cannot be valid (no partitions, no replicas, a negative MinISR) is
+// refused before anything is sent, with ErrInvalidConfig naming the
+// field; the controller's refusal matches its wire error
+// (wire.ErrTopicAlreadyExists, wire.ErrInvalidReplicationFactor, ...) and
+// says what was wrong. The topic's leaders
 // are elected by the controller right after; a producer or consumer that
 // asks before waits for them.
 func (c *Client) CreateTopic(ctx context.Context, t TopicConfig) error {
 	if err := wire.ValidateTopic(t.Name); err != nil {
 		return err
+	}
+	switch {
+	case t.Partitions < 1:
+		return configError("TopicConfig.Partitions", "%d: a topic has at least 1 partition", t.Partitions)
+	case t.ReplicationFactor < 1:
+		return configError("TopicConfig.ReplicationFactor", "%d: a partition has at least 1 replica", t.ReplicationFactor)
+	case t.MinISR < 0:
+		return configError("TopicConfig.MinISR", "%d is negative (0 takes the controller's default)", t.MinISR)
 	}
 	cn, err := c.controllerConn()
 	if err != nil {
@@ -371,7 +430,9 @@ func (c *Client) CreateTopic(ctx context.Context, t TopicConfig) error {
 		return err
 	}
 	if resp.ErrorCode != wire.CodeNone {
-		return fmt.Errorf("client: create topic %s: %w (%s)", t.Name, resp.ErrorCode.Err(), resp.ErrorMessage)
+		// The controller's message says what was wrong; the code's own
+		// description only names the kind.
+		return fmt.Errorf("client: create topic %s: refused by the controller: %s: %w", t.Name, resp.ErrorMessage, resp.ErrorCode.Err())
 	}
 	c.meta.refresh(t.Name)
 	return nil
@@ -542,4 +603,11 @@ func (tt *trackedTimer) Stop() bool {
 	}
 	tt.t.done()
 	return true
+}
+
+// maxRequestBatchBytes is the most a produce request's batches may hold:
+// the frame bound less room for the request's other fields.
+func (c *Client) maxRequestBatchBytes() int {
+	n := c.cfg.MaxFrameBytes
+	return n - min(n/2, 64<<10)
 }

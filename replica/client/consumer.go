@@ -18,6 +18,7 @@ const (
 	DefaultMinBytes          = 1        // fetch.min.bytes
 	DefaultMaxBytes          = 50 << 20 // fetch.max.bytes
 	DefaultPartitionMaxBytes = 1 << 20  // max.partition.fetch.bytes
+	DefaultAPITimeoutMs      = 60000    // default.api.timeout.ms
 )
 
 // ConsumerConfig configures a Consumer. Zero fields take the defaults.
@@ -36,6 +37,15 @@ type ConsumerConfig struct {
 	// PartitionMaxBytes bounds the records of the partition in one fetch.
 	// Default DefaultPartitionMaxBytes.
 	PartitionMaxBytes int32
+	// DefaultAPITimeoutMs bounds how long Records waits for its partition
+	// to appear in the metadata before the iteration ends with an error
+	// matching ErrMetadataTimeout, which names the controller's address
+	// and the last cause (Kafka's default.api.timeout.ms, which bounds
+	// its consumer's blocking calls). Sooner, once
+	// DefaultUnknownTopicRetries fresh metadata answers in a row say the
+	// topic or partition does not exist, it ends with an error matching
+	// wire.ErrUnknownTopicOrPartition. Default DefaultAPITimeoutMs.
+	DefaultAPITimeoutMs int64
 }
 
 // Consumer reads partitions. It holds only its configuration: each
@@ -50,13 +60,22 @@ type Consumer struct {
 
 // NewConsumer returns a consumer on c.
 func (c *Client) NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
-	if cfg.MaxWaitMs < 0 || cfg.MinBytes < 0 || cfg.MaxBytes < 0 || cfg.PartitionMaxBytes < 0 {
-		return nil, configError("ConsumerConfig", "negative value")
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"MaxWaitMs", int64(cfg.MaxWaitMs)}, {"MinBytes", int64(cfg.MinBytes)}, {"MaxBytes", int64(cfg.MaxBytes)},
+		{"PartitionMaxBytes", int64(cfg.PartitionMaxBytes)}, {"DefaultAPITimeoutMs", cfg.DefaultAPITimeoutMs},
+	} {
+		if f.v < 0 {
+			return nil, configError("ConsumerConfig."+f.name, "%d is negative (0 takes the default)", f.v)
+		}
 	}
 	cfg.MaxWaitMs = cmp.Or(cfg.MaxWaitMs, DefaultMaxWaitMs)
 	cfg.MinBytes = cmp.Or(cfg.MinBytes, DefaultMinBytes)
 	cfg.MaxBytes = cmp.Or(cfg.MaxBytes, DefaultMaxBytes)
 	cfg.PartitionMaxBytes = cmp.Or(cfg.PartitionMaxBytes, DefaultPartitionMaxBytes)
+	cfg.DefaultAPITimeoutMs = cmp.Or(cfg.DefaultAPITimeoutMs, DefaultAPITimeoutMs)
 	return &Consumer{c: c, cfg: cfg}, nil
 }
 
@@ -141,6 +160,10 @@ type session struct {
 	prefetched *pendingFetch
 	// batch is the decoder's, reused from batch to batch.
 	batch log.Batch
+	// known is set once the partition was in the metadata: until then
+	// connect's wait for it is bounded (DefaultAPITimeoutMs,
+	// DefaultUnknownTopicRetries).
+	known bool
 }
 
 // close ends the session's connection.
@@ -217,12 +240,21 @@ func (s *session) stopped(ctx context.Context) error {
 }
 
 // connect finds the partition's leader, waiting for metadata while it is
-// unknown, and returns its epoch with a connection to it.
+// unknown, and returns its epoch with a connection to it. Until the
+// partition was once in the metadata the wait is bounded: by
+// DefaultAPITimeoutMs, and by DefaultUnknownTopicRetries fresh answers in
+// a row that deny the topic or the partition.
 func (s *session) connect(ctx context.Context) (int32, error) {
+	var (
+		expired  chan struct{}
+		unknown  int
+		answered uint64
+	)
 	for {
 		seen := s.c.meta.next()
 		id, epoch, addr, err := s.c.meta.leader(s.tp)
 		if err == nil {
+			s.known = true
 			if s.cn == nil || s.leader != id || s.cn.addr != addr || s.cn.broken() {
 				s.close()
 				if s.cn, err = s.c.privateConn(id, addr); err != nil {
@@ -235,9 +267,40 @@ func (s *session) connect(ctx context.Context) (int32, error) {
 		if !errors.Is(err, errNoMetadata) && !wire.IsRetriable(err) {
 			return 0, err
 		}
+		if !s.known && (errors.Is(err, errNoMetadata) || errors.Is(err, wire.ErrUnknownTopicOrPartition)) {
+			n, topicKnown, answers, _ := s.c.meta.partitions(s.tp.Topic)
+			if expired == nil {
+				expired = make(chan struct{})
+				t := s.c.clock.AfterFunc(s.co.cfg.DefaultAPITimeoutMs, func() { close(expired) })
+				defer t.Stop()
+				answered = answers
+				if s.c.onMetadataWait != nil {
+					s.c.onMetadataWait()
+				}
+			}
+			if errors.Is(err, wire.ErrUnknownTopicOrPartition) && answers != answered {
+				answered = answers
+				if unknown++; unknown >= DefaultUnknownTopicRetries {
+					what := fmt.Sprintf("name no topic %s", s.tp.Topic)
+					if topicKnown {
+						what = fmt.Sprintf("give topic %s %d partitions, 0 to %d", s.tp.Topic, n, n-1)
+					}
+					return 0, fmt.Errorf("client: %s: the last %d metadata answers of the controller at %s %s: %w",
+						s.tp, unknown, s.c.cfg.Controller, what, wire.ErrUnknownTopicOrPartition)
+				}
+			}
+		} else {
+			unknown = 0
+		}
 		s.c.meta.refresh(s.tp.Topic)
-		if err := s.c.meta.wait(ctx, seen); err != nil {
-			return 0, err
+		select {
+		case <-seen:
+		case <-expired: // nil, never ready, once the partition was known
+			return 0, s.c.meta.timeoutError(s.tp.String(), "ConsumerConfig.DefaultAPITimeoutMs", s.co.cfg.DefaultAPITimeoutMs, err)
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-s.c.track.closing():
+			return 0, ErrClosed
 		}
 	}
 }

@@ -17,9 +17,13 @@
 //     one writer and one reader goroutine, frames bounded, timeouts.
 //   - metadata.go: leaders, leader epochs and endpoints, from the
 //     controller; metadata_age.go: its refresh once it is old.
-//   - producer.go: [Producer] — [Producer.Produce], [Producer.ProduceAsync],
-//     [Producer.ProduceManyAsync], [Producer.Flush]; batching by size and
-//     linger, acks, retries, delivery timeout.
+//   - producer.go: [Producer] — [Producer.Produce], [Producer.Send],
+//     [Producer.ProduceAsync], [Producer.ProduceManyAsync],
+//     [Producer.Flush]; batching by size and linger, acks, retries,
+//     delivery timeout, the wait for room in a full buffer.
+//   - partitioner.go: [Partitioner], [PartitionForKey] (Kafka's murmur2).
+//   - missing.go: records waiting for their topic's metadata, and their
+//     end when it never comes or denies the partition.
 //   - batch.go: a producer's RecordBatch v2, encoded in place.
 //   - idempotence.go: producer ids, sequences, and the rules for
 //     OUT_OF_ORDER_SEQUENCE_NUMBER and INVALID_PRODUCER_EPOCH.
@@ -34,6 +38,19 @@
 // [clock.Clock] of [Config.Clock], so a test drives them with a
 // [clock.Manual] and a program hands it the wall clock of
 // examples/wallclock.
+//
+// # Configuration
+//
+// New, NewProducer, NewConsumer and CreateTopic check their
+// configuration before anything is sent and refuse what cannot work with
+// [ErrInvalidConfig], naming the field and why: an address that is not
+// host:port with a port number (as Kafka checks bootstrap.servers), a
+// negative duration or size, an Acks or Partitioner that is not one of
+// the constants, a DeliveryTimeoutMs below LingerMs + AckTimeoutMs,
+// MaxInFlight above 5 with idempotence, a BatchBytes or MaxRecordBytes
+// whose request could not fit in a frame of Config.MaxFrameBytes (a
+// broker closes the connection on a larger frame), a topic without
+// partitions or replicas. Zero takes the default.
 //
 // # Connections and metadata
 //
@@ -66,6 +83,38 @@
 // named (a fetch's CurrentLeader, KIP-951).
 //
 // # Producing
+//
+// A record's partition is chosen by [ProducerConfig.Partitioner]. With
+// [KeyPartitioner], the default, a record with a key (Key not nil, empty
+// included) goes to toPositive(murmur2(key)) % partitions
+// ([PartitionForKey]), as Kafka's default partitioner puts it, so that
+// this producer and a Java producer put a key on the same partition; its
+// Partition is then ignored. A record without a key goes to its
+// Partition, as before keys chose (Kafka's sticky partitioner for records
+// without a key is not followed: the caller spreads them). With
+// [ManualPartitioner] every record goes to its Partition, key or not: the
+// way to name a keyed record's partition yourself.
+//
+// A record waits for its topic in the metadata, as Kafka's send() waits in
+// waitOnMetadata, but in the producer, never in ProduceAsync: a keyed
+// record whose topic's partition count is not known yet is copied into
+// the topic's queue and put in its partition's batch once the count comes
+// (a topic's keyed records keep their order); a record that names its
+// partition goes to that partition's batch at once. Until its partition
+// has been in the metadata, a record fails with an error matching
+// [ErrMetadataTimeout] once [ProducerConfig.MaxBlockMs] (Kafka's
+// max.block.ms, 60 s) has passed — naming the controller's address and
+// the last cause, such as a refused connection — or, sooner, with
+// wire.ErrUnknownTopicOrPartition once [ProducerConfig.UnknownTopicRetries]
+// (4) fresh metadata answers in a row, each asked for after it was handed
+// over, said that its topic or partition does not exist. From its first
+// send on, only the delivery timeout bounds it.
+//
+// The producer holds at most MaxBufferedBytes of records (below). When
+// they are held, [Producer.ProduceAsync] and [Producer.ProduceManyAsync]
+// refuse a record with [ErrBufferFull] at once, while [Producer.Send]
+// (and so [Producer.Produce]) waits for room, as Kafka's send() does: at
+// most MaxBlockMs, then ErrBufferFull, or until its context ends.
 //
 // A record is encoded at once into its partition's open batch (a
 // RecordBatch v2, uncompressed: kaenlog stores uncompressed batches only).
@@ -206,15 +255,24 @@
 // Retriable. A broken connection matches wire.ErrNetworkException, a
 // request that timed out wire.ErrRequestTimedOut. The client's own
 // conditions are sentinels: [ErrClosed], [ErrDeliveryTimeout] (which also
-// wraps the last error the record met), [ErrBufferFull],
-// [ErrInvalidConfig].
+// wraps the last error the record met), [ErrMetadataTimeout] (which wraps
+// the last cause too), [ErrBufferFull], [ErrInvalidConfig].
 //
 // # Where this client differs from Kafka's
 //
 //   - Metadata and producer ids come from the controller, the only address
 //     a client is given; Kafka's clients ask any broker.
-//   - The producer does not choose partitions: a record names its own
-//     (there is no partitioner and no key hashing).
+//   - Partitions: a key is hashed as Kafka's default partitioner does, but
+//     a record without a key goes to its Partition (no sticky
+//     partitioner), and the choice between the key and a record's
+//     Partition is the producer's ([ManualPartitioner], as franz-go's),
+//     not each record's: a Go int32 has no "unset".
+//   - A record waits for its topic's metadata in the producer, not in
+//     ProduceAsync (Kafka's send() blocks up to max.block.ms); and, as
+//     franz-go's UnknownTopicRetries does, it fails with
+//     UNKNOWN_TOPIC_OR_PARTITION after a few answers that deny its topic
+//     or partition, where Kafka's producer waits the whole max.block.ms
+//     and throws a TimeoutException.
 //   - Retries are bounded by the delivery timeout only (Kafka's retries
 //     setting defaults to "unbounded" too). A batch in flight when its
 //     delivery time ends fails when its answer or its request's timeout
@@ -227,7 +285,12 @@
 //   - Idempotence: see its section above (DUPLICATE_SEQUENCE_NUMBER, the
 //     gap after a failed batch).
 //   - The consumer is a per-partition iterator: no groups, no committed
-//     offsets, no automatic reset (Kafka's auto.offset.reset=none). It does
+//     offsets, no automatic reset (Kafka's auto.offset.reset=none). Its
+//     first wait for the partition's metadata ends the iteration after
+//     [ConsumerConfig.DefaultAPITimeoutMs] (ErrMetadataTimeout) or after
+//     DefaultUnknownTopicRetries answers that deny the partition
+//     (UNKNOWN_TOPIC_OR_PARTITION), where Kafka's consumer keeps polling
+//     an assigned partition that does not exist. It does
 //     not validate its position with OffsetsForLeaderEpoch after a change
 //     of leader (KIP-320): it reads committed records only, which a clean
 //     election never truncates.

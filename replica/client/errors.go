@@ -28,9 +28,22 @@ var (
 
 	// ErrBufferFull refuses a record the producer has no room for: it
 	// already holds ProducerConfig.MaxBufferedBytes of records not yet
-	// acknowledged (Kafka's buffer.memory). Produce waits for room instead;
-	// ProduceAsync returns it at once.
+	// acknowledged (Kafka's buffer.memory). ProduceAsync and
+	// ProduceManyAsync return it at once; Produce and Send wait for room
+	// first, as Kafka's send() does, and return it (wrapped) once
+	// ProducerConfig.MaxBlockMs passed without room.
 	ErrBufferFull = errors.New("client: producer buffer full")
+
+	// ErrMetadataTimeout fails a record, or ends a consumer's iteration,
+	// that waited ProducerConfig.MaxBlockMs (ConsumerConfig.
+	// DefaultAPITimeoutMs) for its topic and partition to appear in the
+	// metadata (Kafka's TimeoutException "Topic ... not present in
+	// metadata after ... ms"). The error names the controller's address
+	// and wraps the last cause: the connection's error (matching
+	// wire.ErrNetworkException), the request's timeout
+	// (wire.ErrRequestTimedOut), or what the controller said of the topic
+	// (wire.ErrUnknownTopicOrPartition).
+	ErrMetadataTimeout = errors.New("client: no metadata")
 
 	// ErrInvalidConfig refuses a configuration New, NewProducer or
 	// NewConsumer cannot work with; the error names the field.

@@ -190,6 +190,8 @@ type fakeCluster struct {
 	nextPID int64
 	// endpoints, if set, adds brokers the fakes are not.
 	endpoints map[int32]string
+	// metadataRequests counts the Metadata requests answered.
+	metadataRequests int
 }
 
 // fakeBroker is a broker whose requests the test answers.
@@ -251,6 +253,7 @@ func (fc *fakeCluster) control(r *fakeReq) {
 	defer fc.mu.Unlock()
 	switch m := r.msg.(type) {
 	case *wire.MetadataRequest:
+		fc.metadataRequests++
 		resp := &wire.MetadataResponse{}
 		for id := int32(1); id <= int32(len(fc.brokers)); id++ {
 			resp.Brokers = append(resp.Brokers, wire.MetadataBroker{ID: id, Endpoint: fc.brokers[id].addr()})

@@ -33,6 +33,7 @@ type metadata struct {
 	back      *backoff
 	changed   chan struct{} // closed and replaced after every refresh, failed or not
 	lastErr   error         // why the last refresh failed
+	answers   uint64        // refreshes that succeeded, counted
 	closed    bool
 	listeners map[*Producer]struct{}
 	// ageTimer refreshes the metadata once it is MetadataMaxAgeMs old;
@@ -98,6 +99,42 @@ func (m *metadata) leader(tp TopicPartition) (id, epoch int32, addr string, err 
 		return 0, 0, "", fmt.Errorf("client: %s: leader %d has no endpoint: %w", tp, p.leader, wire.ErrLeaderNotAvailable)
 	}
 	return p.leader, p.epoch, addr, nil
+}
+
+// partitions returns what the last answer said of topic: its partition
+// count (ok), or, when it said the topic does not exist or is invalid,
+// the refusal. answers counts the successful refreshes so far, so a
+// caller can tell a fresh answer from one it has seen. Neither (n 0, err
+// nil, ok false) means no answer named the topic yet.
+func (m *metadata) partitions(topic string) (n int32, ok bool, answers uint64, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, known := m.topics[topic]
+	switch {
+	case !known:
+		return 0, false, m.answers, nil
+	case t.code != wire.CodeNone:
+		return 0, false, m.answers, t.code.Err()
+	}
+	return t.partitions, true, m.answers, nil
+}
+
+// timeoutError is ErrMetadataTimeout for subject, which waited ms (the
+// config field named) for the metadata: it names the controller's
+// address and wraps the last cause — cause, what the metadata says of
+// subject, if it says anything, or else the last refresh's error.
+func (m *metadata) timeoutError(subject, field string, ms int64, cause error) error {
+	m.mu.Lock()
+	last, failures := m.lastErr, m.failures
+	m.mu.Unlock()
+	addr := m.c.cfg.Controller
+	switch {
+	case cause != nil && !errors.Is(cause, errNoMetadata):
+		return fmt.Errorf("client: %s: %w after %d ms (%s): the controller at %s answers: %w", subject, ErrMetadataTimeout, ms, field, addr, cause)
+	case last != nil:
+		return fmt.Errorf("client: %s: %w after %d ms (%s): no answer from the controller at %s (failed %d times in a row), the last: %w", subject, ErrMetadataTimeout, ms, field, addr, failures, last)
+	}
+	return fmt.Errorf("client: %s: %w after %d ms (%s): no answer yet from the controller at %s", subject, ErrMetadataTimeout, ms, field, addr)
 }
 
 // lastError returns why the last refresh failed, or nil.
@@ -226,18 +263,22 @@ func (m *metadata) answered(payload []byte, err error) {
 	} else {
 		m.failures = 0
 		m.lastErr = nil
+		m.answers++
 		m.notBefore = now + m.c.cfg.RetryBackoffMs
 		m.apply(&resp)
 		m.restartAgeLocked()
 	}
-	close(m.changed)
-	m.changed = make(chan struct{})
 	var req *wire.MetadataRequest
 	ok := false
 	if m.again {
 		m.again = false
 		req, ok = m.startLocked()
 	}
+	// Waiters wake once the next refresh is armed (its timer set, or it
+	// is in flight), so a test on a manual clock that waited for this
+	// one finds the next one's timer.
+	close(m.changed)
+	m.changed = make(chan struct{})
 	listeners := make([]*Producer, 0, len(m.listeners))
 	for p := range m.listeners {
 		listeners = append(listeners, p)

@@ -60,7 +60,11 @@ const (
 	DefaultDeliveryTimeoutMs = 120000   // delivery.timeout.ms
 	DefaultMaxBufferedBytes  = 32 << 20 // buffer.memory
 	DefaultMaxRecordBytes    = 1 << 20  // max.request.size
-	maxIdempotentInFlight    = 5        // the broker remembers 5 batches per producer
+	DefaultMaxBlockMs        = 60000    // max.block.ms
+	// DefaultUnknownTopicRetries is franz-go's UnknownTopicRetries default:
+	// Kafka's producer has none (it waits max.block.ms).
+	DefaultUnknownTopicRetries = 4
+	maxIdempotentInFlight      = 5 // the broker remembers 5 batches per producer
 )
 
 // ProducerConfig configures a Producer. Zero fields take the defaults.
@@ -108,6 +112,26 @@ type ProducerConfig struct {
 	// batches too, unless the request carries one batch alone. Default
 	// DefaultMaxRecordBytes.
 	MaxRecordBytes int
+	// MaxBlockMs bounds two waits (Kafka's max.block.ms): a record's wait
+	// for its topic and partition to appear in the metadata — a record
+	// still waiting after MaxBlockMs fails with an error matching
+	// ErrMetadataTimeout that names the controller's address and the
+	// last cause, such as a refused connection — and the wait of Produce
+	// and Send for room in a full buffer (then ErrBufferFull). Default
+	// DefaultMaxBlockMs.
+	MaxBlockMs int64
+	// UnknownTopicRetries is how many metadata answers in a row, each
+	// asked for after the record was handed over, may say that a record's
+	// topic or partition does not exist before the record fails with an
+	// error matching wire.ErrUnknownTopicOrPartition (franz-go's
+	// UnknownTopicRetries; Kafka's producer waits MaxBlockMs instead).
+	// -1 never fails them so: MaxBlockMs still does. Default
+	// DefaultUnknownTopicRetries.
+	UnknownTopicRetries int
+	// Partitioner chooses each record's partition: KeyPartitioner (the
+	// default: a record with a key goes where Kafka's default partitioner
+	// puts it) or ManualPartitioner (Record.Partition, always).
+	Partitioner Partitioner
 }
 
 // Producer sends records to partition leaders in batches. It is safe for
@@ -153,6 +177,14 @@ type Producer struct {
 	maxSpares int
 
 	resends atomic.Int64 // batches sent again, for tests
+	onBlock func()       // told when Send begins to wait for room, for tests
+
+	// waiting holds keyed records whose topic's partition count is not
+	// known yet, per topic, in waitOrder (missing.go); placing is set
+	// while they are put in batches, whose room they already hold.
+	waiting   map[string]*topicWait
+	waitOrder []string
+	placing   bool
 }
 
 // partition is one partition's batches in the producer.
@@ -177,16 +209,37 @@ type partition struct {
 	// sequencedBatches counts the batches sequenced so far, so that a
 	// batch's ordinal tells how many were sequenced after it (windowRoom).
 	sequencedBatches uint64
+
+	// everSent is set once a batch of the partition was sent: until then
+	// the metadata may deny the partition, and its records fail after
+	// UnknownTopicRetries such answers or MaxBlockMs (missing.go).
+	everSent    bool
+	unknown     int    // fresh answers in a row that denied the partition
+	seenAnswers uint64 // the metadata's answer count last looked at
 }
 
 // NewProducer returns a producer on c.
 func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 	if cfg.Acks > AcksNone {
-		return nil, configError("Acks", "%d is not AcksAll, AcksLeader or AcksNone", cfg.Acks)
+		return nil, configError("ProducerConfig.Acks", "%d is not AcksAll (%d), AcksLeader (%d) or AcksNone (%d)", cfg.Acks, AcksAll, AcksLeader, AcksNone)
 	}
-	if cfg.LingerMs < 0 || cfg.BatchBytes < 0 || cfg.MaxInFlight < 0 || cfg.AckTimeoutMs < 0 ||
-		cfg.DeliveryTimeoutMs < 0 || cfg.MaxBufferedBytes < 0 || cfg.MaxRecordBytes < 0 {
-		return nil, configError("ProducerConfig", "negative value")
+	if cfg.Partitioner > ManualPartitioner {
+		return nil, configError("ProducerConfig.Partitioner", "%d is not KeyPartitioner (%d) or ManualPartitioner (%d)", cfg.Partitioner, KeyPartitioner, ManualPartitioner)
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"LingerMs", cfg.LingerMs}, {"BatchBytes", int64(cfg.BatchBytes)}, {"MaxInFlight", int64(cfg.MaxInFlight)},
+		{"AckTimeoutMs", cfg.AckTimeoutMs}, {"DeliveryTimeoutMs", cfg.DeliveryTimeoutMs},
+		{"MaxBufferedBytes", cfg.MaxBufferedBytes}, {"MaxRecordBytes", int64(cfg.MaxRecordBytes)}, {"MaxBlockMs", cfg.MaxBlockMs},
+	} {
+		if f.v < 0 {
+			return nil, configError("ProducerConfig."+f.name, "%d is negative (0 takes the default)", f.v)
+		}
+	}
+	if cfg.UnknownTopicRetries < -1 {
+		return nil, configError("ProducerConfig.UnknownTopicRetries", "%d is below -1 (-1: never; 0 takes the default)", cfg.UnknownTopicRetries)
 	}
 	cfg.BatchBytes = cmp.Or(cfg.BatchBytes, DefaultBatchBytes)
 	cfg.MaxInFlight = cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)
@@ -194,21 +247,33 @@ func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 	cfg.DeliveryTimeoutMs = cmp.Or(cfg.DeliveryTimeoutMs, DefaultDeliveryTimeoutMs)
 	cfg.MaxBufferedBytes = cmp.Or(cfg.MaxBufferedBytes, DefaultMaxBufferedBytes)
 	cfg.MaxRecordBytes = cmp.Or(cfg.MaxRecordBytes, DefaultMaxRecordBytes)
+	cfg.MaxBlockMs = cmp.Or(cfg.MaxBlockMs, DefaultMaxBlockMs)
+	cfg.UnknownTopicRetries = cmp.Or(cfg.UnknownTopicRetries, DefaultUnknownTopicRetries)
 	idem := cfg.Acks == AcksAll && !cfg.DisableIdempotence
 	if idem && cfg.MaxInFlight > maxIdempotentInFlight {
-		return nil, configError("MaxInFlight", "%d above %d with idempotence", cfg.MaxInFlight, maxIdempotentInFlight)
+		return nil, configError("ProducerConfig.MaxInFlight", "%d is above %d, which idempotence allows (the broker remembers 5 batches per producer): lower it, or set DisableIdempotence", cfg.MaxInFlight, maxIdempotentInFlight)
+	}
+	if cfg.AckTimeoutMs > math.MaxInt32 {
+		return nil, configError("ProducerConfig.AckTimeoutMs", "%d is above %d, the most a produce request carries", cfg.AckTimeoutMs, math.MaxInt32)
 	}
 	if cfg.DeliveryTimeoutMs < cfg.LingerMs+cfg.AckTimeoutMs {
-		return nil, configError("DeliveryTimeoutMs", "%d below LingerMs + AckTimeoutMs = %d", cfg.DeliveryTimeoutMs, cfg.LingerMs+cfg.AckTimeoutMs)
+		return nil, configError("ProducerConfig.DeliveryTimeoutMs", "%d is below LingerMs + AckTimeoutMs = %d + %d: a record could time out before its first answer (Kafka's rule for delivery.timeout.ms)", cfg.DeliveryTimeoutMs, cfg.LingerMs, cfg.AckTimeoutMs)
 	}
-	if cfg.AckTimeoutMs > 1<<31-1 {
-		return nil, configError("AckTimeoutMs", "%d above an int32", cfg.AckTimeoutMs)
+	// A request goes out as one frame, and a broker closes the connection
+	// on a frame above its MaxFrameSize (wire.DefaultMaxFrameSize, as the
+	// client's Config.MaxFrameBytes): a batch or request that cannot fit
+	// would be retried until its delivery timeout.
+	if room := c.maxRequestBatchBytes(); cfg.MaxRecordBytes > room {
+		return nil, configError("ProducerConfig.MaxRecordBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameBytes %d: at most %d", cfg.MaxRecordBytes, c.cfg.MaxFrameBytes, room)
+	} else if cfg.BatchBytes > room {
+		return nil, configError("ProducerConfig.BatchBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameBytes %d: at most %d", cfg.BatchBytes, c.cfg.MaxFrameBytes, room)
 	}
 	p := &Producer{
 		c: c, cfg: cfg, acks: cfg.Acks.Wire(), idem: idem,
 		closedCh: make(chan struct{}),
 		parts:    map[TopicPartition]*partition{},
 		back:     c.newBackoff(),
+		waiting:  map[string]*topicWait{},
 	}
 	// Spares of at most MaxBufferedBytes in all (besides the batches
 	// alive, unlike Kafka's BufferPool: see the package doc). There are never
@@ -233,8 +298,9 @@ func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 
 // Produce hands rec to the producer and waits for its outcome: where it
 // landed, or why it failed. If the producer holds MaxBufferedBytes it
-// first waits for room. If ctx ends first, Produce returns ctx.Err(), and
-// a record already handed over may still be written.
+// first waits for room, as Send does: up to MaxBlockMs (then an error
+// matching ErrBufferFull). If ctx ends first, Produce returns ctx.Err(),
+// and a record already handed over may still be written.
 func (p *Producer) Produce(ctx context.Context, rec Record) (Offset, error) {
 	type result struct {
 		off Offset
@@ -242,21 +308,8 @@ func (p *Producer) Produce(ctx context.Context, rec Record) (Offset, error) {
 	}
 	ch := make(chan result, 1)
 	done := func(off Offset, err error) { ch <- result{off, err} }
-	for {
-		room, err := p.produce(&rec, done)
-		if err == nil {
-			break
-		}
-		if room == nil {
-			return Offset{}, err
-		}
-		select {
-		case <-room:
-		case <-ctx.Done():
-			return Offset{}, ctx.Err()
-		case <-p.closedCh:
-			return Offset{}, ErrClosed
-		}
+	if err := p.send(ctx, &rec, done); err != nil {
+		return Offset{}, err
 	}
 	select {
 	case r := <-ch:
@@ -266,7 +319,49 @@ func (p *Producer) Produce(ctx context.Context, rec Record) (Offset, error) {
 	}
 }
 
-// ProduceAsync hands rec to the producer and returns at once. If it
+// Send hands rec to the producer as ProduceAsync does, but when the
+// buffer is full (the producer holds MaxBufferedBytes) it waits for room,
+// as Kafka's KafkaProducer.send does: for at most MaxBlockMs on the
+// client's clock, then it returns an error matching ErrBufferFull; or
+// until ctx ends (ctx.Err()) or the producer closes (ErrClosed). It does
+// not wait for anything else — a record whose topic is not in the
+// metadata yet waits in the producer, not in Send (see MaxBlockMs) — and
+// done is called as ProduceAsync's is, never if Send returns an error.
+func (p *Producer) Send(ctx context.Context, rec Record, done func(Offset, error)) error {
+	return p.send(ctx, &rec, done)
+}
+
+// send is Send.
+func (p *Producer) send(ctx context.Context, rec *Record, done func(Offset, error)) error {
+	var expired chan struct{}
+	for {
+		room, err := p.produce(rec, done)
+		if err == nil || room == nil {
+			return err
+		}
+		if expired == nil {
+			expired = make(chan struct{})
+			t := p.c.clock.AfterFunc(p.cfg.MaxBlockMs, func() { close(expired) })
+			defer t.Stop()
+			if p.onBlock != nil {
+				p.onBlock()
+			}
+		}
+		select {
+		case <-room:
+		case <-expired:
+			return fmt.Errorf("client: topic %s: %w: no room within ProducerConfig.MaxBlockMs %d ms (MaxBufferedBytes %d held by records not yet acknowledged)",
+				rec.Topic, ErrBufferFull, p.cfg.MaxBlockMs, p.cfg.MaxBufferedBytes)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.closedCh:
+			return ErrClosed
+		}
+	}
+}
+
+// ProduceAsync hands rec to the producer and returns at once, never
+// waiting (Send waits for room in a full buffer). If it
 // returns an error (ErrClosed, ErrBufferFull, an invalid topic or
 // partition, a record too large, a negative timestamp), done is never
 // called. Otherwise done is
@@ -276,6 +371,16 @@ func (p *Producer) Produce(ctx context.Context, rec Record) (Offset, error) {
 func (p *Producer) ProduceAsync(rec Record, done func(Offset, error)) error {
 	_, err := p.produce(&rec, done)
 	return err
+}
+
+// tooLarge is the refusal of rec, whose body alone is body bytes (ok
+// false: too large to count), above MaxRecordBytes.
+func (p *Producer) tooLarge(rec *Record, body int, ok bool) error {
+	size := int64(len(rec.Key)) + int64(len(rec.Value))
+	if ok {
+		size = int64(log.BatchHeaderSize + encodedSize(body))
+	}
+	return fmt.Errorf("record of %d bytes (in a batch of its own) is larger than ProducerConfig.MaxRecordBytes %d: %w", size, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
 }
 
 // discard is the outcome callback of a record whose outcome nobody wants.
@@ -291,6 +396,23 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, ErrClosed
+	}
+	if rec.Key != nil && p.cfg.Partitioner == KeyPartitioner {
+		n, ok := p.keyPartitionLocked(rec)
+		if !ok {
+			err := p.waitLocked(rec, done, nil, 0)
+			if err == ErrBufferFull {
+				if p.room == nil {
+					p.room = make(chan struct{})
+				}
+				return p.room, err
+			}
+			if err == nil {
+				p.afterLocked(p.c.clock.NowMs())
+			}
+			return nil, err
+		}
+		rec.Partition = n
 	}
 	part := p.last
 	if part == nil || part.tp.Topic != rec.Topic || part.tp.Partition != rec.Partition {
@@ -341,6 +463,7 @@ func (p *Producer) partitionLocked(rec *Record) (*partition, error) {
 			return nil, fmt.Errorf("client: %s: %w", tp, wire.ErrInvalidPartition)
 		}
 		part = &partition{tp: tp}
+		_, _, part.seenAnswers, _ = p.c.meta.partitions(tp.Topic)
 		p.parts[tp] = part
 		p.order = append(p.order, part)
 		p.c.meta.follow(tp.Topic)
@@ -377,7 +500,7 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 	if !p.surelySmall(rec) {
 		var ok bool
 		if alone, ok = recordBody(0, 0, rec.Key, rec.Value, rec.Headers); !ok || log.BatchHeaderSize+encodedSize(alone) > p.cfg.MaxRecordBytes {
-			return nil, fmt.Errorf("client: %s: record larger than MaxRecordBytes %d: %w", part.tp, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
+			return nil, fmt.Errorf("client: %s: %w", part.tp, p.tooLarge(rec, alone, ok))
 		}
 	}
 	b := part.open
@@ -402,7 +525,7 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 		body = alone
 	}
 	size := int64(encodedSize(body))
-	if p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
+	if !p.placing && p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
 		return nil, ErrBufferFull
 	}
 	if b == nil {
@@ -469,8 +592,22 @@ func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Off
 	var prev *batch // the batch of recs[i-1], whose last run is recs[i-1]'s
 	i := 0
 	var err error
+	var keyed Record // a keyed record, with the partition its key gives
 	for ; i < len(recs); i++ {
 		rec := &recs[i]
+		if rec.Key != nil && p.cfg.Partitioner == KeyPartitioner {
+			n, ok := p.keyPartitionLocked(rec)
+			if !ok {
+				if err = p.waitLocked(rec, nil, done, i); err != nil {
+					break
+				}
+				prev = nil
+				continue
+			}
+			keyed = *rec
+			keyed.Partition = n
+			rec = &keyed
+		}
 		if part == nil || part.tp.Topic != rec.Topic || part.tp.Partition != rec.Partition {
 			if part, err = p.partitionLocked(rec); err != nil {
 				break
@@ -536,6 +673,7 @@ func (p *Producer) Flush(ctx context.Context) error {
 			w.left++
 		}
 	}
+	p.flushWaitingLocked(w)
 	// Batches already answered have left part.batches, but their
 	// callbacks may still wait in the completer, which runs outcomes in
 	// order: an empty outcome queued behind them tells w once they ran.
@@ -570,6 +708,7 @@ func (p *Producer) Close() {
 	}
 	p.closed = true
 	close(p.closedCh)
+	p.failAllWaitingLocked(ErrClosed)
 	for _, part := range p.order {
 		part.seal()
 		for _, b := range part.batches {
@@ -606,6 +745,7 @@ func (t *producerTicker) Tick(nowMs int64) {
 		return
 	}
 	p.expireLocked(nowMs)
+	p.expireMissingLocked(nowMs)
 	p.drainLocked(nowMs)
 }
 
@@ -645,6 +785,7 @@ func (t *producerTicker) NextTickMs() int64 {
 			at(part.open.createdMs + p.cfg.DeliveryTimeoutMs)
 		}
 	}
+	p.nextMissingMs(at)
 	return next
 }
 
@@ -684,7 +825,11 @@ func (p *Producer) nextEvent() <-chan struct{} {
 func (p *Producer) metadataChanged() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.afterLocked(p.c.clock.NowMs())
+	now := p.c.clock.NowMs()
+	if !p.closed {
+		p.checkMissingLocked(now)
+	}
+	p.afterLocked(now)
 }
 
 // expireLocked fails the batches not in flight whose delivery time is
@@ -848,6 +993,7 @@ func (part *partition) take(p *Producer, leader int32, now int64) *batch {
 	}
 	b.state = stInFlight
 	b.attempts++
+	part.everSent = true
 	part.inflight++
 	part.inflightTo = leader
 	return b
