@@ -41,6 +41,8 @@ type inConn struct {
 	id int32
 	nc net.Conn
 	br *bufio.Reader
+	// codec is the protocol of the listener that accepted it.
+	codec codec
 
 	// queue holds the requests awaiting their response, in arrival order.
 	// It and the fast path's buffers are guarded by the node lock (h.mu).
@@ -83,6 +85,7 @@ type slot struct {
 	frame      []byte // the response, framed
 	produce    wire.ProduceRequest
 	fetch      wire.FetchRequest
+	req        Request // an exported Codec's view of the slot (listener.go)
 }
 
 func newInConn(h *Host, id int32, nc net.Conn) *inConn {
@@ -149,11 +152,11 @@ func (c *inConn) readLoop() {
 		if err != nil {
 			return
 		}
-		m, derr := h.codec.decodeRequest(s)
+		m, derr := c.codec.decodeRequest(s)
 		var refusal wire.Message
 		if derr != nil {
 			var ok bool
-			if refusal, ok = h.codec.refuse(s.buf, derr); !ok {
+			if refusal, ok = c.codec.refuse(s, derr); !ok {
 				// Nothing to answer it with (or an acks=0 produce):
 				// closed on, after the answers to what came before.
 				h.logf("client %d: closing the connection on a request that did not decode: %v", c.id, derr)
@@ -213,7 +216,7 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 			return fmt.Errorf("a %v refusal: no correlation id to give it", refusal.APIKey())
 		}
 		c.respond(refusal)
-	case h.codec.answered(m):
+	case c.codec.answered(m):
 		if !c.enqueue(s, m) {
 			return fmt.Errorf("a %v request: no correlation id to give it", m.APIKey())
 		}
@@ -237,7 +240,7 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 func (c *inConn) enqueue(s *slot, m wire.Message) (ok bool) {
 	c.nextCorr++
 	s.key, s.corr, s.clientCorr, s.ready = m.APIKey(), c.nextCorr, m.Correlation(), false
-	if !wire.SetCorrelation(m, s.corr) {
+	if !setCorrelation(m, s.corr) {
 		return false
 	}
 	c.queue = append(c.queue, s)
@@ -259,7 +262,7 @@ func (c *inConn) respond(m wire.Message) {
 		return
 	}
 	s := c.queue[i]
-	wire.SetCorrelation(m, s.clientCorr) // a kind enqueue set, so it knows it
+	setCorrelation(m, s.clientCorr) // a kind enqueue set, so it knows it
 	claimed := i == 0 && c.claim()
 	err := c.frame(s, m, claimed)
 	if err != nil {
@@ -361,7 +364,7 @@ func (c *inConn) claim() bool {
 // frame went whole.
 func (c *inConn) frame(s *slot, m wire.Message, claimed bool) error {
 	var err error
-	c.pieces, c.scratch, err = c.h.codec.frameResponse(c.pieces[:0], c.scratch[:0], m)
+	c.pieces, c.scratch, err = c.codec.frameResponse(c.pieces[:0], c.scratch[:0], s, m)
 	if err != nil {
 		return err
 	}
