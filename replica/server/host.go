@@ -321,7 +321,8 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 // connection (the broker would drop it, and its answer would never come).
 func brokerServes(k wire.APIKey) bool {
 	switch k {
-	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch:
+	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
+		wire.APIMetadata, wire.APIInitProducerID: // from its image; forwarded to the controller
 		return true
 	}
 	return false
