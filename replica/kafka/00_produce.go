@@ -10,7 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Produce (key 0), v0-v12 advertised, v3-v12 served.
+// Produce (key 0), v0-v8 advertised, v3-v8 served (no flexible version:
+// see the package doc).
 //
 // Behavior:
 //   - v0-v2 (message formats v0/v1) are advertised, as Kafka 4.0 does
@@ -25,7 +26,8 @@ import (
 //   - acks=0 is never answered; a refused acks=0 produce closes the
 //     connection, as Kafka does;
 //   - NOT_LEADER_OR_FOLLOWER carries the leader the broker's metadata
-//     image knows (CurrentLeader and the leader's endpoint, v10+);
+//     image knows (CurrentLeader and the leader's endpoint, v10+, once
+//     flexible versions are advertised);
 //   - a transactional produce (TransactionID set) is refused per
 //     partition with INVALID_REQUEST: kaenlog has no transactions;
 //   - ErrorRecords stays empty: the log refuses a batch as a whole and
@@ -39,7 +41,7 @@ import (
 const minServedProduce = 3
 
 func init() {
-	regKey(&api{key: produceKey, name: "Produce", min: 0, max: 12, decode: decodeProduce, encode: encodeProduce})
+	regKey(&api{key: produceKey, name: "Produce", min: 0, max: 8, decode: decodeProduce, encode: encodeProduce})
 }
 
 func decodeProduce(_ *Codec, st *request, r *server.Request) (wire.Message, error) {

@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Fetch (key 1), v4-v12.
+// Fetch (key 1), v4-v11 (no flexible version: see the package doc).
 //
 // Behavior:
 //   - always a consumer's fetch: the ReplicaID a request carries is
@@ -28,7 +28,7 @@ import (
 //     which tells a client to send every partition each time;
 //     ForgottenTopics, which only an incremental fetch carries, is ignored;
 //   - a negative FetchOffset is OFFSET_OUT_OF_RANGE;
-//   - v12's CurrentLeader comes from the broker (NOT_LEADER_OR_FOLLOWER,
+//   - v12's CurrentLeader (once advertised) comes from the broker (NOT_LEADER_OR_FOLLOWER,
 //     FENCED_LEADER_EPOCH); LastFetchedEpoch is a follower's field and is
 //     not consulted for a consumer; PreferredReadReplica is -1 (no rack
 //     awareness);
@@ -36,7 +36,7 @@ import (
 //     are not either, as Kafka 4.0 (KIP-896).
 
 func init() {
-	regKey(&api{key: fetchKey, name: "Fetch", min: 4, max: 12, decode: decodeFetch, encode: encodeFetch})
+	regKey(&api{key: fetchKey, name: "Fetch", min: 4, max: 11, decode: decodeFetch, encode: encodeFetch})
 }
 
 func decodeFetch(_ *Codec, st *request, r *server.Request) (wire.Message, error) {

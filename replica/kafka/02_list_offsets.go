@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// ListOffsets (key 2), v1-v6.
+// ListOffsets (key 2), v1-v5 (v6 is flexible: see the package doc).
 //
 // Behavior:
 //   - always a consumer's question (the ReplicaID is ignored): -2 (the
@@ -25,7 +25,7 @@ import (
 //     dropped it (KIP-896), and librdkafka needs v1.
 
 func init() {
-	regKey(&api{key: listOffsetsKey, name: "ListOffsets", min: 1, max: 6, decode: decodeListOffsets, encode: encodeListOffsets})
+	regKey(&api{key: listOffsetsKey, name: "ListOffsets", min: 1, max: 5, decode: decodeListOffsets, encode: encodeListOffsets})
 }
 
 func decodeListOffsets(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {

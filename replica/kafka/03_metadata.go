@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Metadata (key 3), v0-v12.
+// Metadata (key 3), v0-v8 (v9+ is flexible: see the package doc).
 //
 // Behavior:
 //   - answered by the broker from its metadata image (any broker, as in
@@ -24,7 +24,7 @@ import (
 //     committed, and as OfflineReplicas the replicas whose broker is not
 //     registered or is fenced. KIP-966's ELR is not in Metadata at any
 //     version (Kafka has it in DescribeTopicPartitions, not served);
-//   - topic ids (v10+) are derived from the name (TopicID), the same on
+//   - topic ids (v10+, once advertised) are derived from the name (TopicID), the same on
 //     every broker; a request naming a topic by id alone is answered from
 //     every topic, filtered by id;
 //   - AllowAutoTopicCreation is ignored: an unknown topic is
@@ -32,7 +32,7 @@ import (
 //   - v13 (the top-level error code) is not advertised.
 
 func init() {
-	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 12, decode: decodeMetadata, encode: encodeMetadata})
+	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 8, decode: decodeMetadata, encode: encodeMetadata})
 }
 
 // TopicID is the Kafka topic id the listener gives topic: the first 16

@@ -6,20 +6,20 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// ApiVersions (key 18), v0-v4.
+// ApiVersions (key 18), v0-v2 (v3+ is flexible: see the package doc).
 //
 // Behavior:
 //   - answered by the listener itself, never by the broker: every API of
 //     the table (versions.go) with its advertised range;
-//   - KIP-511: a version above v4 (a newer client) is answered at v0 with
-//     UNSUPPORTED_VERSION and key 18's own range only, so the client sends
-//     ApiVersions again at a version it shares; the response header of key
-//     18 carries no tagged fields at any version, so that an old reader
-//     can parse it;
-//   - v5's ClusterID and NodeID (a broker registering) are not advertised.
+//   - KIP-511: a version above v2 (kgo starts at v4 or v5, librdkafka at
+//     v3) is answered at v0 with UNSUPPORTED_VERSION and key 18's own
+//     range only, without reading its body, so the client sends
+//     ApiVersions again at a version it shares; the response header of
+//     key 18 carries no tagged fields at any version, so that an old
+//     reader can parse it.
 
 func init() {
-	regKey(&api{key: apiVersionsKey, name: "ApiVersions", min: 0, max: 4, decode: decodeAPIVersions})
+	regKey(&api{key: apiVersionsKey, name: "ApiVersions", min: 0, max: 2, decode: decodeAPIVersions})
 }
 
 func decodeAPIVersions(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {

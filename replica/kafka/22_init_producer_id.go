@@ -8,22 +8,22 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// InitProducerID (key 22), v0-v4.
+// InitProducerID (key 22), v0-v1 (v2+ is flexible: see the package doc).
 //
 // Behavior:
 //   - an idempotent producer's id, cluster-unique: the broker forwards the
 //     request to the controller, which hands ids out of blocks its
 //     metadata log allocates, and relays the answer (REQUEST_TIMED_OUT if
 //     the controller does not answer in time, which clients retry);
-//   - every call gets a new id at epoch 0, v3's ProducerID/ProducerEpoch
-//     (KIP-360's epoch bump) included: for an idempotent producer a new id
-//     is as good as a bumped epoch, its sequences start again at 0;
+//   - every call gets a new id at epoch 0: for an idempotent producer a
+//     new id is as good as KIP-360's bumped epoch, its sequences start
+//     again at 0;
 //   - a TransactionalID is refused with INVALID_REQUEST: kaenlog has no
 //     transactions (no transaction coordinator, no markers);
-//   - v5+ (KIP-890's transactions) is not advertised.
+//   - v3's ProducerID/ProducerEpoch, once advertised, are not consulted.
 
 func init() {
-	regKey(&api{key: initProducerIDKey, name: "InitProducerID", min: 0, max: 4, decode: decodeInitProducerID, encode: encodeInitProducerID})
+	regKey(&api{key: initProducerIDKey, name: "InitProducerID", min: 0, max: 1, decode: decodeInitProducerID, encode: encodeInitProducerID})
 }
 
 func decodeInitProducerID(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {

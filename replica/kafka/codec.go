@@ -127,10 +127,93 @@ func (c *Codec) Decode(payload []byte, r *server.Request) (wire.Message, error) 
 	if st.key != produceKey && len(body) > maxRequestBytes {
 		return nil, closeOn("a %s request of %d bytes, over %d", st.api.name, len(body), maxRequestBytes)
 	}
+	if st.key == produceKey {
+		if err := checkProduceCounts(body, st.version); err != nil {
+			return nil, err
+		}
+	}
+	if st.flexible {
+		// kmsg reads a tagged-field count of up to 2^32 and loops that
+		// many times whatever is left (internalReadTags): a 30-byte
+		// request would pin a core for seconds. No flexible version is
+		// advertised (the range check above refuses them) until the
+		// listener bounds those counts itself.
+		return nil, closeOn("%s v%d is flexible", st.api.name, st.version)
+	}
 	if err := kreq.ReadFrom(body); err != nil {
 		return nil, closeOn("%s v%d: %v", st.api.name, st.version, err)
 	}
 	return st.api.decode(c, st, r)
+}
+
+// maxProduceElements bounds the topics and the partitions of one produce
+// request (the broker answers at most 1<<16 partitions): kmsg allocates
+// every element an array's count announces, tens of bytes each, checking
+// the count only against the bytes left.
+const maxProduceElements = 1 << 16
+
+// checkProduceCounts walks a non-flexible produce body's arrays before
+// kmsg decodes it, refusing counts over maxProduceElements in all or over
+// what the bytes left could hold, so that a large frame of counts cannot
+// make the decoder allocate many times its size.
+func checkProduceCounts(b []byte, version int16) error {
+	bad := closeOn("a produce request whose counts its bytes cannot hold")
+	str := func() bool { // an int16-length (nullable) string
+		if len(b) < 2 {
+			return false
+		}
+		n := int(int16(binary.BigEndian.Uint16(b)))
+		b = b[2:]
+		if n < 0 {
+			return true
+		}
+		if n > len(b) {
+			return false
+		}
+		b = b[n:]
+		return true
+	}
+	count := func(minSize int) (int, bool) {
+		if len(b) < 4 {
+			return 0, false
+		}
+		n := int(int32(binary.BigEndian.Uint32(b)))
+		b = b[4:]
+		return n, n >= 0 && n <= len(b)/minSize
+	}
+	if version >= 3 && !str() {
+		return bad
+	}
+	if len(b) < 6 {
+		return bad
+	}
+	b = b[6:] // acks, timeout
+	topics, ok := count(2 + 4)
+	if !ok {
+		return bad
+	}
+	total := topics
+	for range topics {
+		if !str() {
+			return bad
+		}
+		parts, ok := count(4 + 4)
+		if total += parts; !ok || total > maxProduceElements {
+			return bad
+		}
+		for range parts {
+			if len(b) < 8 {
+				return bad
+			}
+			n := int(int32(binary.BigEndian.Uint32(b[4:])))
+			b = b[8:]
+			if n > len(b) {
+				return bad
+			}
+			b = b[max(n, 0):]
+		}
+	}
+	return nil
 }
 
 // skipHeaderRest skips the client id (a nullable int16-length string) and,

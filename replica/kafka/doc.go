@@ -31,20 +31,29 @@
 // with what it does and does not do:
 //
 //	key  API             advertised  served
-//	0    Produce         v0-v12      v3-v12 (v0-v2 answered UNSUPPORTED_VERSION)
-//	1    Fetch           v4-v12
-//	2    ListOffsets     v1-v6       -1 and -2; by timestamp INVALID_REQUEST
-//	3    Metadata        v0-v12
-//	18   ApiVersions     v0-v4       KIP-511: a newer version is answered at v0
-//	22   InitProducerID  v0-v4       idempotence only
+//	0    Produce         v0-v8       v3-v8 (v0-v2 answered UNSUPPORTED_VERSION)
+//	1    Fetch           v4-v11
+//	2    ListOffsets     v1-v5       -1 and -2; by timestamp INVALID_REQUEST
+//	3    Metadata        v0-v8
+//	18   ApiVersions     v0-v2       KIP-511: a newer version is answered at v0
+//	22   InitProducerID  v0-v1       idempotence only
+//
+// No flexible version (KIP-482) is advertised yet: kmsg reads a
+// tagged-field count of up to 2^32 and loops that many times whatever
+// bytes are left, so a 30-byte request pinned a core for seconds (found by
+// FuzzRequestPath); the listener refuses flexible versions until it bounds
+// those counts itself. The caps are Kafka 2.3's levels, which kgo and
+// librdkafka 2.0.2 work with.
 //
 // Produce is advertised from v0 though v0-v2 are refused, as Kafka 4.0
 // does (KAFKA-18659): librdkafka up to 2.11.0 (Debian's kcat bundles
 // 2.0.2) turns compression off against a broker whose range starts above
-// 0. The highest version of each API is the highest whose semantics the
-// broker has: Fetch and Produce v13 name topics by id, which the wire
-// requests do not carry; ListOffsets v7 asks for the max timestamp, which
-// needs the log's time index.
+// 0. Beyond the flexible cap, the semantics set the limits: Fetch and
+// Produce v13 name topics by id, which the wire requests do not carry;
+// ListOffsets v7 asks for the max timestamp, which needs the log's time
+// index. Produce's and Fetch's CurrentLeader (v10+, v12+) and Metadata's
+// topic ids (v10+, [TopicID]) are written for those versions and wait for
+// them.
 //
 // # Errors
 //
@@ -58,7 +67,9 @@
 // it cannot serve: an unknown API key (kmsg.RequestForKey's nil is
 // checked, never dereferenced), a version outside the advertised range
 // (ApiVersions excepted: KIP-511), a truncated header, a body that does
-// not decode, and a request other than a produce over 1 MiB (kmsg sizes
+// not decode, a flexible version, a produce whose array counts exceed 1<<16 elements
+// or what its bytes could hold, and a request other than a produce over
+// 1 MiB (kmsg sizes
 // an array's allocation only by the bytes left, so counts alone could
 // make it allocate many times the frame). Frames are bounded by the host's
 // MaxFrameSize before anything is allocated.
