@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -221,5 +220,3 @@ func (c *cluster) partition(topic string, p int32) controller.PartitionState {
 	ps, _ := c.image().Partition(topic, p)
 	return ps
 }
-
-var _ = strings.Join
