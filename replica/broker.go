@@ -60,6 +60,11 @@ type BrokerConfig struct {
 	// Endpoint is how other brokers and clients reach this one; the
 	// controller publishes it.
 	Endpoint string
+	// KafkaEndpoint is the advertised address (host:port) of the broker's
+	// Kafka listener (replica/kafka), or empty when it has none. It
+	// travels in the registration, so every broker's Metadata answer
+	// names every broker's Kafka listener.
+	KafkaEndpoint string
 	// IncarnationID is new for every start of the broker: the controller
 	// tells a restart from a retried registration by it. Commands draw it
 	// at random, the simulator from its seed. It may not be all zeros.
@@ -294,6 +299,10 @@ type Broker struct {
 	freeMarks   [][]fetchMark
 	outbox      []Envelope
 	outboxSpare []Envelope // the outbox handed out last, reused next
+	// forwards are the clients' requests this broker sent on to the
+	// controller, by the correlation id it sent them with
+	// (broker_metadata.go).
+	forwards map[int32]forwarded
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -492,6 +501,10 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 		b.reply(env.From, b.handleOffsetsForLeaderEpoch(m))
 	case *wire.ListOffsetsRequest:
 		b.reply(env.From, b.handleListOffsets(m))
+	case *wire.MetadataRequest:
+		b.reply(env.From, b.handleMetadata(m))
+	case *wire.InitProducerIDRequest:
+		b.forwardInitProducerID(env.From, m, nowMs)
 	}
 	// Anything else is not a broker's to serve; a transport that decoded it
 	// closes the connection (the wire has no response for an unknown API).
@@ -518,6 +531,8 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 		b.onEpochAnswers(env.From.ID, out.msg.(*wire.OffsetsForLeaderEpochRequest), m, nowMs)
 	case *wire.AlterPartitionResponse:
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
+	case *wire.InitProducerIDResponse:
+		b.onForwarded(m.CorrelationID, m)
 	}
 }
 
@@ -602,6 +617,8 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 		if b.fetching[out.to.ID] == m.CorrelationID {
 			delete(b.fetching, out.to.ID)
 		}
+	case *wire.InitProducerIDRequest:
+		b.forwardTimedOut(m.CorrelationID)
 	}
 }
 
@@ -717,6 +734,7 @@ func (b *Broker) register(nowMs int64) {
 		BrokerID:            b.cfg.ID,
 		IncarnationID:       b.cfg.IncarnationID,
 		Endpoint:            b.cfg.Endpoint,
+		KafkaEndpoint:       b.cfg.KafkaEndpoint,
 		PreviousBrokerEpoch: b.previousEpoch,
 		LostData:            b.lostData(),
 	}, nowMs)

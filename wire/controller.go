@@ -104,11 +104,18 @@ type BrokerRegistrationRequest struct {
 	LostData bool
 	// Endpoint is where other brokers reach this one (host:port).
 	Endpoint string
+	// KafkaEndpoint is where Kafka clients reach this broker (host:port,
+	// its Kafka listener's advertised address), or empty when it has
+	// none. It is the last field and is encoded only when set, so a
+	// registration without it is byte for byte what it was before the
+	// field existed; an empty string written out is refused as trailing
+	// bytes (one encoding per value).
+	KafkaEndpoint string
 }
 
 // AppendTo appends the encoded request to dst. It refuses, with dst
 // unchanged, a PreviousBrokerEpoch below NoBrokerEpoch (ErrInvalidValue) or
-// an Endpoint longer than 32767 bytes (ErrFrameTooLarge).
+// an Endpoint or KafkaEndpoint longer than 32767 bytes (ErrFrameTooLarge).
 func (m BrokerRegistrationRequest) AppendTo(dst []byte) ([]byte, error) {
 	const name = "BrokerRegistrationRequest"
 	if err := checkBrokerEpoch(name, "PreviousBrokerEpoch", m.PreviousBrokerEpoch); err != nil {
@@ -117,13 +124,24 @@ func (m BrokerRegistrationRequest) AppendTo(dst []byte) ([]byte, error) {
 	if err := checkString(name, "Endpoint", m.Endpoint); err != nil {
 		return dst, err
 	}
-	dst = grow(dst, headerSize+4+16+8+1+encodedString(m.Endpoint))
+	if err := checkString(name, "KafkaEndpoint", m.KafkaEndpoint); err != nil {
+		return dst, err
+	}
+	size := headerSize + 4 + 16 + 8 + 1 + encodedString(m.Endpoint)
+	if m.KafkaEndpoint != "" {
+		size += encodedString(m.KafkaEndpoint)
+	}
+	dst = grow(dst, size)
 	dst = appendHeader(dst, APIBrokerRegistration, m.CorrelationID)
 	dst = appendInt32(dst, m.BrokerID)
 	dst = append(dst, m.IncarnationID[:]...)
 	dst = appendInt64(dst, m.PreviousBrokerEpoch)
 	dst = appendBool(dst, m.LostData)
-	return appendString(dst, m.Endpoint), nil
+	dst = appendString(dst, m.Endpoint)
+	if m.KafkaEndpoint != "" {
+		dst = appendString(dst, m.KafkaEndpoint)
+	}
+	return dst, nil
 }
 
 // DecodeBrokerRegistrationRequest decodes a BrokerRegistrationRequest
@@ -138,6 +156,7 @@ func DecodeBrokerRegistrationRequest(payload []byte) (BrokerRegistrationRequest,
 		LostData:            d.boolean("LostData"),
 		Endpoint:            d.str("Endpoint"),
 	}
+	m.KafkaEndpoint = d.trailingStr("KafkaEndpoint")
 	if err := d.finish(); err != nil {
 		return BrokerRegistrationRequest{}, err
 	}

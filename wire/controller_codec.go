@@ -126,6 +126,21 @@ func (d *decoder) str(field string) string {
 	return string(d.take(field, int(n)))
 }
 
+// trailingStr reads a string that ends a message and is left out when
+// empty (BrokerRegistrationRequest.KafkaEndpoint): "" when nothing is
+// left, and an empty string written out is trailing bytes, so each value
+// has one encoding.
+func (d *decoder) trailingStr(field string) string {
+	if d.err != nil || d.off == len(d.buf) {
+		return ""
+	}
+	s := d.str(field)
+	if d.err == nil && s == "" {
+		d.fail(ErrTrailingBytes, field, ": an empty string, which is encoded by leaving it out")
+	}
+	return s
+}
+
 // count reads an int32 element count and checks, before the caller
 // allocates, that the bytes left can hold that many elements of at least
 // minSize bytes each. A negative count is malformed.

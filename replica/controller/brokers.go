@@ -55,6 +55,7 @@ func (c *Controller) RegisterBroker(req wire.BrokerRegistrationRequest, nowMs in
 		BrokerEpoch:   epoch,
 		IncarnationID: req.IncarnationID,
 		Endpoint:      req.Endpoint,
+		KafkaEndpoint: req.KafkaEndpoint,
 		Fenced:        true,
 	})
 	if err := c.commit(o, nowMs); err != nil {

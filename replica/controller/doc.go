@@ -146,7 +146,8 @@
 // Kafka's metadata apiKeys:
 //
 //	0  RegisterBrokerRecord            BrokerID i32 | BrokerEpoch i64 |
-//	                                   IncarnationID [16]byte | Fenced bool | Endpoint str
+//	                                   IncarnationID [16]byte | Fenced bool | Endpoint str |
+//	                                   [KafkaEndpoint str, only when not empty]
 //	2  TopicRecord                     Name str | MinISR i32 | UncleanLeaderElection bool
 //	3  PartitionRecord                 Topic str | Partition i32 | Replicas ids | ISR ids |
 //	                                   ELR ids | LastKnownELR ids | Leader i32 |

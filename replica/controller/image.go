@@ -23,6 +23,9 @@ type BrokerRegistration struct {
 	IncarnationID [16]byte
 	// Endpoint is where it is reached.
 	Endpoint string
+	// KafkaEndpoint is where Kafka clients reach it (its Kafka listener),
+	// or empty when it has none.
+	KafkaEndpoint string
 	// Fenced: the broker may not lead or join an ISR.
 	Fenced bool
 	// InControlledShutdown: the broker asked to shut down and is moving its
@@ -235,8 +238,12 @@ func (im *Image) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "end offset %d\n", im.end)
 	for _, r := range im.Brokers() {
-		fmt.Fprintf(&b, "broker %d epoch %d incarnation %x endpoint %q fenced %t shutting-down %t\n",
+		fmt.Fprintf(&b, "broker %d epoch %d incarnation %x endpoint %q fenced %t shutting-down %t",
 			r.ID, r.Epoch, r.IncarnationID, r.Endpoint, r.Fenced, r.InControlledShutdown)
+		if r.KafkaEndpoint != "" {
+			fmt.Fprintf(&b, " kafka %q", r.KafkaEndpoint)
+		}
+		b.WriteByte('\n')
 	}
 	if im.nextProducerID > 0 {
 		fmt.Fprintf(&b, "producer ids allocated below %d\n", im.nextProducerID)
@@ -297,6 +304,7 @@ func (im *Image) applyRegisterBroker(r RegisterBrokerRecord) error {
 		Epoch:         r.BrokerEpoch,
 		IncarnationID: r.IncarnationID,
 		Endpoint:      r.Endpoint,
+		KafkaEndpoint: r.KafkaEndpoint,
 		Fenced:        r.Fenced,
 	}
 	return nil

@@ -121,6 +121,11 @@ type RegisterBrokerRecord struct {
 	// Fenced is the registration's initial fencing; the controller always
 	// writes true: a broker is unfenced by its first caught-up heartbeat.
 	Fenced bool
+	// KafkaEndpoint is where Kafka clients reach it, or empty. Encoded
+	// last and only when set, so the records of brokers without a Kafka
+	// listener, and metadata logs written before the field, are what they
+	// were.
+	KafkaEndpoint string
 }
 
 // BrokerRegistrationChangeRecord changes a registration's flags. It names
@@ -298,7 +303,7 @@ func checkRecoveryState(t RecordType, s wire.LeaderRecoveryState) error {
 
 // AppendTo appends the record's encoding to dst.
 func (r RegisterBrokerRecord) AppendTo(dst []byte) ([]byte, error) {
-	if err := checkLengths(r.Type(), []string{r.Endpoint}); err != nil {
+	if err := checkLengths(r.Type(), []string{r.Endpoint, r.KafkaEndpoint}); err != nil {
 		return dst, err
 	}
 	dst = header(dst, r.Type())
@@ -306,7 +311,11 @@ func (r RegisterBrokerRecord) AppendTo(dst []byte) ([]byte, error) {
 	dst = putI64(dst, r.BrokerEpoch)
 	dst = append(dst, r.IncarnationID[:]...)
 	dst = putBool(dst, r.Fenced)
-	return putStr(dst, r.Endpoint), nil
+	dst = putStr(dst, r.Endpoint)
+	if r.KafkaEndpoint != "" {
+		dst = putStr(dst, r.KafkaEndpoint)
+	}
+	return dst, nil
 }
 
 // AppendTo appends the record's encoding to dst.
@@ -512,13 +521,20 @@ func DecodeRecord(b []byte) (Record, error) {
 	var r Record
 	switch d.t {
 	case TypeRegisterBroker:
-		r = RegisterBrokerRecord{
+		rb := RegisterBrokerRecord{
 			BrokerID:      d.i32("BrokerID"),
 			BrokerEpoch:   d.i64("BrokerEpoch"),
 			IncarnationID: d.uuid("IncarnationID"),
 			Fenced:        d.boolean("Fenced"),
 			Endpoint:      d.str("Endpoint"),
 		}
+		if d.err == nil && d.off < len(b) {
+			// Left out when empty: written out empty is not its encoding.
+			if rb.KafkaEndpoint = d.str("KafkaEndpoint"); d.err == nil && rb.KafkaEndpoint == "" {
+				d.fail("KafkaEndpoint: an empty string, which is encoded by leaving it out")
+			}
+		}
+		r = rb
 	case TypeBrokerRegistrationChange:
 		r = BrokerRegistrationChangeRecord{
 			BrokerID:             d.i32("BrokerID"),

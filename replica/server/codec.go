@@ -19,10 +19,12 @@ import (
 // with its bound) stays outside the codec.
 //
 // kaenlogCodec speaks kaenlog's own protocol (package wire). A listener
-// speaking Kafka's protocol is a second codec: it decodes Kafka's request
+// speaking Kafka's protocol is a second codec, an exported [Codec] served
+// through Config.Listeners (listener.go): it decodes Kafka's request
 // headers and bodies into the same wire structs (their fields follow
 // Kafka's JSON schemas for that purpose), remembers per slot the version a
-// request came with, and encodes the response in that version.
+// request came with ([Request].State), and encodes the response in that
+// version.
 type codec interface {
 	// decodeRequest decodes the request in s.buf. Produce and fetch
 	// requests, the hot path, decode into s's own values, which the node
@@ -32,14 +34,14 @@ type codec interface {
 	// Kafka answers it (every field empty but the error), or false when
 	// not even its header is readable, or for a produce that said acks=0
 	// or whose acks are unreadable: then the connection closes.
-	refuse(payload []byte, err error) (wire.Message, bool)
+	refuse(s *slot, err error) (wire.Message, bool)
 	// answered reports whether m gets a response at all: not an acks=0
 	// produce.
 	answered(m wire.Message) bool
-	// frameResponse appends the response m, framed, to pieces for one
-	// vectored write: its fixed bytes encoded into scratch, its records
-	// (a fetch response's) by reference, not copied.
-	frameResponse(pieces net.Buffers, scratch []byte, m wire.Message) (net.Buffers, []byte, error)
+	// frameResponse appends the response m to the request of s, framed,
+	// to pieces for one vectored write: its fixed bytes encoded into
+	// scratch, its records (a fetch response's) by reference, not copied.
+	frameResponse(pieces net.Buffers, scratch []byte, s *slot, m wire.Message) (net.Buffers, []byte, error)
 }
 
 // kaenlogCodec is the codec of kaenlog's protocol (package wire).
@@ -65,7 +67,8 @@ func (kaenlogCodec) decodeRequest(s *slot) (wire.Message, error) {
 	return wire.DecodeRequest(s.buf)
 }
 
-func (kaenlogCodec) refuse(payload []byte, err error) (wire.Message, bool) {
+func (kaenlogCodec) refuse(s *slot, err error) (wire.Message, bool) {
+	payload := s.buf
 	key, corr, herr := wire.PeekHeader(payload)
 	if herr != nil && !errors.Is(herr, wire.ErrUnsupportedVersion) {
 		return nil, false // truncated header or unknown API: nothing to answer with
@@ -129,7 +132,7 @@ func (kaenlogCodec) answered(m wire.Message) bool {
 	return true
 }
 
-func (kaenlogCodec) frameResponse(pieces net.Buffers, scratch []byte, m wire.Message) (net.Buffers, []byte, error) {
+func (kaenlogCodec) frameResponse(pieces net.Buffers, scratch []byte, _ *slot, m wire.Message) (net.Buffers, []byte, error) {
 	return wire.AppendFrameBuffers(pieces, scratch, m)
 }
 

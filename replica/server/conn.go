@@ -45,6 +45,8 @@ type inConn struct {
 	id int32
 	nc net.Conn
 	br *bufio.Reader
+	// codec is the protocol of the listener that accepted it.
+	codec codec
 
 	// queue holds the requests awaiting their response, in arrival order.
 	// It and the fast path's buffers are guarded by the node lock (h.mu).
@@ -109,6 +111,7 @@ type slot struct {
 	frame         net.Buffers // what the socket did not take of the response: resp's chunks
 	produce       wire.ProduceRequest
 	fetch         wire.FetchRequest
+	codecReq      Request // an exported Codec's view of the slot (listener.go)
 }
 
 func newInConn(h *Host, id int32, nc net.Conn) *inConn {
@@ -267,11 +270,11 @@ func (c *inConn) readLoop() {
 			}
 			return
 		}
-		m, derr := h.codec.decodeRequest(s)
+		m, derr := c.codec.decodeRequest(s)
 		var refusal wire.Message
 		if derr != nil {
 			var ok bool
-			if refusal, ok = h.codec.refuse(s.buf, derr); !ok {
+			if refusal, ok = c.codec.refuse(s, derr); !ok {
 				// Nothing to answer it with (or an acks=0 produce):
 				// closed on, after the answers to what came before.
 				h.logf("client %d: closing the connection on a request that did not decode: %v", c.id, derr)
@@ -333,7 +336,7 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 			return fmt.Errorf("a %v refusal: no correlation id to give it", refusal.APIKey())
 		}
 		c.respond(refusal)
-	case h.codec.answered(m):
+	case c.codec.answered(m):
 		s.activeUntilMs = saturatingAdd(now, clampWait(m, h.cfg.maxRequestWaitMs()))
 		if !c.enqueue(s, m) {
 			return fmt.Errorf("a %v request: no correlation id to give it", m.APIKey())
@@ -389,7 +392,7 @@ func saturatingAdd(a, b int64) int64 {
 func (c *inConn) enqueue(s *slot, m wire.Message) (ok bool) {
 	c.nextCorr++
 	s.key, s.corr, s.clientCorr, s.ready = m.APIKey(), c.nextCorr, m.Correlation(), false
-	if !wire.SetCorrelation(m, s.corr) {
+	if !setCorrelation(m, s.corr) {
 		return false
 	}
 	c.queue = append(c.queue, s)
@@ -411,7 +414,7 @@ func (c *inConn) respond(m wire.Message) {
 		return
 	}
 	s := c.queue[i]
-	wire.SetCorrelation(m, s.clientCorr) // a kind enqueue set, so it knows it
+	setCorrelation(m, s.clientCorr) // a kind enqueue set, so it knows it
 	claimed := i == 0 && c.claim()
 	err := c.frame(s, m, claimed)
 	if err != nil {
@@ -516,7 +519,7 @@ func (c *inConn) claim() bool {
 // the frame went whole.
 func (c *inConn) frame(s *slot, m wire.Message, claimed bool) error {
 	var err error
-	c.pieces, c.scratch, err = c.h.codec.frameResponse(c.pieces[:0], c.scratch[:0], m)
+	c.pieces, c.scratch, err = c.codec.frameResponse(c.pieces[:0], c.scratch[:0], s, m)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@
 //   - codec.go: the seam between bytes and wire values.
 //   - budget.go, pool.go: the memory budget of accepted connections and
 //     the pooled buffers it counts.
+//   - listener.go: [Listener], [Codec]: further listeners with protocols
+//     of their own.
 //   - idle.go, deadline.go: closing accepted connections left idle, and
 //     those whose client does not read its responses.
 //   - dial.go: the host's own connections to its peers: lanes, dialling,
@@ -232,12 +234,16 @@
 //
 // The node never sees frames: it is handed wire values and returns wire
 // values. The bytes are one small seam, the codec in codec.go, and the
-// host's kaenlog codec is one implementation. A listener speaking Kafka's
-// own protocol plugs in there, on the same brokers: a second codec that
-// decodes Kafka's request headers and bodies into the same wire structs
-// (their fields follow Kafka's JSON schemas for that reason) and encodes
-// responses in the version each request came with, served by a second
-// accept loop of the same Host with that codec. Order, muting, routing,
-// the node lock and the outbound connections stay as they are: peers keep
-// talking kaenlog's protocol to each other.
+// host's kaenlog codec is one implementation. Config.Listeners puts
+// further listeners on the same Host, each on its own port with its own
+// exported [Codec] (listener.go): replica/kafka's speaks Kafka's protocol,
+// decoding Kafka's request headers and bodies into the same wire structs
+// (their fields follow Kafka's JSON schemas for that reason) and encoding
+// responses in the version each request came with ([Request].State). A
+// codec may answer a request by itself, without the node ([Answer]:
+// Kafka's ApiVersions). Order, muting, limits, routing, the node lock and
+// the outbound connections stay as they are: peers keep talking kaenlog's
+// protocol to each other on the first listener. TLS and authentication
+// per listener have their place documented on [Listener]; neither exists
+// yet.
 package server

@@ -106,6 +106,10 @@ type Config struct {
 	// does not read its responses (Kafka's socket has no such deadline);
 	// 0 means DefaultWriteTimeoutMs, negative never.
 	WriteTimeoutMs int64
+	// Listeners are the node's further listeners, each on its own port
+	// with its own protocol: a broker's Kafka listener (replica/kafka),
+	// say. See Listener.
+	Listeners []Listener
 	// OnEvent, if set, is called after every event the host handled — a
 	// request, a response, a tick, a connection opened or lost — with the
 	// node lock held, so it must neither block nor call the Host (signal a
@@ -168,7 +172,7 @@ type Host struct {
 	cfg   Config
 	clk   clock.Clock
 	ln    net.Listener
-	codec codec
+	codec codec // ln's
 	self  replica.Addr
 
 	// mu is the node lock: it guards node and every field below it.
@@ -232,6 +236,9 @@ func Serve(ln net.Listener, node replica.Node, cfg Config) (*Host, error) {
 	if cfg.Clock == nil || node == nil || ln == nil {
 		return nil, fmt.Errorf("server: Serve needs a listener, a node and Config.Clock: %w", replica.ErrInvalidConfig)
 	}
+	if err := cfg.checkListeners(); err != nil {
+		return nil, err
+	}
 	h := &Host{
 		cfg: cfg, clk: cfg.Clock, ln: ln, codec: kaenlogCodec{}, node: node,
 		inbound: map[int32]*inConn{}, outbound: map[outKey]*outConn{},
@@ -246,8 +253,11 @@ func Serve(ln net.Listener, node replica.Node, cfg Config) (*Host, error) {
 	h.mu.Lock()
 	h.event()
 	h.mu.Unlock()
-	h.wg.Add(1)
-	go h.acceptLoop()
+	h.wg.Add(1 + len(cfg.Listeners))
+	go h.acceptLoop(ln, h.codec)
+	for _, l := range cfg.Listeners {
+		go h.acceptLoop(l.Listener, codecAdapter{l.Codec})
+	}
 	if h.api.rolledUnflushed != nil {
 		h.wg.Add(1)
 		go h.flushLoop()
@@ -378,7 +388,8 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 // connection (the broker would drop it, and its answer would never come).
 func brokerServes(k wire.APIKey) bool {
 	switch k {
-	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch:
+	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
+		wire.APIMetadata, wire.APIInitProducerID: // from its image; forwarded to the controller
 		return true
 	}
 	return false
@@ -544,14 +555,15 @@ func (h *Host) logf(format string, args ...any) {
 	}
 }
 
-// acceptLoop accepts connections until the listener closes. A failed
+// acceptLoop accepts connections on ln, each speaking cd, until ln
+// closes. A failed
 // Accept that is not the end (out of file descriptors) waits a backoff on
 // the clock before trying again.
-func (h *Host) acceptLoop() {
+func (h *Host) acceptLoop(ln net.Listener, cd codec) {
 	defer h.wg.Done()
 	backoff := h.cfg.backoffMs()
 	for {
-		nc, err := h.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			h.mu.Lock()
 			closing := h.closing
@@ -579,6 +591,7 @@ func (h *Host) acceptLoop() {
 		}
 		h.nextConn++
 		c := newInConn(h, h.nextConn, nc)
+		c.codec = cd
 		h.inbound[c.id] = c
 		c.touch(h.clk.NowMs())
 		h.watchIdle()
@@ -609,7 +622,7 @@ func (h *Host) Close() error {
 		return ErrClosed
 	}
 	h.closing = true
-	h.ln.Close()
+	h.closeListeners()
 	var timedOut bool
 	if s := h.api.shutdown; s != nil && s.Epoch() >= 0 && !h.halted() {
 		s.BeginShutdown()
@@ -639,7 +652,7 @@ func (h *Host) Close() error {
 func (h *Host) Kill() {
 	h.mu.Lock()
 	h.closing = true
-	h.ln.Close()
+	h.closeListeners()
 	h.stopLocked()
 	h.mu.Unlock()
 	h.wg.Wait()

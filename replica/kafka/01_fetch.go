@@ -1,0 +1,104 @@
+package kafka
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kaenlog/kaenlog/replica/server"
+	"github.com/kaenlog/kaenlog/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Fetch (key 1), v4-v11 (no flexible version: see the package doc).
+//
+// Behavior:
+//   - always a consumer's fetch: the ReplicaID a request carries is
+//     ignored (followers fetch on kaenlog's own protocol and port), so it
+//     reads up to the high watermark and never moves it;
+//   - the broker's parked fetch is the long poll: answered once MinBytes
+//     are past the fetch offsets (a move of the high watermark counts),
+//     the leadership changes, or MaxWaitMillis ends;
+//   - KIP-74: MaxBytes bounds the whole response and PartitionMaxBytes
+//     each partition, the first batch whole however large;
+//   - HighWatermark, LastStableOffset (= the high watermark: no
+//     transactions, so read_committed reads what read_uncommitted reads)
+//     and LogStartOffset; a partition in error answers -1 for each, as
+//     Kafka does;
+//   - fetch sessions (KIP-227) are answered as full fetches: SessionID 0,
+//     which tells a client to send every partition each time;
+//     ForgottenTopics, which only an incremental fetch carries, is ignored;
+//   - a negative FetchOffset is OFFSET_OUT_OF_RANGE;
+//   - v12's CurrentLeader (once advertised) comes from the broker (NOT_LEADER_OR_FOLLOWER,
+//     FENCED_LEADER_EPOCH); LastFetchedEpoch is a follower's field and is
+//     not consulted for a consumer; PreferredReadReplica is -1 (no rack
+//     awareness);
+//   - v13+ (topic ids) is not advertised; v0-v3 (before RecordBatch v2)
+//     are not either, as Kafka 4.0 (KIP-896).
+
+func init() {
+	regKey(&api{key: fetchKey, name: "Fetch", min: 4, max: 11, decode: decodeFetch, encode: encodeFetch})
+}
+
+func decodeFetch(_ *Codec, st *request, r *server.Request) (wire.Message, error) {
+	kr := st.kreq.(*kmsg.FetchRequest)
+	m := r.Fetch
+	parts := m.Partitions[:0]
+	for _, t := range kr.Topics {
+		for _, p := range t.Partitions {
+			offset := uint64(math.MaxUint64) // past every log end: OFFSET_OUT_OF_RANGE
+			if p.FetchOffset >= 0 {
+				offset = uint64(p.FetchOffset)
+			}
+			epoch := wire.NoEpoch
+			if st.version >= 9 && p.CurrentLeaderEpoch >= 0 {
+				epoch = p.CurrentLeaderEpoch
+			}
+			parts = append(parts, wire.FetchPartition{
+				Topic: t.Topic, Partition: p.Partition, CurrentLeaderEpoch: epoch,
+				FetchOffset: offset, LastFetchedEpoch: wire.NoEpoch, MaxBytes: max(p.PartitionMaxBytes, 0),
+			})
+		}
+	}
+	maxBytes := kr.MaxBytes
+	if st.version < 3 || maxBytes < 0 {
+		maxBytes = math.MaxInt32
+	}
+	*m = wire.FetchRequest{
+		CorrelationID: st.corr, ReplicaID: wire.ConsumerReplicaID, ReplicaEpoch: -1,
+		MaxWaitMs: max(kr.MaxWaitMillis, 0), MinBytes: max(kr.MinBytes, 0), MaxBytes: maxBytes, Partitions: parts,
+	}
+	return m, nil
+}
+
+func encodeFetch(_ *Codec, st *request, m wire.Message) (kmsg.Response, error) {
+	w, ok := m.(*wire.FetchResponse)
+	if !ok {
+		return nil, fmt.Errorf("kafka: a %v answer to a Fetch", m.APIKey())
+	}
+	resp := kmsg.NewPtrFetchResponse()
+	resp.ErrorCode = kafkaCode(w.ErrorCode)
+	for i := range w.Partitions {
+		p := &w.Partitions[i]
+		if n := len(resp.Topics); n == 0 || resp.Topics[n-1].Topic != p.Topic {
+			t := kmsg.NewFetchResponseTopic()
+			t.Topic = p.Topic
+			resp.Topics = append(resp.Topics, t)
+		}
+		t := &resp.Topics[len(resp.Topics)-1]
+		rp := kmsg.NewFetchResponseTopicPartition()
+		rp.Partition, rp.ErrorCode = p.Partition, kafkaCode(p.ErrorCode)
+		rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+		if p.ErrorCode == wire.CodeNone {
+			rp.HighWatermark = offsetOrNone(p.HighWatermark, true)
+			rp.LastStableOffset = rp.HighWatermark
+			rp.LogStartOffset = offsetOrNone(p.LogStartOffset, true)
+			rp.RecordBatches = p.Records
+		}
+		if p.HasCurrentLeader && st.version >= 12 {
+			rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch
+		}
+		rp.PreferredReadReplica = -1
+		t.Partitions = append(t.Partitions, rp)
+	}
+	return resp, nil
+}

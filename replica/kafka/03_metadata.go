@@ -1,0 +1,131 @@
+package kafka
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"slices"
+
+	"github.com/kaenlog/kaenlog/replica/server"
+	"github.com/kaenlog/kaenlog/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Metadata (key 3), v0-v8 (v9+ is flexible: see the package doc).
+//
+// Behavior:
+//   - answered by the broker from its metadata image (any broker, as in
+//     Kafka), which lags the controller by at most one metadata fetch;
+//   - Brokers: every registered, unfenced broker that has a Kafka
+//     listener, at the endpoint it registered (BrokerConfig.KafkaEndpoint);
+//   - ControllerID is -1: Kafka's clients cannot reach kaenlog's
+//     controller, and no broker serves the admin APIs yet;
+//   - per partition: the leader (-1 and LEADER_NOT_AVAILABLE when there is
+//     none), the leader epoch, the replicas, the real ISR the controller
+//     committed, and as OfflineReplicas the replicas whose broker is not
+//     registered or is fenced. KIP-966's ELR is not in Metadata at any
+//     version (Kafka has it in DescribeTopicPartitions, not served);
+//   - topic ids (v10+, once advertised) are derived from the name (TopicID), the same on
+//     every broker; a request naming a topic by id alone is answered from
+//     every topic, filtered by id;
+//   - AllowAutoTopicCreation is ignored: an unknown topic is
+//     UNKNOWN_TOPIC_OR_PARTITION (topics are created on the controller);
+//   - v13 (the top-level error code) is not advertised.
+
+func init() {
+	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 8, decode: decodeMetadata, encode: encodeMetadata})
+}
+
+// TopicID is the Kafka topic id the listener gives topic: the first 16
+// bytes of SHA-256("kaenlog topic id\x00" + name), marked as an RFC 9562
+// version 8 UUID. kaenlog's metadata log has no topic ids of its own; a
+// name's id is stable across brokers and restarts. (kaenlog cannot delete
+// topics, so a name never names a second topic.)
+func TopicID(topic string) [16]byte {
+	sum := sha256.Sum256([]byte("kaenlog topic id\x00" + topic))
+	var id [16]byte
+	copy(id[:], sum[:16])
+	id[6] = id[6]&0x0f | 0x80
+	id[8] = id[8]&0x3f | 0x80
+	return id
+}
+
+func decodeMetadata(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {
+	kr := st.kreq.(*kmsg.MetadataRequest)
+	m := &wire.MetadataRequest{CorrelationID: st.corr}
+	all := kr.Topics == nil || (st.version == 0 && len(kr.Topics) == 0)
+	if all {
+		return m, nil
+	}
+	m.Topics = []string{}
+	for _, t := range kr.Topics {
+		if t.Topic == nil {
+			st.metadataIDs = append(st.metadataIDs, t.TopicID)
+			continue
+		}
+		m.Topics = append(m.Topics, *t.Topic)
+	}
+	if len(st.metadataIDs) > 0 {
+		m.Topics = nil // every topic: the ids are filtered at Frame
+	}
+	return m, nil
+}
+
+func encodeMetadata(c *Codec, st *request, m wire.Message) (kmsg.Response, error) {
+	w, ok := m.(*wire.MetadataResponse)
+	if !ok {
+		return nil, fmt.Errorf("kafka: a %v answer to a Metadata", m.APIKey())
+	}
+	resp := kmsg.NewPtrMetadataResponse()
+	resp.ClusterID = &c.cfg.ClusterID
+	resp.ControllerID = -1
+	live := map[int32]bool{}
+	for _, b := range w.Brokers {
+		if b.Fenced {
+			continue
+		}
+		live[b.ID] = true
+		if kb, ok := c.broker(b.ID); ok {
+			rb := kmsg.NewMetadataResponseBroker()
+			rb.NodeID, rb.Host, rb.Port = kb.id, kb.host, kb.port
+			resp.Brokers = append(resp.Brokers, rb)
+		}
+	}
+	for i := range w.Topics {
+		t := &w.Topics[i]
+		id := TopicID(t.Name)
+		if len(st.metadataIDs) > 0 && !slices.Contains(st.metadataIDs, id) {
+			continue
+		}
+		rt := kmsg.NewMetadataResponseTopic()
+		name := t.Name
+		rt.Topic, rt.ErrorCode = &name, kafkaCode(t.ErrorCode)
+		if t.ErrorCode == wire.CodeNone {
+			rt.TopicID = id
+		}
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			rp := kmsg.NewMetadataResponseTopicPartition()
+			rp.Partition, rp.ErrorCode = p.Partition, kafkaCode(p.ErrorCode)
+			rp.Leader, rp.LeaderEpoch = p.Leader, p.LeaderEpoch
+			rp.Replicas, rp.ISR = nonNil(p.Replicas), nonNil(p.ISR)
+			rp.OfflineReplicas = []int32{}
+			for _, r := range p.Replicas {
+				if !live[r] {
+					rp.OfflineReplicas = append(rp.OfflineReplicas, r)
+				}
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp, nil
+}
+
+// nonNil returns ids, or an empty list for none (Kafka's arrays are not
+// nullable here).
+func nonNil(ids []int32) []int32 {
+	if ids == nil {
+		return []int32{}
+	}
+	return ids
+}

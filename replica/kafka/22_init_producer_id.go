@@ -1,0 +1,49 @@
+package kafka
+
+import (
+	"fmt"
+
+	"github.com/kaenlog/kaenlog/replica/server"
+	"github.com/kaenlog/kaenlog/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// InitProducerID (key 22), v0-v1 (v2+ is flexible: see the package doc).
+//
+// Behavior:
+//   - an idempotent producer's id, cluster-unique: the broker forwards the
+//     request to the controller, which hands ids out of blocks its
+//     metadata log allocates, and relays the answer (REQUEST_TIMED_OUT if
+//     the controller does not answer in time, which clients retry);
+//   - every call gets a new id at epoch 0: for an idempotent producer a
+//     new id is as good as KIP-360's bumped epoch, its sequences start
+//     again at 0;
+//   - a TransactionalID is refused with INVALID_REQUEST: kaenlog has no
+//     transactions (no transaction coordinator, no markers);
+//   - v3's ProducerID/ProducerEpoch, once advertised, are not consulted.
+
+func init() {
+	regKey(&api{key: initProducerIDKey, name: "InitProducerID", min: 0, max: 1, decode: decodeInitProducerID, encode: encodeInitProducerID})
+}
+
+func decodeInitProducerID(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {
+	kr := st.kreq.(*kmsg.InitProducerIDRequest)
+	if kr.TransactionalID != nil {
+		resp := kmsg.NewPtrInitProducerIDResponse()
+		resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = kafkaCode(wire.CodeInvalidRequest), -1, -1
+		st.local = resp
+		return nil, errLocal
+	}
+	m := &wire.InitProducerIDRequest{CorrelationID: st.corr, TransactionTimeoutMs: -1, ProducerID: wire.NoProducerID, ProducerEpoch: wire.NoProducerEpoch}
+	return m, nil
+}
+
+func encodeInitProducerID(_ *Codec, _ *request, m wire.Message) (kmsg.Response, error) {
+	w, ok := m.(*wire.InitProducerIDResponse)
+	if !ok {
+		return nil, fmt.Errorf("kafka: a %v answer to an InitProducerID", m.APIKey())
+	}
+	resp := kmsg.NewPtrInitProducerIDResponse()
+	resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = kafkaCode(w.ErrorCode), w.ProducerID, w.ProducerEpoch
+	return resp, nil
+}

@@ -1,0 +1,222 @@
+package kafka_test
+
+import (
+	"crypto/rand"
+	"fmt"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kaenlog/kaenlog/examples/wallclock"
+	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/controller"
+	"github.com/kaenlog/kaenlog/replica/kafka"
+	"github.com/kaenlog/kaenlog/replica/server"
+	"github.com/kaenlog/kaenlog/wire"
+)
+
+// A real cluster for the listener's tests, built from exported API only:
+// a controller and brokers, each on its own server.Host over loopback TCP
+// in the test process, on the wall clock, every broker with a Kafka
+// listener beside its kaenlog one. Waits are bounded (clusterWait) and
+// never sleep: the hosts signal after every event, and a wait looks again.
+
+const clusterWait = 60 * time.Second
+
+type cluster struct {
+	t     testing.TB
+	dir   string
+	ev    chan struct{}
+	clk   wallclock.Clock
+	store controller.Store
+	ctl   *replica.ControllerNode
+	ctlH  *server.Host
+
+	mu      sync.Mutex
+	brokers map[int32]*clusterBroker
+}
+
+type clusterBroker struct {
+	b     *replica.Broker
+	h     *server.Host
+	kafka string // the Kafka listener's address
+}
+
+func (c *cluster) signal() {
+	select {
+	case c.ev <- struct{}{}:
+	default:
+	}
+}
+
+// await waits until cond holds, looking again after every host event.
+func (c *cluster) await(what string, cond func() bool) {
+	c.t.Helper()
+	limit := time.NewTimer(clusterWait)
+	defer limit.Stop()
+	for !cond() {
+		select {
+		case <-c.ev:
+		case <-limit.C:
+			c.t.Fatalf("still waiting, after %v, for %s", clusterWait, what)
+		}
+	}
+}
+
+func listen(t testing.TB) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// startCluster starts the controller and brokers 1..n and waits until
+// every broker is registered, unfenced and caught up.
+func startCluster(t testing.TB, n int) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}}
+	store, err := controller.OpenLogStore(filepath.Join(c.dir, "controller"), log.Options{Sync: log.SyncEveryAppend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := controller.Open(store, controller.Config{}, c.clk.NowMs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.store, c.ctl = store, replica.NewControllerNode(ctl)
+	if c.ctlH, err = server.Serve(listen(t), c.ctl, server.Config{Clock: c.clk, OnEvent: c.signal}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.stop)
+	for id := int32(1); id <= int32(n); id++ {
+		c.startBroker(id)
+	}
+	c.awaitBrokers()
+	return c
+}
+
+// startBroker opens broker id from its directory and serves it on two
+// listeners: kaenlog's and Kafka's.
+func (c *cluster) startBroker(id int32) {
+	c.t.Helper()
+	ln, kln := listen(c.t), listen(c.t)
+	cfg := replica.BrokerConfig{
+		ID: id, Dir: filepath.Join(c.dir, fmt.Sprintf("broker-%d", id)),
+		Endpoint: ln.Addr().String(), KafkaEndpoint: kln.Addr().String(),
+		ContinuousFetch: true, ReplicaFetchWaitMs: 500, HeartbeatIntervalMs: 250,
+	}
+	rand.Read(cfg.IncarnationID[:])
+	b, err := replica.OpenBroker(cfg, c.clk.NowMs())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	h, err := server.Serve(ln, b, server.Config{
+		Clock: c.clk, Controller: c.ctlH.Addr().String(), OnEvent: c.signal, ShutdownTimeoutMs: 5000,
+		Listeners: []server.Listener{{Listener: kln, Codec: kafka.NewCodec(b, kafka.Config{})}},
+	})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.brokers[id] = &clusterBroker{b: b, h: h, kafka: kln.Addr().String()}
+	c.mu.Unlock()
+}
+
+// kill stops broker id at once: no controlled shutdown, no clean close.
+func (c *cluster) kill(id int32) {
+	c.mu.Lock()
+	br := c.brokers[id]
+	delete(c.brokers, id)
+	c.mu.Unlock()
+	br.h.Kill()
+}
+
+func (c *cluster) stop() {
+	c.mu.Lock()
+	bs := c.brokers
+	c.brokers = map[int32]*clusterBroker{}
+	c.mu.Unlock()
+	for _, br := range bs {
+		br.h.Kill()
+	}
+	c.ctlH.Kill()
+	c.store.Close()
+}
+
+// seeds returns the running brokers' Kafka listeners.
+func (c *cluster) seeds() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, br := range c.brokers {
+		out = append(out, br.kafka)
+	}
+	return out
+}
+
+// image returns the controller's metadata image.
+func (c *cluster) image() *controller.Image {
+	var im *controller.Image
+	c.ctlH.Do(func(int64) { im = c.ctl.Controller().Image() })
+	return im
+}
+
+// awaitBrokers waits until every running broker is registered, unfenced
+// and has applied the controller's whole metadata log.
+func (c *cluster) awaitBrokers() {
+	c.t.Helper()
+	c.await("every broker registered, unfenced and caught up", func() bool {
+		var end uint64
+		c.ctlH.Do(func(int64) { end = c.ctl.Controller().MetadataEndOffset() })
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, br := range c.brokers {
+			ok := false
+			br.h.Do(func(int64) { ok = !br.b.Fenced() && br.b.Image().EndOffset() == end })
+			if !ok {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// createTopic creates a topic with a raw request to the controller and
+// waits until every broker has applied it.
+func (c *cluster) createTopic(name string, partitions int32, rf int16, minISR int32) {
+	c.t.Helper()
+	nc, err := net.Dial("tcp", c.ctlH.Addr().String())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer nc.Close()
+	payload, err := (&wire.CreateTopicsRequest{CorrelationID: 1, Name: name, Partitions: partitions, ReplicationFactor: rf, MinISR: minISR}).AppendTo(nil)
+	if err == nil {
+		err = wire.WriteFrame(nc, payload)
+	}
+	if err == nil {
+		payload, err = wire.ReadFrame(nc, nil, 0)
+	}
+	var resp wire.CreateTopicsResponse
+	if err == nil {
+		resp, err = wire.DecodeCreateTopicsResponse(payload)
+	}
+	if err == nil && resp.ErrorCode != wire.CodeNone {
+		err = fmt.Errorf("%v: %s", resp.ErrorCode, resp.ErrorMessage)
+	}
+	if err != nil {
+		c.t.Fatalf("create topic %s: %v", name, err)
+	}
+	c.awaitBrokers()
+}
+
+// partition returns what the controller committed for a partition.
+func (c *cluster) partition(topic string, p int32) controller.PartitionState {
+	ps, _ := c.image().Partition(topic, p)
+	return ps
+}

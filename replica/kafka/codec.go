@@ -1,0 +1,329 @@
+package kafka
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/server"
+	"github.com/kaenlog/kaenlog/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Config configures a Codec.
+type Config struct {
+	// ClusterID is what Metadata answers as the cluster id; empty means
+	// DefaultClusterID.
+	ClusterID string
+}
+
+// DefaultClusterID is the cluster id Metadata answers when Config.ClusterID
+// is empty.
+const DefaultClusterID = "kaenlog"
+
+// maxRequestBytes bounds every request but a produce before kmsg decodes
+// it: kmsg allocates an array's elements (tens of bytes each) from a count
+// it checks only against the bytes left, so a frame of MaxFrameSize bytes
+// of counts could make it allocate many times that. Produce requests,
+// whose size is their records, are bounded by the host's MaxFrameSize
+// alone.
+const maxRequestBytes = 1 << 20
+
+// Codec is a broker's Kafka listener: a server.Codec that decodes Kafka's
+// requests into the wire requests the broker serves and encodes the
+// broker's answers as Kafka's responses, in the version each request came
+// with. Serve it with the broker's host (server.Config.Listeners). See the
+// package documentation for the APIs and versions.
+type Codec struct {
+	b   *replica.Broker
+	cfg Config
+}
+
+// NewCodec returns the Kafka codec of broker b. Its Frame reads b's
+// metadata image, under the host's node lock (server.Codec's contract).
+func NewCodec(b *replica.Broker, cfg Config) *Codec {
+	if cfg.ClusterID == "" {
+		cfg.ClusterID = DefaultClusterID
+	}
+	return &Codec{b: b, cfg: cfg}
+}
+
+var _ server.Codec = (*Codec)(nil)
+
+// request is what the codec keeps of a request until its response is
+// framed (server.Request.State).
+type request struct {
+	key, version int16
+	corr         int32
+	flexible     bool
+	// api is the request's handler (apis), nil for an unknown key.
+	api *api
+	// kreq is the decoded Kafka request.
+	kreq kmsg.Request
+	// local is the answer the codec gives without the broker, if any.
+	local kmsg.Response
+	// metadataIDs are the topic ids a Metadata request named without a
+	// name: answered from the whole topic list, filtered at Frame.
+	metadataIDs [][16]byte
+}
+
+// errLocal sends a request to Refuse, which gives the answer the codec
+// made for it (request.local).
+var errLocal = errors.New("kafka: answered by the listener")
+
+// errClose is a request Kafka closes the connection on.
+type errClose struct{ reason string }
+
+func (e errClose) Error() string { return "kafka: " + e.reason }
+
+func closeOn(format string, args ...any) error { return errClose{fmt.Sprintf(format, args...)} }
+
+// Decode reads the request header (key, version, correlation id, client
+// id, and the tagged fields of a flexible version) and hands the body to
+// the API's decoder. An unknown key, a version outside the advertised
+// range (but for ApiVersions, KIP-511), a truncated header or a body that
+// does not decode closes the connection, as Kafka's broker closes it.
+func (c *Codec) Decode(payload []byte, r *server.Request) (wire.Message, error) {
+	st, _ := r.State.(*request)
+	if st == nil {
+		st = new(request)
+		r.State = st
+	}
+	*st = request{}
+	if len(payload) < 8 {
+		return nil, closeOn("a request header of %d bytes", len(payload))
+	}
+	st.key = int16(binary.BigEndian.Uint16(payload))
+	st.version = int16(binary.BigEndian.Uint16(payload[2:]))
+	st.corr = int32(binary.BigEndian.Uint32(payload[4:]))
+	st.api = apiFor(st.key)
+	if st.api == nil {
+		return nil, closeOn("unknown API key %d", st.key)
+	}
+	kreq := kmsg.RequestForKey(st.key)
+	if kreq == nil { // every key in apis is kmsg's; checked anyway
+		return nil, closeOn("API key %d unknown to kmsg", st.key)
+	}
+	if st.version < st.api.min || st.version > st.api.max {
+		if st.key == apiVersionsKey {
+			// KIP-511: answered at v0 with UNSUPPORTED_VERSION and this
+			// key's range, so the client retries at a version it has.
+			st.version, st.flexible = 0, false
+			st.local = unsupportedAPIVersions()
+			return nil, errLocal
+		}
+		return nil, closeOn("%s v%d: supported are v%d-v%d", st.api.name, st.version, st.api.min, st.api.max)
+	}
+	kreq.SetVersion(st.version)
+	st.flexible = kreq.IsFlexible()
+	st.kreq = kreq
+	body, err := skipHeaderRest(payload[8:], st.flexible)
+	if err != nil {
+		return nil, err
+	}
+	if st.key != produceKey && len(body) > maxRequestBytes {
+		return nil, closeOn("a %s request of %d bytes, over %d", st.api.name, len(body), maxRequestBytes)
+	}
+	if st.key == produceKey {
+		if err := checkProduceCounts(body, st.version); err != nil {
+			return nil, err
+		}
+	}
+	if st.flexible {
+		// kmsg reads a tagged-field count of up to 2^32 and loops that
+		// many times whatever is left (internalReadTags): a 30-byte
+		// request would pin a core for seconds. No flexible version is
+		// advertised (the range check above refuses them) until the
+		// listener bounds those counts itself.
+		return nil, closeOn("%s v%d is flexible", st.api.name, st.version)
+	}
+	if err := kreq.ReadFrom(body); err != nil {
+		return nil, closeOn("%s v%d: %v", st.api.name, st.version, err)
+	}
+	return st.api.decode(c, st, r)
+}
+
+// maxProduceElements bounds the topics and the partitions of one produce
+// request (the broker answers at most 1<<16 partitions): kmsg allocates
+// every element an array's count announces, tens of bytes each, checking
+// the count only against the bytes left.
+const maxProduceElements = 1 << 16
+
+// checkProduceCounts walks a non-flexible produce body's arrays before
+// kmsg decodes it, refusing counts over maxProduceElements in all or over
+// what the bytes left could hold, so that a large frame of counts cannot
+// make the decoder allocate many times its size.
+func checkProduceCounts(b []byte, version int16) error {
+	bad := closeOn("a produce request whose counts its bytes cannot hold")
+	str := func() bool { // an int16-length (nullable) string
+		if len(b) < 2 {
+			return false
+		}
+		n := int(int16(binary.BigEndian.Uint16(b)))
+		b = b[2:]
+		if n < 0 {
+			return true
+		}
+		if n > len(b) {
+			return false
+		}
+		b = b[n:]
+		return true
+	}
+	count := func(minSize int) (int, bool) {
+		if len(b) < 4 {
+			return 0, false
+		}
+		n := int(int32(binary.BigEndian.Uint32(b)))
+		b = b[4:]
+		return n, n >= 0 && n <= len(b)/minSize
+	}
+	if version >= 3 && !str() {
+		return bad
+	}
+	if len(b) < 6 {
+		return bad
+	}
+	b = b[6:] // acks, timeout
+	topics, ok := count(2 + 4)
+	if !ok {
+		return bad
+	}
+	total := topics
+	for range topics {
+		if !str() {
+			return bad
+		}
+		parts, ok := count(4 + 4)
+		if total += parts; !ok || total > maxProduceElements {
+			return bad
+		}
+		for range parts {
+			if len(b) < 8 {
+				return bad
+			}
+			n := int(int32(binary.BigEndian.Uint32(b[4:])))
+			b = b[8:]
+			if n > len(b) {
+				return bad
+			}
+			b = b[max(n, 0):]
+		}
+	}
+	return nil
+}
+
+// skipHeaderRest skips the client id (a nullable int16-length string) and,
+// in a flexible version's header, the tagged fields, returning the body.
+func skipHeaderRest(b []byte, flexible bool) ([]byte, error) {
+	if len(b) < 2 {
+		return nil, closeOn("a request header cut in its client id")
+	}
+	n := int(int16(binary.BigEndian.Uint16(b)))
+	b = b[2:]
+	if n > 0 {
+		if n > len(b) {
+			return nil, closeOn("a client id of %d bytes in %d", n, len(b))
+		}
+		b = b[n:]
+	}
+	if !flexible {
+		return b, nil
+	}
+	tags, k := binary.Uvarint(b)
+	if k <= 0 || tags > uint64(len(b)) {
+		return nil, closeOn("unreadable tagged fields in the request header")
+	}
+	b = b[k:]
+	for range tags {
+		if _, k = binary.Uvarint(b); k <= 0 {
+			return nil, closeOn("unreadable tagged fields in the request header")
+		}
+		b = b[k:]
+		size, k := binary.Uvarint(b)
+		if k <= 0 || size > uint64(len(b)-k) {
+			return nil, closeOn("unreadable tagged fields in the request header")
+		}
+		b = b[k+int(size):]
+	}
+	return b, nil
+}
+
+// Refuse gives the answers the codec makes by itself (ApiVersions, a
+// refused produce) and closes the connection on everything else that did
+// not decode.
+func (c *Codec) Refuse(payload []byte, r *server.Request, err error) (wire.Message, bool) {
+	st, _ := r.State.(*request)
+	if st == nil || !errors.Is(err, errLocal) || st.local == nil {
+		return nil, false
+	}
+	return &server.Answer{Key: wire.APIKey(st.key), CorrelationID: st.corr}, true
+}
+
+// Answered reports whether m gets a response: not an acks=0 produce.
+func (c *Codec) Answered(m wire.Message) bool {
+	if p, ok := m.(*wire.ProduceRequest); ok {
+		return p.Acks != wire.AcksNone
+	}
+	return true
+}
+
+// Frame encodes the broker's answer m (or the codec's own) as the Kafka
+// response to r, in r's version: length, correlation id, the response
+// header's tagged fields where the version is flexible (never for
+// ApiVersions, whose response header stays v0 so that any client can read
+// it), then the body.
+func (c *Codec) Frame(pieces net.Buffers, scratch []byte, r *server.Request, m wire.Message) (net.Buffers, []byte, error) {
+	st, _ := r.State.(*request)
+	if st == nil || st.api == nil {
+		return pieces, scratch, errors.New("kafka: a response to no request")
+	}
+	resp := st.local
+	if _, ok := m.(*server.Answer); !ok {
+		var err error
+		if resp, err = st.api.encode(c, st, m); err != nil {
+			return pieces, scratch, err
+		}
+	}
+	resp.SetVersion(st.version)
+	start := len(scratch)
+	scratch = append(scratch, 0, 0, 0, 0)
+	scratch = binary.BigEndian.AppendUint32(scratch, uint32(st.corr))
+	if st.flexible && st.key != apiVersionsKey {
+		scratch = append(scratch, 0) // no tagged fields
+	}
+	scratch = resp.AppendTo(scratch)
+	n := len(scratch) - start - 4
+	if n > math.MaxInt32 {
+		return pieces, scratch[:start], fmt.Errorf("kafka: a %s response of %d bytes", st.api.name, n)
+	}
+	binary.BigEndian.PutUint32(scratch[start:], uint32(n))
+	st.kreq, st.local = nil, nil // keep nothing of it past the write
+	return append(pieces, scratch[start:]), scratch, nil
+}
+
+// kafkaCode is Kafka's number for kaenlog's code c, from wire's one error
+// table; a code Kafka has no counterpart for is UNKNOWN_SERVER_ERROR (-1).
+func kafkaCode(c wire.ErrorCode) int16 {
+	if c == wire.CodeNone {
+		return 0
+	}
+	var e *wire.Error
+	if errors.As(c.Err(), &e) {
+		if k, ok := e.KafkaCode(); ok {
+			return k
+		}
+	}
+	return -1
+}
+
+// offsetOrNone is a uint64 offset as Kafka's int64, -1 when absent.
+func offsetOrNone(o uint64, ok bool) int64 {
+	if !ok || o > math.MaxInt64 {
+		return -1
+	}
+	return int64(o)
+}

@@ -1,0 +1,53 @@
+package kafka
+
+import (
+	"slices"
+
+	"github.com/kaenlog/kaenlog/replica/server"
+	"github.com/kaenlog/kaenlog/wire"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The API keys the listener serves.
+const (
+	produceKey        int16 = 0
+	fetchKey          int16 = 1
+	listOffsetsKey    int16 = 2
+	metadataKey       int16 = 3
+	apiVersionsKey    int16 = 18
+	initProducerIDKey int16 = 22
+)
+
+// api is one API the listener serves: the versions it advertises, how a
+// request becomes the broker's wire request, and how the broker's answer
+// becomes the Kafka response. One file per API (NN_name.go) registers it.
+type api struct {
+	key      int16
+	name     string
+	min, max int16
+	// decode turns the decoded Kafka request (st.kreq) into the broker's
+	// request, or sets st.local and returns errLocal for an answer the
+	// codec gives itself.
+	decode func(c *Codec, st *request, r *server.Request) (wire.Message, error)
+	// encode turns the broker's answer into the Kafka response.
+	encode func(c *Codec, st *request, m wire.Message) (kmsg.Response, error)
+}
+
+// apis is the listener's table, sorted by key: ApiVersions advertises it.
+var apis []*api
+
+// regKey registers an API (each NN_name.go's init).
+func regKey(a *api) {
+	apis = append(apis, a)
+	slices.SortFunc(apis, func(x, y *api) int { return int(x.key) - int(y.key) })
+}
+
+// apiFor returns the API of key, or nil.
+func apiFor(key int16) *api {
+	for _, a := range apis {
+		if a.key == key {
+			return a
+		}
+	}
+	return nil
+}
