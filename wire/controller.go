@@ -104,11 +104,16 @@ type BrokerRegistrationRequest struct {
 	LostData bool
 	// Endpoint is where other brokers reach this one (host:port).
 	Endpoint string
+	// ClusterID is the cluster id stamped in the broker's data directory,
+	// or empty while the broker has not learned one: the controller
+	// refuses a registration naming another cluster than its own
+	// (CodeInconsistentClusterID), as Kafka's does.
+	ClusterID string
 }
 
 // AppendTo appends the encoded request to dst. It refuses, with dst
 // unchanged, a PreviousBrokerEpoch below NoBrokerEpoch (ErrInvalidValue) or
-// an Endpoint longer than 32767 bytes (ErrFrameTooLarge).
+// an Endpoint or ClusterID longer than 32767 bytes (ErrFrameTooLarge).
 func (m BrokerRegistrationRequest) AppendTo(dst []byte) ([]byte, error) {
 	const name = "BrokerRegistrationRequest"
 	if err := checkBrokerEpoch(name, "PreviousBrokerEpoch", m.PreviousBrokerEpoch); err != nil {
@@ -117,13 +122,17 @@ func (m BrokerRegistrationRequest) AppendTo(dst []byte) ([]byte, error) {
 	if err := checkString(name, "Endpoint", m.Endpoint); err != nil {
 		return dst, err
 	}
-	dst = grow(dst, headerSize+4+16+8+1+encodedString(m.Endpoint))
+	if err := checkString(name, "ClusterID", m.ClusterID); err != nil {
+		return dst, err
+	}
+	dst = grow(dst, headerSize+4+16+8+1+encodedString(m.Endpoint)+encodedString(m.ClusterID))
 	dst = appendHeader(dst, APIBrokerRegistration, m.CorrelationID)
 	dst = appendInt32(dst, m.BrokerID)
 	dst = append(dst, m.IncarnationID[:]...)
 	dst = appendInt64(dst, m.PreviousBrokerEpoch)
 	dst = appendBool(dst, m.LostData)
-	return appendString(dst, m.Endpoint), nil
+	dst = appendString(dst, m.Endpoint)
+	return appendString(dst, m.ClusterID), nil
 }
 
 // DecodeBrokerRegistrationRequest decodes a BrokerRegistrationRequest
@@ -137,6 +146,7 @@ func DecodeBrokerRegistrationRequest(payload []byte) (BrokerRegistrationRequest,
 		PreviousBrokerEpoch: d.brokerEpoch("PreviousBrokerEpoch"),
 		LostData:            d.boolean("LostData"),
 		Endpoint:            d.str("Endpoint"),
+		ClusterID:           d.str("ClusterID"),
 	}
 	if err := d.finish(); err != nil {
 		return BrokerRegistrationRequest{}, err
@@ -153,19 +163,27 @@ type BrokerRegistrationResponse struct {
 	// BrokerEpoch is the epoch the broker must send in every later request,
 	// or NoBrokerEpoch when the registration was refused.
 	BrokerEpoch int64
+	// ClusterID is the controller's cluster id (empty if it has none): a
+	// broker that did not know it yet stamps it in its data directory.
+	ClusterID string
 }
 
 // AppendTo appends the encoded response to dst. It refuses, with dst
-// unchanged, a BrokerEpoch below NoBrokerEpoch (ErrInvalidValue).
+// unchanged, a BrokerEpoch below NoBrokerEpoch (ErrInvalidValue) or a
+// ClusterID longer than 32767 bytes (ErrFrameTooLarge).
 func (m BrokerRegistrationResponse) AppendTo(dst []byte) ([]byte, error) {
 	const name = "BrokerRegistrationResponse"
 	if err := checkBrokerEpoch(name, "BrokerEpoch", m.BrokerEpoch); err != nil {
 		return dst, err
 	}
-	dst = grow(dst, headerSize+2+8)
+	if err := checkString(name, "ClusterID", m.ClusterID); err != nil {
+		return dst, err
+	}
+	dst = grow(dst, headerSize+2+8+encodedString(m.ClusterID))
 	dst = appendHeader(dst, APIBrokerRegistration, m.CorrelationID)
 	dst = appendInt16(dst, int16(m.ErrorCode))
-	return appendInt64(dst, m.BrokerEpoch), nil
+	dst = appendInt64(dst, m.BrokerEpoch)
+	return appendString(dst, m.ClusterID), nil
 }
 
 // DecodeBrokerRegistrationResponse decodes a BrokerRegistrationResponse
@@ -176,6 +194,7 @@ func DecodeBrokerRegistrationResponse(payload []byte) (BrokerRegistrationRespons
 		CorrelationID: d.header(APIBrokerRegistration),
 		ErrorCode:     ErrorCode(d.int16("ErrorCode")),
 		BrokerEpoch:   d.brokerEpoch("BrokerEpoch"),
+		ClusterID:     d.str("ClusterID"),
 	}
 	if err := d.finish(); err != nil {
 		return BrokerRegistrationResponse{}, err
