@@ -276,17 +276,17 @@ type Broker struct {
 	fetching map[int32]int32
 	// fetchReqs holds, per leader broker, the fetch request last sent to
 	// it, reused for the next one: at most one is pending per leader.
-	fetchReqs         map[int32]*wire.FetchRequest
-	registering       bool
-	nextRegisterMs    int64
+	fetchReqs      map[int32]*wire.FetchRequest
+	registering    bool
+	nextRegisterMs int64
 	// clusterID is the cluster id of Dir's stamp, or empty until the
 	// first registration tells it.
 	clusterID string
 	// refused is the controller's last refusal of this incarnation's
 	// registration, nil once it is registered; refusals counts them in a
 	// row, for the backoff.
-	refused  error
-	refusals int
+	refused           error
+	refusals          int
 	heartbeatInFlight bool
 	metadataInFlight  bool
 	nextMetadataMs    int64 // after a failed metadata fetch, when to try again

@@ -13,8 +13,8 @@ import (
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/log"
-	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/log/vfs"
+	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/replica/server"
