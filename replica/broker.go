@@ -15,6 +15,7 @@ import (
 	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
+	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -50,13 +51,28 @@ const (
 // asks again after the controller's first "not yet" (Kafka's 50 ms).
 const controlledShutdownRetryMs = 50
 
+// registrationBackoffMs is the first wait before a refused registration is
+// sent again; each refusal in a row doubles it, up to half the session
+// timeout (Kafka's BrokerLifecycleManager: 100 ms, doubling, at most half
+// of broker.session.timeout.ms).
+const registrationBackoffMs = 100
+
 // BrokerConfig configures a Broker.
 type BrokerConfig struct {
 	// ID is the broker id, >= 0.
 	ID int32
 	// Dir is the broker's data directory: one subdirectory per hosted
-	// partition, named "<topic>-<partition>" as in Kafka.
+	// partition, named "<topic>-<partition>" as in Kafka, and its stamp
+	// (package metaprops), written at the first start: a start with
+	// another ID than the stamp's is refused.
 	Dir string
+	// ClusterID is the id of the cluster the broker belongs to, or empty
+	// to learn it from the controller at the first registration. It is
+	// checked against Dir's stamp at start and sent in every
+	// registration, so that a broker never joins another cluster than its
+	// directory's: the controller refuses it (INCONSISTENT_CLUSTER_ID) and
+	// the broker halts.
+	ClusterID string
 	// Endpoint is how other brokers and clients reach this one; the
 	// controller publishes it.
 	Endpoint string
@@ -265,9 +281,17 @@ type Broker struct {
 	fetching map[int32]int32
 	// fetchReqs holds, per leader broker, the fetch request last sent to
 	// it, reused for the next one: at most one is pending per leader.
-	fetchReqs         map[int32]*wire.FetchRequest
-	registering       bool
-	nextRegisterMs    int64
+	fetchReqs      map[int32]*wire.FetchRequest
+	registering    bool
+	nextRegisterMs int64
+	// clusterID is the cluster id of Dir's stamp, or empty until the
+	// first registration tells it.
+	clusterID string
+	// refused is the controller's last refusal of this incarnation's
+	// registration, nil once it is registered; refusals counts them in a
+	// row, for the backoff.
+	refused           error
+	refusals          int
 	heartbeatInFlight bool
 	metadataInFlight  bool
 	nextMetadataMs    int64 // after a failed metadata fetch, when to try again
@@ -351,8 +375,14 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	if err := fsys.SyncDir(filepath.Dir(cfg.Dir)); err != nil {
 		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, storageError(err))
 	}
+	// The stamp before anything else is read: a directory that is another
+	// node's is not touched.
+	stamp, _, err := metaprops.Ensure(fsys, cfg.Dir, metaprops.Properties{ClusterID: cfg.ClusterID, NodeID: cfg.ID, Role: metaprops.RoleBroker})
+	if err != nil {
+		return nil, fmt.Errorf("replica: broker %d: %w", cfg.ID, err)
+	}
 	b := &Broker{
-		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1,
+		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1, clusterID: stamp.ClusterID,
 		image: controller.NewImage(), parts: map[TopicPartition]*Replica{},
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
 		produces: map[uint64]*producing{},
@@ -658,9 +688,10 @@ func (b *Broker) RolledUnflushedLogs(dst []*log.Log) []*log.Log {
 }
 
 // Halted returns nil while the broker runs, or why it stopped: one of its
-// logs failed. A halted broker does nothing until it is restarted (its logs
-// then re-verify their files); its controller session expires meanwhile,
-// so the controller moves its leaderships away.
+// logs failed, or the controller refused it as a broker of another cluster
+// (wire.ErrInconsistentClusterID). A halted broker does nothing until it is
+// restarted (its logs then re-verify their files); its controller session
+// expires meanwhile, so the controller moves its leaderships away.
 func (b *Broker) Halted() error { return b.halted }
 
 // NextTickMs returns when Tick next has work.
@@ -737,6 +768,7 @@ func (b *Broker) register(nowMs int64) {
 		KafkaEndpoint:       b.cfg.KafkaEndpoint,
 		PreviousBrokerEpoch: b.previousEpoch,
 		LostData:            b.lostData(),
+		ClusterID:           b.clusterID,
 	}, nowMs)
 }
 
@@ -758,15 +790,74 @@ func (b *Broker) lostData() bool {
 
 func (b *Broker) onRegistered(m *wire.BrokerRegistrationResponse, nowMs int64) {
 	b.registering = false
-	if m.ErrorCode != wire.CodeNone {
+	switch m.ErrorCode {
+	case wire.CodeNone:
+	case wire.CodeDuplicateBrokerRegistration:
+		// Another process has this id, or this one's previous process
+		// died and its session has not expired yet: ask again, backing
+		// off, and leave the live one alone.
+		b.refusals++
+		wait := b.registrationBackoffMs()
+		b.nextRegisterMs = nowMs + wait
+		b.refused = fmt.Errorf("replica: broker %d: the controller refused the registration: another incarnation of broker %d has a live session (a second process with this id, or this broker's previous process, whose session has not expired yet); trying again in %d ms: %w",
+			b.cfg.ID, b.cfg.ID, wait, wire.ErrDuplicateBrokerRegistration)
+		return
+	case wire.CodeInconsistentClusterID:
+		// The directory is another cluster's: asking again cannot help.
+		b.halted = fmt.Errorf("replica: broker %d halted: its data directory %s belongs to cluster %s, the controller's cluster is %s: %w",
+			b.cfg.ID, b.cfg.Dir, b.clusterID, m.ClusterID, wire.ErrInconsistentClusterID)
+		b.refused = b.halted
+		return
+	default:
+		b.refused = fmt.Errorf("replica: broker %d: the controller refused the registration: %w", b.cfg.ID, m.ErrorCode.Err())
 		b.nextRegisterMs = nowMs + b.cfg.heartbeatMs() // try again after a heartbeat interval
 		return
 	}
+	if b.clusterID == "" && m.ClusterID != "" {
+		// The first registration tells the broker its cluster: stamped
+		// before the broker hosts anything of it.
+		stamp, _, err := metaprops.Ensure(b.fs, b.cfg.Dir, metaprops.Properties{ClusterID: m.ClusterID, NodeID: b.cfg.ID, Role: metaprops.RoleBroker})
+		if err != nil {
+			b.halted = fmt.Errorf("replica: broker %d halted: stamping cluster %s: %w", b.cfg.ID, m.ClusterID, storageError(err))
+			return
+		}
+		b.clusterID = stamp.ClusterID
+	}
+	b.refused, b.refusals = nil, 0
 	b.epoch = m.BrokerEpoch
 	b.fenced = true
 	b.nextHeartbeatMs = nowMs
 	b.heartbeat(nowMs)
 }
+
+// registrationBackoffMs is the wait after the latest of b.refusals refusals
+// in a row.
+func (b *Broker) registrationBackoffMs() int64 {
+	session := b.cfg.SessionTimeoutMs
+	if session <= 0 {
+		session = controller.DefaultSessionTimeoutMs
+	}
+	limit := max(registrationBackoffMs, session/2)
+	wait := int64(registrationBackoffMs)
+	for i := 1; i < b.refusals && wait < limit; i++ {
+		wait *= 2
+	}
+	return min(wait, limit)
+}
+
+// RegistrationRefused returns the controller's last refusal of this
+// broker's registration, or nil: before the first answer and once it is
+// registered. A broker refused with wire.CodeDuplicateBrokerRegistration
+// (the error matches wire.ErrDuplicateBrokerRegistration) asks again with
+// a backoff, from 100 ms doubling up to half the session timeout, until
+// the other incarnation's session is over; one refused with
+// wire.CodeInconsistentClusterID halts (see Halted). A runtime shows it to
+// the operator.
+func (b *Broker) RegistrationRefused() error { return b.refused }
+
+// ClusterID returns the cluster id of the broker's data directory, or
+// empty until its first registration tells it.
+func (b *Broker) ClusterID() string { return b.clusterID }
 
 func (b *Broker) heartbeat(nowMs int64) {
 	b.heartbeatInFlight = true

@@ -130,6 +130,7 @@ func Example_lostTail() {
 	fmt.Println(partition(c))
 	c.CrashBroker(2, vfs.LoseUnsynced)
 	c.StartBroker(2)
+	c.AwaitBrokers(60_000) // its old session expires first, then it registers
 	r, _ := c.Replica(2, topic)
 	fmt.Println("broker 2 restarts with LEO", r.LEO(), "·", partition(c))
 	c.CrashBroker(1, vfs.KeepUnsynced)
@@ -264,6 +265,7 @@ func Example_straggler() {
 	fmt.Println(partition(c))
 	c.StopBroker(1)
 	c.StartBroker(1)
+	c.AwaitBrokers(60_000) // its old session expires first, then it registers
 	c.Await(func() bool { c.FetchRound(); return len(isrOf(c)) == 2 }, 60_000)
 	fmt.Println("leader restarted:", partition(c))
 	c.CrashBroker(c.LeaderOf(topic), vfs.KeepUnsynced)

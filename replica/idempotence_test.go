@@ -239,6 +239,11 @@ func TestIdempotentRetryAfterTheLeaderRestarts(t *testing.T) {
 				t.Fatal(err)
 			}
 			if how != "clean" {
+				// The killed process's session expires before its new one
+				// registers; then it may be elected.
+				if err := c.AwaitBrokers(60_000); err != nil {
+					t.Fatal(err)
+				}
 				resp, err := c.Call(replica.ControllerAt(), &wire.ElectLeadersRequest{
 					CorrelationID: c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: true,
 				}, 10_000)

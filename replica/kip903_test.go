@@ -78,11 +78,14 @@ func TestAnExpansionForAnOldIncarnationIsRefused(t *testing.T) {
 	if lostLEO >= 10 {
 		t.Fatalf("B's LEO %d after the power cut: the test needs a lost tail", lostLEO)
 	}
-	// A reaches the controller again before its session ends, learns B's
-	// new broker epoch, and resends its proposal.
+	// A reaches the controller again before its session ends and resends
+	// its proposal. B's new incarnation is refused until its old session
+	// expires (DUPLICATE_BROKER_REGISTRATION), so the proposal, naming the
+	// old incarnation's epoch, may still be applied; the new registration
+	// then fences the old one and takes it out of the ISR.
 	c.Network().Heal()
 	c.Network().Cut(replica.BrokerAt(b), replica.BrokerAt(a))
-	if err := c.AwaitBrokers(8_000); err != nil {
+	if err := c.AwaitBrokers(30_000); err != nil {
 		t.Fatalf("brokers: %v", err)
 	}
 	for range 10 {

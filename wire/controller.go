@@ -104,6 +104,11 @@ type BrokerRegistrationRequest struct {
 	LostData bool
 	// Endpoint is where other brokers reach this one (host:port).
 	Endpoint string
+	// ClusterID is the cluster id stamped in the broker's data directory,
+	// or empty while the broker has not learned one: the controller
+	// refuses a registration naming another cluster than its own
+	// (CodeInconsistentClusterID), as Kafka's does.
+	ClusterID string
 	// KafkaEndpoint is where Kafka clients reach this broker (host:port,
 	// its Kafka listener's advertised address), or empty when it has
 	// none. It is the last field and is encoded only when set, so a
@@ -115,7 +120,8 @@ type BrokerRegistrationRequest struct {
 
 // AppendTo appends the encoded request to dst. It refuses, with dst
 // unchanged, a PreviousBrokerEpoch below NoBrokerEpoch (ErrInvalidValue) or
-// an Endpoint or KafkaEndpoint longer than 32767 bytes (ErrFrameTooLarge).
+// an Endpoint, ClusterID or KafkaEndpoint longer than 32767 bytes
+// (ErrFrameTooLarge).
 func (m BrokerRegistrationRequest) AppendTo(dst []byte) ([]byte, error) {
 	const name = "BrokerRegistrationRequest"
 	if err := checkBrokerEpoch(name, "PreviousBrokerEpoch", m.PreviousBrokerEpoch); err != nil {
@@ -124,10 +130,13 @@ func (m BrokerRegistrationRequest) AppendTo(dst []byte) ([]byte, error) {
 	if err := checkString(name, "Endpoint", m.Endpoint); err != nil {
 		return dst, err
 	}
+	if err := checkString(name, "ClusterID", m.ClusterID); err != nil {
+		return dst, err
+	}
 	if err := checkString(name, "KafkaEndpoint", m.KafkaEndpoint); err != nil {
 		return dst, err
 	}
-	size := headerSize + 4 + 16 + 8 + 1 + encodedString(m.Endpoint)
+	size := headerSize + 4 + 16 + 8 + 1 + encodedString(m.Endpoint) + encodedString(m.ClusterID)
 	if m.KafkaEndpoint != "" {
 		size += encodedString(m.KafkaEndpoint)
 	}
@@ -138,6 +147,7 @@ func (m BrokerRegistrationRequest) AppendTo(dst []byte) ([]byte, error) {
 	dst = appendInt64(dst, m.PreviousBrokerEpoch)
 	dst = appendBool(dst, m.LostData)
 	dst = appendString(dst, m.Endpoint)
+	dst = appendString(dst, m.ClusterID)
 	if m.KafkaEndpoint != "" {
 		dst = appendString(dst, m.KafkaEndpoint)
 	}
@@ -155,6 +165,7 @@ func DecodeBrokerRegistrationRequest(payload []byte) (BrokerRegistrationRequest,
 		PreviousBrokerEpoch: d.brokerEpoch("PreviousBrokerEpoch"),
 		LostData:            d.boolean("LostData"),
 		Endpoint:            d.str("Endpoint"),
+		ClusterID:           d.str("ClusterID"),
 	}
 	m.KafkaEndpoint = d.trailingStr("KafkaEndpoint")
 	if err := d.finish(); err != nil {
@@ -172,19 +183,27 @@ type BrokerRegistrationResponse struct {
 	// BrokerEpoch is the epoch the broker must send in every later request,
 	// or NoBrokerEpoch when the registration was refused.
 	BrokerEpoch int64
+	// ClusterID is the controller's cluster id (empty if it has none): a
+	// broker that did not know it yet stamps it in its data directory.
+	ClusterID string
 }
 
 // AppendTo appends the encoded response to dst. It refuses, with dst
-// unchanged, a BrokerEpoch below NoBrokerEpoch (ErrInvalidValue).
+// unchanged, a BrokerEpoch below NoBrokerEpoch (ErrInvalidValue) or a
+// ClusterID longer than 32767 bytes (ErrFrameTooLarge).
 func (m BrokerRegistrationResponse) AppendTo(dst []byte) ([]byte, error) {
 	const name = "BrokerRegistrationResponse"
 	if err := checkBrokerEpoch(name, "BrokerEpoch", m.BrokerEpoch); err != nil {
 		return dst, err
 	}
-	dst = grow(dst, headerSize+2+8)
+	if err := checkString(name, "ClusterID", m.ClusterID); err != nil {
+		return dst, err
+	}
+	dst = grow(dst, headerSize+2+8+encodedString(m.ClusterID))
 	dst = appendHeader(dst, APIBrokerRegistration, m.CorrelationID)
 	dst = appendInt16(dst, int16(m.ErrorCode))
-	return appendInt64(dst, m.BrokerEpoch), nil
+	dst = appendInt64(dst, m.BrokerEpoch)
+	return appendString(dst, m.ClusterID), nil
 }
 
 // DecodeBrokerRegistrationResponse decodes a BrokerRegistrationResponse
@@ -195,6 +214,7 @@ func DecodeBrokerRegistrationResponse(payload []byte) (BrokerRegistrationRespons
 		CorrelationID: d.header(APIBrokerRegistration),
 		ErrorCode:     ErrorCode(d.int16("ErrorCode")),
 		BrokerEpoch:   d.brokerEpoch("BrokerEpoch"),
+		ClusterID:     d.str("ClusterID"),
 	}
 	if err := d.finish(); err != nil {
 		return BrokerRegistrationResponse{}, err

@@ -8,12 +8,12 @@ import "testing"
 // testdata/fuzz/<FuzzName>/.
 
 func FuzzDecodeBrokerRegistrationRequest(f *testing.F) {
-	addSeeds(f, BrokerRegistrationRequest{}, BrokerRegistrationRequest{BrokerID: 2, PreviousBrokerEpoch: NoBrokerEpoch, LostData: true, Endpoint: "b2:9092"})
+	addSeeds(f, BrokerRegistrationRequest{}, BrokerRegistrationRequest{BrokerID: 2, PreviousBrokerEpoch: NoBrokerEpoch, LostData: true, Endpoint: "b2:9092", ClusterID: "c1"})
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeBrokerRegistrationRequest) })
 }
 
 func FuzzDecodeBrokerRegistrationResponse(f *testing.F) {
-	addSeeds(f, BrokerRegistrationResponse{}, BrokerRegistrationResponse{ErrorCode: CodeInvalidRequest, BrokerEpoch: NoBrokerEpoch})
+	addSeeds(f, BrokerRegistrationResponse{}, BrokerRegistrationResponse{ErrorCode: CodeInvalidRequest, BrokerEpoch: NoBrokerEpoch}, BrokerRegistrationResponse{BrokerEpoch: 3, ClusterID: "c1"})
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeBrokerRegistrationResponse) })
 }
 

@@ -61,6 +61,7 @@ func genBrokerRegistrationRequest(r *rand.Rand) BrokerRegistrationRequest {
 		PreviousBrokerEpoch: genBrokerEpoch(r),
 		LostData:            r.IntN(2) == 0,
 		Endpoint:            genString(r),
+		ClusterID:           genString(r),
 	}
 	for i := range m.IncarnationID {
 		m.IncarnationID[i] = byte(r.Uint32())
@@ -69,7 +70,7 @@ func genBrokerRegistrationRequest(r *rand.Rand) BrokerRegistrationRequest {
 }
 
 func genBrokerRegistrationResponse(r *rand.Rand) BrokerRegistrationResponse {
-	return BrokerRegistrationResponse{CorrelationID: int32(r.Uint32()), ErrorCode: genCode(r), BrokerEpoch: genBrokerEpoch(r)}
+	return BrokerRegistrationResponse{CorrelationID: int32(r.Uint32()), ErrorCode: genCode(r), BrokerEpoch: genBrokerEpoch(r), ClusterID: genString(r)}
 }
 
 func genBrokerHeartbeatRequest(r *rand.Rand) BrokerHeartbeatRequest {
@@ -289,12 +290,12 @@ func TestControllerMessagesRoundTripTable(t *testing.T) {
 	id := [16]byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	for _, m := range []BrokerRegistrationRequest{
 		{},
-		{CorrelationID: 1, BrokerID: 2, IncarnationID: id, PreviousBrokerEpoch: NoBrokerEpoch, Endpoint: "localhost:9092"},
+		{CorrelationID: 1, BrokerID: 2, IncarnationID: id, PreviousBrokerEpoch: NoBrokerEpoch, Endpoint: "localhost:9092", ClusterID: "MkU3OEVBNTcwNTJENDM2Qk"},
 		{BrokerID: -5, PreviousBrokerEpoch: math.MaxInt64, LostData: true, Endpoint: strings.Repeat("x", maxStringLength)},
 	} {
 		checkRoundTrip(t, m, DecodeBrokerRegistrationRequest)
 	}
-	for _, m := range []BrokerRegistrationResponse{{}, {ErrorCode: CodeInvalidRequest, BrokerEpoch: NoBrokerEpoch}, {BrokerEpoch: 42}} {
+	for _, m := range []BrokerRegistrationResponse{{}, {ErrorCode: CodeInvalidRequest, BrokerEpoch: NoBrokerEpoch}, {BrokerEpoch: 42, ClusterID: "MkU3OEVBNTcwNTJENDM2Qk"}} {
 		checkRoundTrip(t, m, DecodeBrokerRegistrationResponse)
 	}
 	for _, m := range []BrokerHeartbeatRequest{{}, {BrokerID: 1, BrokerEpoch: 7, MetadataOffset: math.MaxInt64, WantShutDown: true}} {
@@ -486,7 +487,7 @@ func TestControllerMalformedPayloads(t *testing.T) {
 		{"LostData 2", patchByte(reg, 36, 2), decodeErr(DecodeBrokerRegistrationRequest), ErrInvalidValue, "LostData"},
 		{"PreviousBrokerEpoch -2", patch(reg, 28, int64(-2)), decodeErr(DecodeBrokerRegistrationRequest), ErrInvalidValue, "PreviousBrokerEpoch"},
 		{"Endpoint length -1", patch(reg, 37, int16(-1)), decodeErr(DecodeBrokerRegistrationRequest), ErrNegativeLength, "Endpoint"},
-		{"Endpoint longer than payload", patch(reg, 37, int16(2)), decodeErr(DecodeBrokerRegistrationRequest), ErrTruncated, "Endpoint"},
+		{"Endpoint longer than payload", patch(reg, 37, int16(1000)), decodeErr(DecodeBrokerRegistrationRequest), ErrTruncated, "Endpoint"},
 		{"negative MetadataOffset", patch(hb, 20, int64(-1)), decodeErr(DecodeBrokerHeartbeatRequest), ErrNegativeOffset, "MetadataOffset"},
 		{"WantShutDown 255", patchByte(hb, 28, 255), decodeErr(DecodeBrokerHeartbeatRequest), ErrInvalidValue, "WantShutDown"},
 		{"LeaderEpoch -1", patch(ap, 27, int32(-1)), decodeErr(DecodeAlterPartitionRequest), ErrInvalidEpoch, "LeaderEpoch"},
@@ -647,9 +648,9 @@ func TestControllerGoldenEncodings(t *testing.T) {
 		name string
 		m    encodable
 	}{
-		{"broker_registration_request", BrokerRegistrationRequest{CorrelationID: 1, BrokerID: 2, IncarnationID: id, PreviousBrokerEpoch: 7, Endpoint: "b2:9092"}},
+		{"broker_registration_request", BrokerRegistrationRequest{CorrelationID: 1, BrokerID: 2, IncarnationID: id, PreviousBrokerEpoch: 7, Endpoint: "b2:9092", ClusterID: "c1"}},
 		{"broker_registration_request_unclean", BrokerRegistrationRequest{CorrelationID: 2, BrokerID: 2, IncarnationID: id, PreviousBrokerEpoch: NoBrokerEpoch, LostData: true, Endpoint: "b2:9092"}},
-		{"broker_registration_response", BrokerRegistrationResponse{CorrelationID: 1, BrokerEpoch: 12}},
+		{"broker_registration_response", BrokerRegistrationResponse{CorrelationID: 1, BrokerEpoch: 12, ClusterID: "c1"}},
 		{"broker_heartbeat_request", BrokerHeartbeatRequest{CorrelationID: 3, BrokerID: 2, BrokerEpoch: 12, MetadataOffset: 13, WantShutDown: true}},
 		{"broker_heartbeat_response", BrokerHeartbeatResponse{CorrelationID: 3, IsFenced: false, ShouldShutDown: true, MetadataEndOffset: 20}},
 		{"alter_partition_request", AlterPartitionRequest{CorrelationID: 4, BrokerID: 1, BrokerEpoch: 5, Topic: "orders", Partition: 0,

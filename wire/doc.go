@@ -133,9 +133,9 @@
 //	  | PartitionEpoch i32 | LeaderRecoveryState i8
 //	BrokerRegistrationRequest (62):
 //	  BrokerID i32 | IncarnationID [16]byte | PreviousBrokerEpoch i64
-//	  | LostData bool | Endpoint string
+//	  | LostData bool | Endpoint string | ClusterID string
 //	BrokerRegistrationResponse (62):
-//	  ErrorCode i16 | BrokerEpoch i64
+//	  ErrorCode i16 | BrokerEpoch i64 | ClusterID string
 //	BrokerHeartbeatRequest (63):
 //	  BrokerID i32 | BrokerEpoch i64 | MetadataOffset i64 | WantShutDown bool
 //	BrokerHeartbeatResponse (63):
@@ -266,6 +266,8 @@
 //	  34  UNSUPPORTED_VERSION                  35             message version not supported
 //	  35  NETWORK_EXCEPTION                    13  yes        connection closed before the response
 //	  36  OFFSET_NOT_AVAILABLE                 78  yes        new leader's high watermark not caught up yet
+//	  37  DUPLICATE_BROKER_REGISTRATION       101             another incarnation of the broker id has a live session
+//	  38  INCONSISTENT_CLUSTER_ID             104             cluster id differs from the controller's
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a

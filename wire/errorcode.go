@@ -200,6 +200,18 @@ const (
 	// leader epoch (KIP-207): the previous leader may already have given
 	// out a larger one.
 	CodeOffsetNotAvailable ErrorCode = 36
+
+	// CodeDuplicateBrokerRegistration is returned by the controller to a
+	// registration for a broker id whose session is live under another
+	// incarnation: another process runs with that id. Nothing is written
+	// and the live broker is not disturbed. A restarted broker whose old
+	// session has not expired yet is refused the same way until it does.
+	CodeDuplicateBrokerRegistration ErrorCode = 37
+
+	// CodeInconsistentClusterID is returned by the controller to a
+	// registration that names another cluster id than the controller's:
+	// the broker's data directory belongs to another cluster.
+	CodeInconsistentClusterID ErrorCode = 38
 )
 
 // Error is the type of every code's sentinel error (ErrNotEnoughReplicas,
@@ -310,6 +322,8 @@ var errorTable = [...]Error{
 	{CodeUnsupportedVersion, "UNSUPPORTED_VERSION", 35, false, "message version not supported"},
 	{CodeNetworkException, "NETWORK_EXCEPTION", 13, true, "connection closed before the response"},
 	{CodeOffsetNotAvailable, "OFFSET_NOT_AVAILABLE", 78, true, "new leader's high watermark not caught up yet"},
+	{CodeDuplicateBrokerRegistration, "DUPLICATE_BROKER_REGISTRATION", 101, false, "another incarnation of the broker id has a live session"},
+	{CodeInconsistentClusterID, "INCONSISTENT_CLUSTER_ID", 104, false, "cluster id differs from the controller's"},
 }
 
 // row returns c's row, or nil for a code the table does not list.
@@ -407,6 +421,10 @@ var (
 	ErrNetworkException = row(CodeNetworkException)
 	// ErrOffsetNotAvailable is CodeOffsetNotAvailable's error.
 	ErrOffsetNotAvailable = row(CodeOffsetNotAvailable)
+	// ErrDuplicateBrokerRegistration is CodeDuplicateBrokerRegistration's error.
+	ErrDuplicateBrokerRegistration = row(CodeDuplicateBrokerRegistration)
+	// ErrInconsistentClusterID is CodeInconsistentClusterID's error.
+	ErrInconsistentClusterID = row(CodeInconsistentClusterID)
 )
 
 // String returns the Kafka-style name ("NONE", "NOT_ENOUGH_REPLICAS", ...),

@@ -67,6 +67,8 @@ func TestErrorCodeTable(t *testing.T) {
 		{CodeUnsupportedVersion, 34, "UNSUPPORTED_VERSION", 35, false, ErrUnsupportedVersion},
 		{CodeNetworkException, 35, "NETWORK_EXCEPTION", 13, true, ErrNetworkException},
 		{CodeOffsetNotAvailable, 36, "OFFSET_NOT_AVAILABLE", 78, true, ErrOffsetNotAvailable},
+		{CodeDuplicateBrokerRegistration, 37, "DUPLICATE_BROKER_REGISTRATION", 101, false, ErrDuplicateBrokerRegistration},
+		{CodeInconsistentClusterID, 38, "INCONSISTENT_CLUSTER_ID", 104, false, ErrInconsistentClusterID},
 	} {
 		if int16(tc.code) != tc.num {
 			t.Errorf("%s = %d, want %d", tc.name, tc.code, tc.num)
@@ -109,7 +111,7 @@ func TestErrorCodeTable(t *testing.T) {
 			t.Errorf("IsRetriable(wrapped %s) = %v", tc.name, !tc.retriable)
 		}
 	}
-	if got := len(errorTable); got != 38 {
+	if got := len(errorTable); got != 40 {
 		t.Errorf("errorTable has %d rows; add a new code to this test too", got)
 	}
 }

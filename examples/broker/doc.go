@@ -21,7 +21,12 @@
 // clean broker and keeps its place in the ISRs. A second signal during the
 // shutdown exits at once, as a kill would.
 //
-// Flags: -id, -listen, -advertise (the endpoint other brokers and clients
+// Its data directory is stamped with its id and cluster at the first start,
+// and a second process with a live id is refused by the controller and
+// waits, retrying: see examples/internal/nodecmd, "Whose a directory is"
+// and "One broker id, one broker".
+//
+// Flags: -id, -cluster-id, -listen, -advertise (the endpoint other brokers and clients
 // dial, by default the listener's address), -controller, -dir,
 // -segment-bytes, -sync-every-append, -replica-lag-ms, -max-batch-bytes,
 // -heartbeat-ms, -replica-fetch-wait-ms, -shutdown-timeout-ms,

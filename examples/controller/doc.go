@@ -10,7 +10,11 @@
 // durable. SIGTERM or SIGINT stops it cleanly; a second signal exits at
 // once.
 //
-// Flags: -listen, -dir, -session-timeout-ms (a broker silent this long is
+// Its directory is stamped with its -id and the cluster id at the first
+// start (a new random cluster id unless -cluster-id gives one); see
+// examples/internal/nodecmd, "Whose a directory is".
+//
+// Flags: -id, -cluster-id, -listen, -dir, -session-timeout-ms (a broker silent this long is
 // fenced), -default-min-isr; -h lists them with their ranges. An invalid
 // flag or value exits with status 2 after a usage line; a failure to start
 // exits with status 1.

@@ -10,26 +10,46 @@ import (
 // RegisterBroker registers a broker process (Kafka's
 // ClusterControlManager.registerBroker).
 //
+//   - A registration for an id whose session is live under another
+//     incarnation is refused with CodeDuplicateBrokerRegistration: another
+//     process runs with that id. Nothing is written and the live broker's
+//     session, registration and ISR memberships stay as they are. A
+//     session is live from the registration or heartbeat that renewed it
+//     until it expires (SessionTimeoutMs later) or the controller ends it:
+//     by fencing the broker when it expired, or by telling it to shut
+//     down. A fenced broker that still heartbeats keeps its session, as in
+//     Kafka, whose BrokerHeartbeatTracker counts contact whatever the
+//     fencing. So a restarted broker whose previous process died without a
+//     clean shutdown is refused until the old session expires; it retries.
 //   - The same incarnation again (a retried request) gets its existing
-//     epoch back and writes nothing.
-//   - A new incarnation gets a new broker epoch, the offset of its new
-//     RegisterBrokerRecord, and starts fenced. If the old incarnation was
-//     still unfenced, its session ends first, exactly as if it had expired.
+//     epoch back, renews its session and writes nothing.
+//   - A new incarnation of an id whose session is not live gets a new
+//     broker epoch, the offset of its new RegisterBrokerRecord, and starts
+//     fenced. If the old incarnation was still unfenced (its session
+//     expired, but Tick has not fenced it yet), it is fenced first.
 //   - A registration whose PreviousBrokerEpoch is not the broker's last
 //     epoch, or that says LostData, is an unclean shutdown (KIP-966): the
 //     broker leaves every ISR and ELR, with new leaders where it led, and
 //     is eligible again only after rejoining an ISR through AlterPartition.
 //
-// Refusals: CodeInvalidRequest for a negative broker id or the zero
-// incarnation id, CodeNotController once the controller has failed.
+// The answer carries Config.ClusterID. Refusals: CodeInvalidRequest for a
+// negative broker id or the zero incarnation id,
+// CodeInconsistentClusterID for a request naming another cluster id than
+// Config.ClusterID (an empty one on either side is not checked: the broker
+// has not learned it yet, or the controller has none),
+// CodeDuplicateBrokerRegistration as above, CodeNotController once the
+// controller has failed.
 func (c *Controller) RegisterBroker(req wire.BrokerRegistrationRequest, nowMs int64) wire.BrokerRegistrationResponse {
-	resp := wire.BrokerRegistrationResponse{CorrelationID: req.CorrelationID, BrokerEpoch: wire.NoBrokerEpoch}
+	resp := wire.BrokerRegistrationResponse{CorrelationID: req.CorrelationID, BrokerEpoch: wire.NoBrokerEpoch, ClusterID: c.cfg.ClusterID}
 	switch {
 	case c.err != nil:
 		resp.ErrorCode = wire.CodeNotController
 		return resp
 	case req.BrokerID < 0 || req.IncarnationID == ([16]byte{}):
 		resp.ErrorCode = wire.CodeInvalidRequest
+		return resp
+	case req.ClusterID != "" && c.cfg.ClusterID != "" && req.ClusterID != c.cfg.ClusterID:
+		resp.ErrorCode = wire.CodeInconsistentClusterID
 		return resp
 	}
 	old, exists := c.image.brokers[req.BrokerID]
@@ -38,11 +58,14 @@ func (c *Controller) RegisterBroker(req wire.BrokerRegistrationRequest, nowMs in
 		resp.BrokerEpoch = old.Epoch
 		return resp
 	}
+	if exists && c.liveSession(req.BrokerID, nowMs) {
+		resp.ErrorCode = wire.CodeDuplicateBrokerRegistration
+		return resp
+	}
 	o := c.begin()
 	if exists && !old.Fenced {
-		// Kafka refuses a new incarnation while the old one's session is
-		// valid (DUPLICATE_BROKER_REGISTRATION). A new process is proof the
-		// old one is gone, so kaenlog ends the old session now instead.
+		// Its session expired a moment ago and Tick has not run yet: fence
+		// it now, exactly as Tick would have.
 		c.fence(o, req.BrokerID)
 	}
 	unclean := !exists || req.LostData || req.PreviousBrokerEpoch != old.Epoch
@@ -67,6 +90,13 @@ func (c *Controller) RegisterBroker(req wire.BrokerRegistrationRequest, nowMs in
 	return resp
 }
 
+// liveSession reports whether broker id's session is live at nowMs: renewed
+// within the session timeout and not ended by the controller.
+func (c *Controller) liveSession(id int32, nowMs int64) bool {
+	s, ok := c.sessions[id]
+	return ok && !s.ended && nowMs < c.expiresMs(s)
+}
+
 // touch renews a broker's session.
 func (c *Controller) touch(id int32, nowMs int64) *session {
 	s, ok := c.sessions[id]
@@ -75,6 +105,7 @@ func (c *Controller) touch(id int32, nowMs int64) *session {
 		c.sessions[id] = s
 	}
 	s.lastContactMs = nowMs
+	s.ended = false
 	return s
 }
 
@@ -153,6 +184,11 @@ func (c *Controller) Heartbeat(req wire.BrokerHeartbeatRequest, nowMs int64) wir
 	}
 	if action == beginShutdown {
 		s.shutdownOffset = c.image.end
+	}
+	if shutDown {
+		// It was told to stop: its session is over, and its next
+		// incarnation may register at once.
+		s.ended = true
 	}
 	resp.IsFenced = c.image.brokers[req.BrokerID].Fenced
 	resp.ShouldShutDown = shutDown

@@ -97,6 +97,7 @@ func TestWithoutELRTheSoleISRMemberShuttingDownStaysInTheISR(t *testing.T) {
 	h.heartbeatWith(1, h.c.MetadataEndOffset(), true)
 	h.want("orders", 0, "orders-0 leader -1 epoch 1/2 replicas [1 2] isr [1] elr [] lke [] RECOVERED")
 	h.restartController()
+	h.silence(DefaultSessionTimeoutMs, 2, 3) // the process gives up waiting and stops
 	h.startBroker(1)
 	h.want("orders", 0, "orders-0 leader 1 epoch 2/3 replicas [1 2] isr [1] elr [] lke [] RECOVERED")
 }

@@ -40,6 +40,11 @@ type Config struct {
 	// never becomes empty), so it protects less there, as in Kafka, which
 	// applies it only with ELR.
 	DisableUncleanShutdownRule bool
+	// ClusterID is the cluster's id, as stamped in the controller's
+	// directory (package replica/metaprops): RegisterBroker refuses a
+	// broker naming another one and tells it to brokers that have none
+	// yet. Empty (tests, the simulator) checks nothing.
+	ClusterID string
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -69,6 +74,10 @@ type session struct {
 	// began the broker's controlled shutdown: every active broker must
 	// have applied them before it is told to shut down.
 	shutdownOffset uint64
+	// ended is set when the controller ended the session before it
+	// expired: it fenced the broker for expiry, or told it to shut down.
+	// A heartbeat from the same incarnation renews it.
+	ended bool
 }
 
 // Controller owns the ISR: brokers register and heartbeat, leaders propose
@@ -89,8 +98,9 @@ type Controller struct {
 	nextProducerID int64
 }
 
-// Open replays store into a new Controller. Every registered broker gets a
-// fresh session: its session runs from nowMs. The caller keeps ownership of
+// Open replays store into a new Controller. Every registered broker that is
+// unfenced gets a fresh session running from nowMs; a fenced one has none
+// until it heartbeats. The caller keeps ownership of
 // store and closes it after the controller. Errors: ErrInvalidConfig, the
 // store's own, or ErrBadRecord/ErrInvariant for a metadata log that does not
 // replay.
@@ -127,6 +137,9 @@ func Open(store Store, cfg Config, nowMs int64) (*Controller, error) {
 		if b.InControlledShutdown && !b.Fenced {
 			s.shutdownOffset = img.end // conservative: every active broker must reach today's end
 		}
+		// A fenced broker's process may be long gone: it has no session to
+		// defend against a new incarnation until it heartbeats again.
+		s.ended = b.Fenced
 		c.sessions[id] = s
 	}
 	return c, nil
@@ -297,5 +310,6 @@ func (c *Controller) Tick(nowMs int64) {
 		if err := c.commit(o, nowMs); err != nil {
 			return
 		}
+		c.sessions[id].ended = true
 	}
 }

@@ -41,7 +41,14 @@
 // broker is unfenced by its first heartbeat whose MetadataOffset (the end of
 // the metadata it has applied) is past that record. A new IncarnationID is a
 // restart and gets a new epoch; the same one again is a retry and gets the
-// same epoch back, writing nothing. A heartbeat or AlterPartition carrying
+// same epoch back, writing nothing. One broker id is one broker: a new
+// IncarnationID while the id's session is live is another process with the
+// same id, refused with DUPLICATE_BROKER_REGISTRATION, writing nothing and
+// leaving the live broker's session and ISR places alone (Kafka's rule; see
+// [Controller.RegisterBroker]). A broker restarted after a crash is
+// refused the same way until its old session expires, then accepted. A
+// registration naming another cluster id than Config.ClusterID is refused
+// with INCONSISTENT_CLUSTER_ID. A heartbeat or AlterPartition carrying
 // another epoch than the registration's is refused with STALE_BROKER_EPOCH.
 // An active broker is registered, unfenced and not in controlled shutdown;
 // only active brokers are elected, placed, or accepted into an ISR.
@@ -51,8 +58,12 @@
 // one BrokerRegistrationChangeRecord, then its removal from every ISR, with
 // a new leader wherever it led — the controller's half of "two judges", the
 // leader's being the lag timer. Stale brokers are fenced oldest first, one
-// batch each. Sessions are not in the log: when the controller opens, every
-// registered broker starts a fresh session at nowMs.
+// batch each. A session is live from the registration or heartbeat that
+// renewed it until it expires, or until the controller ends it by fencing
+// the broker for expiry or by letting it shut down; a fenced broker that
+// heartbeats keeps its session. Sessions are not in the log: when the
+// controller opens, every unfenced broker starts a fresh session at nowMs,
+// and a fenced one has none until it heartbeats.
 //
 // Partitions. A partition is (topic, index) with a replica assignment: given
 // explicitly, or round-robin over the active brokers in id order, partition
@@ -176,9 +187,9 @@
 //     empty, even with unclean.leader.election.enable off. kaenlog does not:
 //     such a partition waits for an ELR member or an explicit unclean
 //     election. LastKnownELR is recorded but only informational.
-//   - A new incarnation while the old one's session is valid is accepted,
-//     the old session ending at once (Kafka refuses it with
-//     DUPLICATE_BROKER_REGISTRATION until the session expires).
+//   - A session also ends when the controller lets a broker shut down, so
+//     a cleanly stopped broker may restart at once; after a controller
+//     restart a fenced broker has no session until it heartbeats.
 //   - Clean-shutdown detection follows KIP-966 (PreviousBrokerEpoch), plus
 //     LostData; the Kafka snapshot this was read from (trunk, Oct 2024)
 //     treats every new incarnation as unclean.

@@ -181,8 +181,19 @@ func (h *harness) startBroker(id int32) {
 
 // register registers a new process of broker id; clean says whether the
 // previous process shut down cleanly, lostData whether its recovery cut
-// flushed data.
+// flushed data. The previous process's session must be over.
 func (h *harness) register(id int32, clean, lostData bool) wire.BrokerRegistrationResponse {
+	h.t.Helper()
+	r := h.tryRegister(id, clean, lostData)
+	if r.ErrorCode != wire.CodeNone {
+		h.t.Fatalf("registering broker %d: %v", id, r.ErrorCode)
+	}
+	return r
+}
+
+// tryRegister is register that may be refused: a refused process is
+// forgotten, and the previous one stays the broker's.
+func (h *harness) tryRegister(id int32, clean, lostData bool) wire.BrokerRegistrationResponse {
 	h.t.Helper()
 	b, ok := h.brokers[id]
 	if !ok {
@@ -198,12 +209,27 @@ func (h *harness) register(id int32, clean, lostData bool) wire.BrokerRegistrati
 		BrokerID: id, IncarnationID: incarnation(id, b.gen), Endpoint: fmt.Sprintf("b%d:9092", id),
 		PreviousBrokerEpoch: prev, LostData: lostData,
 	}, h.now)
-	if r.ErrorCode != wire.CodeNone {
-		h.t.Fatalf("registering broker %d: %v", id, r.ErrorCode)
+	if r.ErrorCode == wire.CodeNone {
+		b.epoch = r.BrokerEpoch
+	} else {
+		b.gen--
 	}
-	b.epoch = r.BrokerEpoch
 	h.check()
 	return r
+}
+
+// shutDown stops broker id cleanly, as a process that shuts down: it
+// heartbeats with WantShutDown until the controller lets it go, which ends
+// its session; others heartbeat meanwhile, caught up.
+func (h *harness) shutDown(id int32, others ...int32) {
+	h.t.Helper()
+	for range 10 {
+		if r := h.heartbeatWith(id, h.c.MetadataEndOffset(), true); r.ShouldShutDown {
+			return
+		}
+		h.heartbeatAll(others...)
+	}
+	h.t.Fatalf("broker %d was never let go", id)
 }
 
 // heartbeat sends broker id's heartbeat, having applied the whole metadata

@@ -4,7 +4,37 @@ import (
 	"fmt"
 
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/log/vfs"
+	"github.com/kaenlog/kaenlog/replica/metaprops"
 )
+
+// OpenNodeLogStore opens the metadata log in dir as OpenLogStore does, once
+// dir's stamp (package metaprops) says it is controller nodeID's of cluster
+// clusterID; at the first start it stamps dir so. A directory stamped for a
+// broker, another node id or another cluster is refused, the error naming
+// both values (metaprops.ErrInconsistentNode, ErrInconsistentClusterID).
+// clusterID may be empty when dir is stamped: the stamp's is used. The
+// returned stamp's ClusterID is what Config.ClusterID should be.
+func OpenNodeLogStore(dir string, nodeID int32, clusterID string, opts log.Options) (Store, metaprops.Properties, error) {
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	want := metaprops.Properties{ClusterID: clusterID, NodeID: nodeID, Role: metaprops.RoleController}
+	if clusterID == "" {
+		if _, ok, err := metaprops.Read(fsys, dir); err != nil {
+			return nil, metaprops.Properties{}, fmt.Errorf("controller: %w", err)
+		} else if !ok {
+			return nil, metaprops.Properties{}, fmt.Errorf("controller: %s has no stamp, and a new controller directory needs a cluster id: %w", dir, metaprops.ErrInvalid)
+		}
+	}
+	stamp, _, err := metaprops.Ensure(fsys, dir, want)
+	if err != nil {
+		return nil, metaprops.Properties{}, fmt.Errorf("controller: %w", err)
+	}
+	store, err := OpenLogStore(dir, opts)
+	return store, stamp, err
+}
 
 // OpenLogStore opens (creating it if missing) a metadata log in dir: a
 // log.Log with SyncEveryAppend, whatever opts.Sync says, so that Append
@@ -17,7 +47,20 @@ import (
 //
 // A store over an in-memory file system, for tests and the simulator, waits
 // for package log to take one (log/vfs).
+//
+// It refuses a directory stamped as a broker's (metaprops.ErrInconsistentNode):
+// a broker's data directory is never taken for a metadata log.
+// OpenNodeLogStore also checks and writes the stamp.
 func OpenLogStore(dir string, opts log.Options) (Store, error) {
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = vfs.OS()
+	}
+	if stamp, ok, err := metaprops.Read(fsys, dir); err != nil {
+		return nil, fmt.Errorf("controller: %w", err)
+	} else if ok && stamp.Role != metaprops.RoleController {
+		return nil, fmt.Errorf("controller: %w: %s is stamped for %s, not a controller's", metaprops.ErrInconsistentNode, dir, stamp)
+	}
 	opts.Sync = log.SyncEveryAppend
 	l, err := log.Open(dir, opts)
 	if err != nil {

@@ -117,7 +117,23 @@ func (m *model) step(step int, ids []int32) {
 			}
 			break
 		}
-		h.register(id, clean, lost)
+		end, img := h.c.MetadataEndOffset(), h.c.Image()
+		resp := h.tryRegister(id, clean, lost)
+		if resp.ErrorCode == wire.CodeDuplicateBrokerRegistration {
+			// The previous process's session is live: refused, and nothing
+			// about the live broker changed.
+			m.logf("%d: broker %d registers, clean %t, lost data %t → refused: %v", step, id, clean, lost, resp.ErrorCode)
+			if got := h.c.MetadataEndOffset(); got != end {
+				h.t.Fatalf("a refused registration wrote records: end offset %d → %d", end, got)
+			}
+			if before, after := img.brokers[id], h.c.Image().brokers[id]; before != after {
+				h.t.Fatalf("a refused registration changed broker %d: %+v → %+v", id, before, after)
+			}
+			break
+		}
+		if resp.ErrorCode != wire.CodeNone {
+			h.t.Fatalf("registering broker %d: %v", id, resp.ErrorCode)
+		}
 		m.logf("%d: broker %d registers, clean %t, lost data %t → epoch %d", step, id, clean, lost, h.brokers[id].epoch)
 		if (!clean || lost) && !h.cfg.DisableUncleanShutdownRule {
 			for _, p := range h.c.Image().Partitions() {

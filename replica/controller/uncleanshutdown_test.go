@@ -170,6 +170,7 @@ func TestAnUncleanRestartOutsideEveryISRChangesNoPartition(t *testing.T) {
 	h.startBroker(1)
 	h.startBroker(2)
 	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1}}})
+	h.silence(1000, 1) // broker 2's process dies
 	before := h.part("orders", 0)
 	h.register(2, false, true)
 	if after := h.part("orders", 0); !after.equal(before) {

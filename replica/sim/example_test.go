@@ -34,16 +34,19 @@ func Example() {
 // follower to its own high watermark — the simulator finds the lost commit
 // and shrinks the run to a scenario a test can keep.
 func Example_preKIP101() {
-	cfg := sim.Config{Seed: 23, Brokers: 3, TruncateToHighWatermark: true, LossOnly: true}
-	r := sim.Run(sim.Config{Seed: cfg.Seed, Steps: 500, TruncateToHighWatermark: true, LossOnly: true})
+	cfg := sim.Config{Seed: 97, Brokers: 3, TruncateToHighWatermark: true, LossOnly: true}
+	r := sim.Run(sim.Config{Seed: cfg.Seed, Brokers: 3, Steps: 500, TruncateToHighWatermark: true, LossOnly: true})
 	short := sim.Shrink(cfg, r.Steps)
 	fmt.Print(sim.Story(short))
 	fmt.Println(sim.Replay(cfg, short).Failure)
 	// Output:
-	// 1. Produce "v1" acks=-1 to the leader
-	// 2. Crash broker 1 (KeepUnsynced)
-	// 3. Restart broker 1
-	// 4. Crash broker 3 (KeepUnsynced)
-	// 5. Advance 6500 ms
-	// sim: AcknowledgedKept violated after step 5 (Advance 6500 ms): offset 0 was acknowledged as "v1"; leader 2 at epoch 2 holds "(missing)"
+	// 1. Crash broker 2 (TornUnsynced)
+	// 2. Advance 6500 ms
+	// 3. Produce "v36" acks=0 to the leader
+	// 4. Restart broker 2
+	// 5. Produce "v38" acks=-1 to the leader
+	// 6. Cut broker 2 – controller
+	// 7. Crash broker 1 (LoseUnsynced)
+	// 8. Advance 6500 ms
+	// sim: AcknowledgedKept violated after step 8 (Advance 6500 ms): offset 1 was acknowledged as "v38"; leader 3 at epoch 2 holds "(missing)"
 }

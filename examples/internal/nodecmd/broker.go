@@ -15,12 +15,14 @@ import (
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/replica/server"
 )
 
 // brokerFlags are the broker's flags, after parsing.
 type brokerFlags struct {
 	ID                int
+	ClusterID         string
 	Listen, Advertise string
 	Controller        string
 	Dir               string
@@ -43,6 +45,7 @@ type brokerFlags struct {
 func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
 	fs.IntVar(&f.ID, "id", -1, "the broker id, 0 to 2147483647 (required)")
+	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id the broker must belong to (default: the one stamped in -dir, or at the first start the controller's)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0: any free port)")
 	fs.StringVar(&f.Advertise, "advertise", "", "host:port other brokers and clients reach this one at (default: the listener's address; 127.0.0.1 for an unspecified host)")
 	fs.StringVar(&f.Controller, "controller", "", "the controller's host:port (required)")
@@ -67,6 +70,9 @@ func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 func (f *brokerFlags) validate() error {
 	if f.ID < 0 || f.ID > 1<<31-1 {
 		return usageError("-id %d: give a broker id, 0 to 2147483647", f.ID)
+	}
+	if f.ClusterID != "" && !metaprops.ValidClusterID(f.ClusterID) {
+		return usageError("-cluster-id %q: give 1 to 64 characters of [A-Za-z0-9_-]", f.ClusterID)
 	}
 	for _, err := range []error{
 		checkHostPort("listen", f.Listen, true),
@@ -118,6 +124,15 @@ func (f *brokerFlags) advertised(ln net.Listener) string {
 // clean-shutdown marker) and returns 0. A second signal during the
 // shutdown returns 1 at once, leaving no marker. A broker whose log fails
 // halts, and RunBroker returns 1.
+//
+// A data directory stamped for another broker id, a controller or another
+// cluster than -cluster-id returns 1 at once, the error naming both. A
+// registration refused because another incarnation of the id has a live
+// session (a second process with the same -id, or this broker's previous
+// process killed less than a session timeout ago) is logged on stderr at
+// every refusal and asked again with a backoff: the broker waits, serving
+// nothing, and never disturbs the live one; stop it with a signal. A
+// controller of another cluster halts it (status 1).
 func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	var f brokerFlags
 	fs := brokerFlagSet(&f)
@@ -146,7 +161,7 @@ func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) i
 	}
 	clk := wallclock.New()
 	cfg := replica.BrokerConfig{
-		ID: int32(f.ID), Dir: f.Dir, Endpoint: f.advertised(ln),
+		ID: int32(f.ID), Dir: f.Dir, Endpoint: f.advertised(ln), ClusterID: f.ClusterID,
 		Replica: replica.Options{
 			Log:      log.Options{SegmentBytes: f.SegmentBytes, Sync: sync, MaxBatchBytes: f.MaxBatchBytes, FS: fsys},
 			LagMaxMs: f.ReplicaLagMs,
@@ -183,22 +198,38 @@ func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) i
 
 	health := time.NewTicker(time.Second)
 	defer health.Stop()
+	var lastRefusal error
+	// refusal logs a new refusal of the registration: every one, since the
+	// backoff spaces them.
+	refusal := func(err error) {
+		if err != nil && err != lastRefusal {
+			fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+		}
+		lastRefusal = err
+	}
 	for {
 		select {
 		case <-events:
 			var epoch int64 = -1
+			var refused error
+			var cluster string
 			h.Do(func(int64) {
 				if !b.Fenced() {
 					epoch = b.Epoch()
 				}
+				refused, cluster = b.RegistrationRefused(), b.ClusterID()
 			})
+			refusal(refused)
 			if epoch >= 0 {
-				fmt.Fprintf(stdout, "broker %d ready: registered at broker epoch %d, unfenced\n", f.ID, epoch)
+				fmt.Fprintf(stdout, "broker %d ready: registered at broker epoch %d, unfenced, cluster %s\n", f.ID, epoch, cluster)
 				events = nil // announced: no more looks
 			}
 		case <-health.C:
-			var halted error
-			h.Do(func(int64) { halted = b.Halted() })
+			var halted, refused error
+			h.Do(func(int64) { halted, refused = b.Halted(), b.RegistrationRefused() })
+			if halted == nil {
+				refusal(refused)
+			}
 			if halted != nil {
 				fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, halted)
 				h.Kill()

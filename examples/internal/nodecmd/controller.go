@@ -1,6 +1,8 @@
 package nodecmd
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,13 +13,17 @@ import (
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/controller"
+	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/replica/server"
 )
 
 // controllerFlags are the controller's flags, after parsing.
 type controllerFlags struct {
+	ID               int
+	ClusterID        string
 	Listen           string
 	Dir              string
 	SessionTimeoutMs int64
@@ -27,6 +33,8 @@ type controllerFlags struct {
 // controllerFlagSet declares the controller's flags into f.
 func controllerFlagSet(f *controllerFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("controller", flag.ContinueOnError)
+	fs.IntVar(&f.ID, "id", 0, "the controller's node id (node.id), stamped in its directory, 0 to 2147483647")
+	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id, 1 to 64 characters of [A-Za-z0-9_-] (default: the one stamped in -dir, or a new random one at the first start)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9093", "host:port to listen on (port 0: any free port)")
 	fs.StringVar(&f.Dir, "dir", "", "the directory of the metadata log (required)")
 	fs.Int64Var(&f.SessionTimeoutMs, "session-timeout-ms", controller.DefaultSessionTimeoutMs, "broker.session.timeout.ms: a broker silent this long is fenced and loses its leaderships, 500 to 600000")
@@ -35,7 +43,11 @@ func controllerFlagSet(f *controllerFlags) *flag.FlagSet {
 }
 
 func (f *controllerFlags) validate() error {
+	if f.ClusterID != "" && !metaprops.ValidClusterID(f.ClusterID) {
+		return usageError("-cluster-id %q: give 1 to 64 characters of [A-Za-z0-9_-]", f.ClusterID)
+	}
 	for _, err := range []error{
+		checkRange("id", f.ID, 0, 1<<31-1),
 		checkHostPort("listen", f.Listen, true),
 		checkDir("dir", f.Dir),
 		checkRange("session-timeout-ms", f.SessionTimeoutMs, 500, 600_000),
@@ -48,10 +60,13 @@ func (f *controllerFlags) validate() error {
 	return nil
 }
 
-// RunController runs the controller command: it opens (or creates) the
+// RunController runs the controller command: it checks (or, at the first
+// start, writes) the stamp of its directory, opens (or creates) the
 // metadata log, replays it, listens and serves brokers and clients until
 // a signal on stop; then it stops serving, closes the log and returns 0.
-// Its log is fsynced at every append: it answers only what is durable.
+// Its log is fsynced at every append: it answers only what is durable. A
+// directory stamped for a broker, another node id or another cluster id
+// than the flags' is refused with status 1, the error naming both.
 func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
 	var f controllerFlags
 	fs := controllerFlagSet(&f)
@@ -67,13 +82,19 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 		return 1
 	}
 	clk := wallclock.New()
-	store, err := controller.OpenLogStore(f.Dir, log.Options{Sync: log.SyncEveryAppend})
+	clusterID, err := f.clusterID()
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 1
 	}
-	ctl, err := controller.Open(store, controller.Config{SessionTimeoutMs: f.SessionTimeoutMs, DefaultMinISR: int32(f.DefaultMinISR)}, clk.NowMs())
+	store, stamp, err := controller.OpenNodeLogStore(f.Dir, int32(f.ID), clusterID, log.Options{Sync: log.SyncEveryAppend})
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "controller: %v\n", err)
+		return 1
+	}
+	ctl, err := controller.Open(store, controller.Config{SessionTimeoutMs: f.SessionTimeoutMs, DefaultMinISR: int32(f.DefaultMinISR), ClusterID: stamp.ClusterID}, clk.NowMs())
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "controller: %v\n", errors.Join(err, store.Close()))
@@ -84,7 +105,7 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 		fmt.Fprintf(stderr, "controller: %v\n", errors.Join(err, store.Close()))
 		return 1
 	}
-	fmt.Fprintf(stdout, "controller listening on %s, metadata log in %s\n", ln.Addr(), f.Dir)
+	fmt.Fprintf(stdout, "controller listening on %s, metadata log in %s, cluster %s\n", ln.Addr(), f.Dir, stamp.ClusterID)
 	health := time.NewTicker(time.Second)
 	defer health.Stop()
 	for {
@@ -105,4 +126,20 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 			return stopHost(h, stop, stdout, stderr, "controller", store.Close)
 		}
 	}
+}
+
+// clusterID is the cluster id to open the directory with: -cluster-id, or
+// the one stamped in -dir, or for a new directory a new random one, as
+// kafka-storage random-uuid makes (16 random bytes, base64url).
+func (f *controllerFlags) clusterID() (string, error) {
+	if f.ClusterID != "" {
+		return f.ClusterID, nil
+	}
+	stamp, ok, err := metaprops.Read(vfs.OS(), f.Dir)
+	if err != nil || ok {
+		return stamp.ClusterID, err
+	}
+	var id [16]byte
+	rand.Read(id[:])
+	return base64.RawURLEncoding.EncodeToString(id[:]), nil
 }
