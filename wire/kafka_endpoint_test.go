@@ -7,7 +7,7 @@ import (
 )
 
 // TestARegistrationCarriesItsKafkaEndpointOnlyWhenSet: KafkaEndpoint
-// round-trips; a registration without it encodes as it did before the
+// round-trips; a registration without it ends at its ClusterID, as before the
 // field existed; an empty one written out is refused (one encoding).
 func TestARegistrationCarriesItsKafkaEndpointOnlyWhenSet(t *testing.T) {
 	base := BrokerRegistrationRequest{CorrelationID: 7, BrokerID: 1, IncarnationID: [16]byte{1}, PreviousBrokerEpoch: NoBrokerEpoch, Endpoint: "127.0.0.1:9093"}
@@ -15,7 +15,7 @@ func TestARegistrationCarriesItsKafkaEndpointOnlyWhenSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := headerSize + 4 + 16 + 8 + 1 + 2 + len(base.Endpoint); len(without) != want {
+	if want := headerSize + 4 + 16 + 8 + 1 + 2 + len(base.Endpoint) + 2 + len(base.ClusterID); len(without) != want {
 		t.Fatalf("without a KafkaEndpoint: %d bytes, want %d", len(without), want)
 	}
 	with := base
