@@ -486,11 +486,17 @@ func (r *Replica) Tick(nowMs int64) {
 // CheckISR applies the ISR time rule now, as Tick does every
 // replica.lag.time.max.ms/2: followers out of sync are proposed for removal
 // (see AlterPartition); nothing changes until the controller commits it.
+// Nothing is proposed while a proposal is pending or a request for an
+// earlier one is unanswered (Kafka's one AlterPartition in flight per
+// partition): the check after that answer proposes again.
 func (r *Replica) CheckISR(nowMs int64) {
 	if r.closed || r.role != RoleLeader {
 		return
 	}
 	r.lead.nextShrinkMs = nowMs + r.opts.lagMaxMs()/2
+	if !r.lead.alter.canPropose() {
+		return // one request at a time: the next check proposes again
+	}
 	if proposed, ok := r.lead.isr.ProposeShrink(nowMs); ok {
 		r.lead.alter.propose(proposed, r.memberEpochs(proposed))
 	}
@@ -523,9 +529,10 @@ func (r *Replica) NextTickMs() int64 {
 
 // maybeProposeExpansion proposes follower id back into the ISR when it has
 // caught up (its LEO at or past the high watermark and the start of this
-// leader's epoch) and its broker may join (Brokers.ISREligible).
+// leader's epoch), its broker may join (Brokers.ISREligible), and no
+// proposal or request is in flight (a later fetch proposes it then).
 func (r *Replica) maybeProposeExpansion(id int32) {
-	if r.lead.isr.InISR(id) {
+	if r.lead.isr.InISR(id) || !r.lead.alter.canPropose() {
 		return
 	}
 	if b := r.opts.Brokers; b != nil && !b.ISREligible(id) {
