@@ -26,6 +26,13 @@ import (
 // answer, when it comes, frees the partition and is otherwise ignored
 // (Kafka: partitionState != proposedIsrState), and the next ISR check or
 // fetch proposes again from the state as it is then.
+//
+// Where kaenlog differs: Kafka's manager is the broker's and keeps the
+// entry while the partition follows another leader for a while; kaenlog's
+// replica forgets its request when it stops leading. A request from an
+// earlier leadership may then still be on its way when the replica leads
+// again, which is harmless: the controller fences its leader epoch, and
+// its answer matches nothing here.
 
 // alterState is the leader's ISR proposal and the request in flight.
 type alterState struct {
@@ -68,12 +75,14 @@ func (a *alterState) retryAtMs(retryMs int64) (int64, bool) {
 }
 
 // AlterPartition returns the ISR change this leader wants the controller to
-// commit, to send now: a new proposal, or the last one again when
-// AlterPartitionRetryMs passed without an answer. The partition's leader
-// and partition epochs and every member's broker epoch (as of the proposal:
-// see memberEpochs) are filled in; the
-// caller adds its own broker id and epoch, the topic, the partition and a
-// correlation id. ok is false when there is nothing to send.
+// commit, to send now: a new proposal, or the request in flight again when
+// AlterPartitionRetryMs passed without an answer — unchanged, even once a
+// partition state ended its proposal, since only its answer frees the
+// partition (Kafka's AlterPartitionManager resends it until answered). The
+// partition's leader and partition epochs and every member's broker epoch
+// (as of the proposal: see memberEpochs) are filled in; the caller adds its
+// own broker id and epoch, the topic, the partition and a correlation id.
+// ok is false when there is nothing to send.
 func (r *Replica) AlterPartition(nowMs int64) (req wire.AlterPartitionRequest, ok bool) {
 	if r.closed || r.role != RoleLeader {
 		return req, false
