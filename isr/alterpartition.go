@@ -103,6 +103,55 @@ func (s *State) Commit(isr []int32, nowMs int64) error {
 	return nil
 }
 
+// UpdateAssignment applies a partition state the controller published at
+// the same leader epoch: replicas become the assigned replicas and isr the
+// committed ISR, ending any proposal in flight, as Commit does. It is
+// Kafka's updateAssignmentAndIsr on a leader: a follower that stays keeps
+// its fetch history, one added starts with none (as in NewState: unobserved,
+// never caught up unless isr names it, when it counts as caught up now, as
+// Commit does), and one no longer assigned is forgotten. The leader must
+// stay assigned and in isr, and every isr member must be assigned
+// (ErrUnknownReplica, ErrLeaderNotInISR, ErrDuplicateReplica,
+// ErrInvalidReplicaID otherwise, and nothing changes). Nil replicas means
+// the same as isr, as in Config.
+func (s *State) UpdateAssignment(replicas, isr []int32, nowMs int64) error {
+	if replicas == nil {
+		replicas = isr
+	}
+	if err := checkIDs("replicas", replicas); err != nil {
+		return err
+	}
+	if err := checkIDs("ISR", isr); err != nil {
+		return err
+	}
+	if !slices.Contains(replicas, s.leaderID) {
+		return fmt.Errorf("%w: leader %d is not an assigned replica %v", ErrUnknownReplica, s.leaderID, replicas)
+	}
+	if !slices.Contains(isr, s.leaderID) {
+		return fmt.Errorf("%w: leader %d, ISR %v", ErrLeaderNotInISR, s.leaderID, isr)
+	}
+	for _, id := range isr {
+		if !slices.Contains(replicas, id) {
+			return fmt.Errorf("%w: ISR member %d is not an assigned replica %v", ErrUnknownReplica, id, replicas)
+		}
+	}
+	ids := slices.Sorted(slices.Values(replicas))
+	followers := make([]follower, 0, len(ids)-1)
+	leos := make([]ReplicaLEO, 0, len(ids)-1)
+	for _, id := range ids {
+		if id == s.leaderID {
+			continue
+		}
+		if i, ok := s.follower(id); ok {
+			followers, leos = append(followers, s.followers[i]), append(leos, s.leos[i])
+			continue
+		}
+		followers, leos = append(followers, follower{id: id}), append(leos, ReplicaLEO{ID: id})
+	}
+	s.followers, s.leos = followers, leos
+	return s.Commit(isr, nowMs)
+}
+
 // Abort ends the proposal in flight without a change, for an answer that
 // refuses it for good (Kafka reverts on OPERATION_NOT_ATTEMPTED and
 // INELIGIBLE_REPLICA): the maximal ISR goes back to the committed one.

@@ -28,7 +28,12 @@
 // committed ISR; the acks=all gate reads the maximal one. min.insync.replicas
 // is capped at the replication factor (EffectiveMinISR), as in Kafka.
 // ShrinkISR, Readmit and RemoveLostSession apply their rule at once: the
-// chapter's single-process leader, which has no controller to ask.
+// chapter's single-process leader, which has no controller to ask. A
+// partition state the controller publishes is taken as Kafka's makeLeader
+// takes it: NewState for a broker that starts leading (every follower
+// unknown), State.Reelect for one re-elected at a new leader epoch (its
+// followers' LEOs kept), State.UpdateAssignment at the same leader epoch
+// (the replicas and the ISR, ending any proposal in flight).
 //
 // One-round lag. A follower's fetch offset is its LEO, and the leader learns
 // it from the fetch REQUEST (State.Observe); the HW computed from it travels
@@ -54,9 +59,14 @@
 //
 // # Where Kafka 4.0 differs
 //
-//   - Kafka's maybeIncrementLeaderHW also waits for a follower outside the
-//     ISR that is caught up and ISR-eligible (shouldWaitForReplicaToJoinIsr).
-//     kaenlog follows the chapter: only ISR members hold the HW back.
+//   - AdvanceHW and State.ProposeHW follow the chapter: only members of
+//     the maximal ISR hold the HW back. Kafka's maybeIncrementLeaderHW also
+//     waits for a follower outside the ISR that is caught up (within
+//     replica.lag.time.max.ms) and ISR-eligible, so that a busy leader's HW
+//     does not run ahead of a follower about to rejoin. kaenlog's leader
+//     does too: package replica lowers the proposal to such a follower's
+//     LEO (read with State.FollowerLEO and State.LastCaughtUpMs) before it
+//     takes it. A caller of this package alone gets the chapter's rule.
 //   - Kafka keeps a follower in the ISR when its LEO equals the leader's LEO,
 //     whatever the time (Replica.isCaughtUp). kaenlog's ShrinkISR uses time
 //     only, as the chapter does: a follower that stops fetching is removed by

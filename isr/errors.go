@@ -25,8 +25,9 @@ var (
 	// ErrUnknownReplica is returned by State.Observe, State.RemoveLostSession
 	// and State.Readmit for an id that is not an assigned follower, by
 	// State.Observe for the leader's own id (the leader does not fetch from
-	// itself), and by NewState when the leader or an ISR member is not an
-	// assigned replica.
+	// itself), by NewState, State.Reelect and State.UpdateAssignment when
+	// the leader or an ISR member is not an assigned replica, and by
+	// State.Reelect for another leader's Config.
 	ErrUnknownReplica = errors.New("isr: unknown replica")
 
 	// ErrFetchOffsetOutOfRange is returned by State.Observe when the fetch

@@ -44,14 +44,14 @@ func (s *State) Observe(replicaID int32, fetchOffset, leaderLEO uint64, nowMs in
 	switch {
 	case fetchOffset >= leaderLEO:
 		f.markCaughtUp(nowMs)
-	case f.observed && fetchOffset >= f.lastFetchLeaderLEO:
+	case f.fetchKnown && fetchOffset >= f.lastFetchLeaderLEO:
 		f.markCaughtUp(f.lastFetchMs)
 	}
-	if !f.observed || leaderLEO > f.lastFetchLeaderLEO {
+	if !f.fetchKnown || leaderLEO > f.lastFetchLeaderLEO {
 		f.lastFetchLeaderLEO = leaderLEO
 	}
 	f.lastFetchMs = nowMs
-	f.observed = true
+	f.observed, f.fetchKnown = true, true
 	s.leos[i].LEO = fetchOffset
 	return nil
 }

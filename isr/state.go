@@ -74,13 +74,19 @@ type State struct {
 // nowMs values passed to NewState and Observe.
 type follower struct {
 	id int32
-	// observed reports that at least one Observe was accepted; until then
-	// lastFetchMs and lastFetchLeaderLEO mean nothing.
+	// observed reports that the follower's LEO (leos[i]) is known: an
+	// Observe was accepted, by this State or, for a leader re-elected at a
+	// new epoch, by the one Reelect started from.
 	observed bool
-	// lastFetchMs is the nowMs of the latest accepted Observe.
+	// fetchKnown reports that lastFetchMs and lastFetchLeaderLEO mean
+	// something: set by Observe, and by Reelect for an ISR member.
+	fetchKnown bool
+	// lastFetchMs is the nowMs of the latest accepted Observe (or of the
+	// re-election).
 	lastFetchMs int64
 	// lastFetchLeaderLEO is the largest leader LEO reported with any
-	// accepted Observe (Kafka keeps the max, so it never moves backwards).
+	// accepted Observe (Kafka keeps the max, so it never moves backwards),
+	// or the start offset of a re-elected leader's epoch.
 	lastFetchLeaderLEO uint64
 	// caughtUp reports that lastCaughtUpMs is known: set for ISR members at
 	// construction and by Observe under Kafka's rule. A follower without it
@@ -152,6 +158,42 @@ func NewState(cfg Config, nowMs int64) (*State, error) {
 		s.leos = append(s.leos, ReplicaLEO{ID: id})
 	}
 	return s, nil
+}
+
+// Reelect returns the State of this leader re-elected at a new leader
+// epoch, from cfg, the controller's new partition state (as for NewState;
+// cfg.LeaderID must be this State's leader). It is Kafka's makeLeader for
+// a broker that already led (Replica.resetReplicaState with isNewLeader
+// false): a follower this State tracked keeps its last observed LEO, since
+// it fetched from this very log, so the high watermark need not wait for
+// its next fetch. Its fetch history starts again at the new epoch: an ISR
+// member counts as caught up at nowMs and as having last fetched at nowMs
+// with the leader's LEO at leaderEpochStartOffset; a follower outside the
+// ISR counts as never caught up (Kafka's 0), so it does not hold the high
+// watermark back before it fetches again. A follower new to cfg starts as
+// in NewState. s itself does not change.
+//
+// It returns the errors of NewState, and one wrapping ErrUnknownReplica
+// when cfg.LeaderID is another leader's.
+func (s *State) Reelect(cfg Config, leaderEpochStartOffset uint64, nowMs int64) (*State, error) {
+	if cfg.LeaderID != s.leaderID {
+		return nil, fmt.Errorf("%w: leader %d re-elected in the State of leader %d", ErrUnknownReplica, cfg.LeaderID, s.leaderID)
+	}
+	ns, err := NewState(cfg, nowMs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ns.followers {
+		f := &ns.followers[i]
+		if f.caughtUp { // an ISR member
+			f.fetchKnown, f.lastFetchMs, f.lastFetchLeaderLEO = true, nowMs, leaderEpochStartOffset
+		}
+		if j, ok := s.follower(f.id); ok && s.followers[j].observed {
+			f.observed = true
+			ns.leos[i].LEO = s.leos[j].LEO
+		}
+	}
+	return ns, nil
 }
 
 // checkIDs rejects negative and duplicate ids in one list.

@@ -72,8 +72,12 @@
 // leader's time rule ([Replica.CheckISR], every replica.lag.time.max.ms/2
 // from [Replica.Tick]) and the expansion rule (a follower whose LEO reached
 // the high watermark and the start of the leader's epoch) propose a new ISR
-// with AlterPartition, one at a time; the controller commits it, and the
-// leader applies the committed ISR. A follower joining counts at once
+// with AlterPartition, one request in flight per partition, as Kafka's
+// AlterPartitionManager: a partition state from the controller ends the
+// proposal but not the request, which is resent until answered, and
+// nothing new is sent before its answer, which is matched to it by its
+// epochs and ISR ([Replica.ApplyAlterPartition]). The controller commits
+// it, and the leader applies the committed ISR. A follower joining counts at once
 // (maximal ISR), a follower leaving only once committed. A proposal names
 // each follower's broker epoch as its last fetch carried it, fixed when
 // proposed (KIP-903): a resent proposal cannot add a later incarnation of

@@ -194,8 +194,12 @@ type FetchFrom struct {
 //  5. a follower whose last fetched epoch ended, on this leader, below its
 //     fetch offset has diverged (KIP-320 / KIP-595): it gets the leader's
 //     end offset for that epoch as DivergingEpoch, no records, and its
-//     fetch offset is not taken as its LEO. A last fetched epoch the leader
-//     cannot place is OFFSET_OUT_OF_RANGE;
+//     fetch offset is not taken as its LEO. The end offset is the one
+//     HandleOffsetsForLeaderEpoch answers, Kafka's: for an epoch below the
+//     leader's earliest entry, that epoch ending at the earliest entry's
+//     start offset (a DivergingEpoch when the fetch offset is past it).
+//     Only a leader with no epochs at all cannot place it:
+//     OFFSET_OUT_OF_RANGE, as Kafka answers UNDEFINED_EPOCH_OFFSET;
 //  6. a fetch offset past the log end is OFFSET_OUT_OF_RANGE;
 //  7. a follower's fetch offset IS its LEO: the leader records it, may
 //     propose it back into the ISR, and recomputes its high watermark
@@ -259,18 +263,9 @@ func (r *Replica) fetch(from FetchFrom, p *wire.FetchPartition, maxBytes int, ds
 	// than the new leader's whole log, and it must be told where the logs
 	// part, not that its offset is out of range.
 	if p.LastFetchedEpoch >= 0 {
-		e, end, ok := r.log.EndOffsetForEpoch(p.LastFetchedEpoch)
+		e, end, ok := r.endOffsetForEpoch(p.LastFetchedEpoch)
 		if !ok {
-			// The follower's epoch is older than every epoch this leader
-			// holds (its older epochs went with retention). Like Kafka's
-			// LeaderEpochFileCache.endOffsetFor below its earliest entry,
-			// answer the asked epoch with the earliest start offset: the
-			// follower cuts there and fetches what this leader has.
-			entries := r.log.EpochEntries()
-			if len(entries) == 0 {
-				return fail(fmt.Errorf("replica: broker %d knows no epoch <= %d: %w", r.id, p.LastFetchedEpoch, wire.ErrOffsetOutOfRange))
-			}
-			e, end = p.LastFetchedEpoch, entries[0].StartOffset
+			return fail(fmt.Errorf("replica: broker %d has no leader epochs to place epoch %d: %w", r.id, p.LastFetchedEpoch, wire.ErrOffsetOutOfRange))
 		}
 		if e < p.LastFetchedEpoch || end < p.FetchOffset {
 			resp.DivergingEpoch = wire.EpochEndOffset{Epoch: e, EndOffset: end}
@@ -368,11 +363,31 @@ func (r *Replica) checkReplica(from FetchFrom, currentLeaderEpoch int32) error {
 	return nil
 }
 
+// endOffsetForEpoch is where epoch e ends on this leader's log, as Kafka's
+// leader answers it (LeaderEpochFileCache.endOffsetFor): the chapter's <=
+// lookup (log.Log.EndOffsetForEpoch), and for an epoch >= 0 below the
+// earliest entry (the older epochs went with retention, or were never on
+// this log) the epoch asked with the earliest entry's start offset, so the
+// follower cuts there and fetches what this leader has. ok is false only
+// for wire.NoEpoch or an empty cache (Kafka's UNDEFINED_EPOCH_OFFSET).
+func (r *Replica) endOffsetForEpoch(e int32) (int32, uint64, bool) {
+	if got, end, ok := r.log.EndOffsetForEpoch(e); ok {
+		return got, end, true
+	}
+	if entries := r.log.EpochEntries(); e >= 0 && len(entries) > 0 && e < entries[0].Epoch {
+		return e, entries[0].StartOffset, true
+	}
+	return 0, 0, false
+}
+
 // HandleOffsetsForLeaderEpoch answers a follower's question "where does
-// epoch LeaderEpoch end on your log?" with the chapter's <= lookup: the
-// largest epoch not above the one asked, and where it ends (the next
-// epoch's start, or the LEO). Fencing comes first, as for a fetch. Not
-// found is Found == false; it becomes (-1, -1) only on the wire.
+// epoch LeaderEpoch end on your log?" as the fetch's divergence check does
+// (Kafka's Partition.lastOffsetForLeaderEpoch): the largest epoch not above
+// the one asked and where it ends (the next epoch's start, or the LEO);
+// for an epoch below the earliest entry, that epoch and the earliest
+// entry's start offset, as Kafka answers. Fencing comes first, as for a
+// fetch. Not found (wire.NoEpoch asked, or no epochs at all) is Found ==
+// false; it becomes (-1, -1) only on the wire.
 func (r *Replica) HandleOffsetsForLeaderEpoch(p *wire.OffsetsForLeaderEpochPartition) (wire.OffsetsForLeaderEpochPartitionResponse, error) {
 	resp := wire.OffsetsForLeaderEpochPartitionResponse{Topic: p.Topic, Partition: p.Partition}
 	if r.closed {
@@ -387,7 +402,7 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(p *wire.OffsetsForLeaderEpochParti
 		resp.ErrorCode = wire.CodeOf(err)
 		return resp, err
 	}
-	resp.Epoch, resp.EndOffset, resp.Found = r.log.EndOffsetForEpoch(p.LeaderEpoch)
+	resp.Epoch, resp.EndOffset, resp.Found = r.endOffsetForEpoch(p.LeaderEpoch)
 	return resp, nil
 }
 
@@ -486,11 +501,17 @@ func (r *Replica) Tick(nowMs int64) {
 // CheckISR applies the ISR time rule now, as Tick does every
 // replica.lag.time.max.ms/2: followers out of sync are proposed for removal
 // (see AlterPartition); nothing changes until the controller commits it.
+// Nothing is proposed while a proposal is pending or a request for an
+// earlier one is unanswered (Kafka's one AlterPartition in flight per
+// partition): the check after that answer proposes again.
 func (r *Replica) CheckISR(nowMs int64) {
 	if r.closed || r.role != RoleLeader {
 		return
 	}
 	r.lead.nextShrinkMs = nowMs + r.opts.lagMaxMs()/2
+	if !r.lead.alter.canPropose() {
+		return // one request at a time: the next check proposes again
+	}
 	if proposed, ok := r.lead.isr.ProposeShrink(nowMs); ok {
 		r.lead.alter.propose(proposed, r.memberEpochs(proposed))
 	}
@@ -523,9 +544,10 @@ func (r *Replica) NextTickMs() int64 {
 
 // maybeProposeExpansion proposes follower id back into the ISR when it has
 // caught up (its LEO at or past the high watermark and the start of this
-// leader's epoch) and its broker may join (Brokers.ISREligible).
+// leader's epoch), its broker may join (Brokers.ISREligible), and no
+// proposal or request is in flight (a later fetch proposes it then).
 func (r *Replica) maybeProposeExpansion(id int32) {
-	if r.lead.isr.InISR(id) {
+	if r.lead.isr.InISR(id) || !r.lead.alter.canPropose() {
 		return
 	}
 	if b := r.opts.Brokers; b != nil && !b.ISREligible(id) {

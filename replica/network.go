@@ -35,7 +35,10 @@ type Network struct {
 	nodes  map[Addr]func(Envelope)
 	faults map[[2]Addr]LinkFaults
 	deflt  LinkFaults
-	cut    map[[2]Addr]bool
+	// api holds the faults of one API's messages on every link, which
+	// replace the link's (SetAPIFaults).
+	api map[wire.APIKey]LinkFaults
+	cut map[[2]Addr]bool
 	// gen counts, per address, the Attach and Detach calls: a delivery
 	// goes only to the incarnation that was there when it was sent.
 	gen map[Addr]uint64
@@ -50,6 +53,7 @@ func NewNetwork(c *clock.Manual, seed uint64) *Network {
 	return &Network{
 		clock: c, rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		nodes: map[Addr]func(Envelope){}, gen: map[Addr]uint64{}, faults: map[[2]Addr]LinkFaults{}, cut: map[[2]Addr]bool{},
+		api: map[wire.APIKey]LinkFaults{},
 	}
 }
 
@@ -73,6 +77,15 @@ func (n *Network) SetFaults(from, to Addr, f LinkFaults) { n.faults[[2]Addr{from
 
 // SetDefaultFaults sets the faults of every link without its own.
 func (n *Network) SetDefaultFaults(f LinkFaults) { n.deflt = f }
+
+// SetAPIFaults sets the faults of every message of one API, requests and
+// responses, on every link: they replace the link's own faults (a cut link
+// still loses everything), until ClearAPIFaults. A test makes one
+// protocol's answers late or lost this way while the rest flows.
+func (n *Network) SetAPIFaults(api wire.APIKey, f LinkFaults) { n.api[api] = f }
+
+// ClearAPIFaults gives api's messages their links' faults again.
+func (n *Network) ClearAPIFaults(api wire.APIKey) { delete(n.api, api) }
 
 // Cut stops every message between a and b, both ways, until Heal.
 func (n *Network) Cut(a, b Addr) {
@@ -99,6 +112,9 @@ func (n *Network) Send(env Envelope) {
 	f, ok := n.faults[[2]Addr{env.From, env.To}]
 	if !ok {
 		f = n.deflt
+	}
+	if af, ok := n.api[env.Msg.APIKey()]; ok {
+		f = af
 	}
 	if f.DropRate > 0 && n.rand.Float64() < f.DropRate {
 		n.Dropped++

@@ -256,19 +256,31 @@ func (r *Replica) LEO() uint64 { return r.log.EndOffset() }
 func (r *Replica) HighWatermark() uint64 { return r.log.HighWatermark() }
 
 // BecomeLeader applies a partition state naming this broker the leader, at
-// time nowMs. Kafka's makeLeader:
+// time nowMs, as Kafka's Partition.makeLeader:
 //
 //   - a state older than the replica's (lower leader epoch, or the same with
 //     a lower partition epoch) is refused with ErrStaleEpoch;
-//   - a new leader epoch (or becoming leader at all): the epoch cache gains
-//     (leaderEpoch, LEO) before any write, the ISR is the controller's ISR
-//     and every follower's fetch state starts afresh; produces parked under
-//     an earlier leadership end with NOT_LEADER_OR_FOLLOWER;
-//   - the same leader epoch with a newer partition epoch: the controller
-//     committed an ISR change (perhaps this leader's own proposal); the
-//     leader adopts it.
+//   - a new leader epoch: the epoch cache gains (leaderEpoch, LEO) before
+//     any write, and the ISR is the controller's ISR. A replica that was
+//     not leading starts every follower's fetch state afresh (unknown LEO);
+//     one re-elected, already leading, keeps each follower's last known LEO
+//     and broker epoch, which it learned from fetches of this very log, and
+//     restarts only their fetch times (isr.State.Reelect, Kafka's
+//     resetReplicaState with isNewLeader false). Produces parked under the
+//     earlier epoch end with NOT_LEADER_OR_FOLLOWER (Kafka keeps them
+//     parked across a re-election; kaenlog answers them, and a producer's
+//     retry finds its batch already written);
+//   - the same leader epoch with a newer (or the same) partition epoch: the
+//     controller changed the partition's state (perhaps this leader's own
+//     proposal, perhaps its own decision): the leader adopts its replicas
+//     and ISR (isr.State.UpdateAssignment, Kafka's updateAssignmentAndIsr):
+//     a replica added gets fresh follower state and may fetch at once, one
+//     removed is forgotten, the others keep theirs.
 //
-// The high watermark never moves backwards across an election.
+// Either way the proposal pending ends, but a request sent for it stays in
+// flight until answered (see ApplyAlterPartition), and nothing new is
+// proposed meanwhile. The high watermark never moves backwards across an
+// election.
 func (r *Replica) BecomeLeader(st PartitionState, nowMs int64) error {
 	if r.closed {
 		return ErrClosed
@@ -279,11 +291,16 @@ func (r *Replica) BecomeLeader(st PartitionState, nowMs int64) error {
 	if err := r.checkNewer(st); err != nil {
 		return err
 	}
-	newEpoch := r.role != RoleLeader || st.LeaderEpoch > r.leaderEpoch
-	if newEpoch {
-		state, err := isr.NewState(isr.Config{
-			LeaderID: r.id, Replicas: st.Replicas, ISR: st.ISR, MinISR: st.MinISR, LagMaxMs: r.opts.LagMaxMs,
-		}, nowMs)
+	if r.role != RoleLeader || st.LeaderEpoch > r.leaderEpoch {
+		cfg := isr.Config{LeaderID: r.id, Replicas: st.Replicas, ISR: st.ISR, MinISR: st.MinISR, LagMaxMs: r.opts.LagMaxMs}
+		reelected, epochStart := r.role == RoleLeader, r.log.EndOffset()
+		var state *isr.State
+		var err error
+		if reelected {
+			state, err = r.lead.isr.Reelect(cfg, epochStart, nowMs)
+		} else {
+			state, err = isr.NewState(cfg, nowMs)
+		}
 		if err != nil {
 			return fmt.Errorf("replica: broker %d: %w: %w", r.id, ErrInvalidState, err)
 		}
@@ -291,18 +308,24 @@ func (r *Replica) BecomeLeader(st PartitionState, nowMs int64) error {
 			return fmt.Errorf("replica: broker %d: %w", r.id, storageError(err))
 		}
 		r.failParked(ErrNotLeader)
-		r.lead = leaderState{
+		lead := leaderState{
 			isr:          state,
-			epochStart:   r.log.EndOffset(),
+			epochStart:   epochStart,
 			nextShrinkMs: nowMs + r.opts.lagMaxMs()/2,
 			parked:       r.lead.parked, // failed above; kept for their outcomes
 			done:         r.lead.done,
 		}
+		if reelected {
+			lead.fetchEpochs = r.lead.fetchEpochs
+			lead.alter = r.lead.alter
+			lead.alter.supersede()
+		}
+		r.lead = lead
 		r.follow = followerState{}
-	} else if err := r.lead.isr.Commit(st.ISR, nowMs); err != nil {
+	} else if err := r.lead.isr.UpdateAssignment(st.Replicas, st.ISR, nowMs); err != nil {
 		return fmt.Errorf("replica: broker %d: %w: %w", r.id, ErrInvalidState, err)
 	} else {
-		r.lead.alter = alterState{}
+		r.lead.alter.supersede()
 	}
 	r.role, r.leaderID = RoleLeader, r.id
 	r.leaderEpoch, r.partitionEpoch, r.replicas = st.LeaderEpoch, st.PartitionEpoch, slices.Clone(st.Replicas)

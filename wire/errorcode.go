@@ -64,11 +64,13 @@ const (
 	// batches fail their CRC or do not parse.
 	CodeCorruptMessage ErrorCode = 7
 
-	// CodeUnknownReplica is returned to a fetch from a broker id outside the
-	// partition's replicas. Kafka has no code of its own for it: its leader
-	// answers such a fetch with NOT_LEADER_OR_FOLLOWER, or
-	// UNKNOWN_LEADER_EPOCH when the fetch carries an epoch. kaenlog says
-	// what happened instead.
+	// CodeUnknownReplica is no longer sent: a kaenlog leader answers a
+	// fetch from a broker id outside the partition's replicas as Kafka's
+	// does, NOT_LEADER_OR_FOLLOWER, or UNKNOWN_LEADER_EPOCH when the fetch
+	// carries an epoch. It meant that once, and its row stays because the
+	// number was on the wire: an older peer may still send it, it still
+	// decodes to ErrUnknownReplica, and 8 is never given to another error.
+	// Kafka has no counterpart.
 	CodeUnknownReplica ErrorCode = 8
 
 	// CodeRequestTimedOut is returned to an acks=all produce whose records

@@ -54,6 +54,11 @@ type Coverage struct {
 	// UnderMinIsr counts steps after which the controller's ISR was
 	// smaller than min.insync.replicas: acks=all produces are refused.
 	UnderMinIsr int
+	// StaleAlterPartitionAnswers counts AlterPartition answers delivered
+	// that refused a request made at an older partition or leader epoch
+	// (INVALID_UPDATE_VERSION, FENCED_LEADER_EPOCH): mostly the resent
+	// request of a proposal a partition state had already ended.
+	StaleAlterPartitionAnswers int
 }
 
 // events are the counts of Coverage that Search looks for rare states by:
@@ -100,12 +105,14 @@ func (c *Coverage) Add(o Coverage) {
 	c.IdempotentNotEnoughReplicas += o.IdempotentNotEnoughReplicas
 	c.IdempotentGaps += o.IdempotentGaps
 	c.UnderMinIsr += o.UnderMinIsr
+	c.StaleAlterPartitionAnswers += o.StaleAlterPartitionAnswers
 }
 
 // Missing names what a run that claims to prove something should have
 // exercised but did not: a kind of step never taken, an invariant never
 // checked, no leader crash, no power cut, no election, no acknowledged
-// record, no epoch bump or renumbered batch of the idempotent producer.
+// record, no epoch bump or renumbered batch of the idempotent producer, no
+// stale AlterPartition answer.
 func (c Coverage) Missing() []string {
 	var out []string
 	for k := Kind(0); k < kinds; k++ {
@@ -124,7 +131,7 @@ func (c Coverage) Missing() []string {
 		"an idempotent batch acknowledged": c.IdempotentAcked, "a duplicate answered by the dedupe window": c.IdempotentDuplicatesAnswered,
 		"an epoch bump": c.IdempotentEpochBumps, "a renumbered batch": c.IdempotentRenumbered,
 		"a delivery timeout": c.IdempotentDeliveryTimeouts, "a batch sent behind another in flight": c.IdempotentPipelined,
-		"a new producer": c.IdempotentProducers} {
+		"a new producer": c.IdempotentProducers, "a stale AlterPartition answer": c.StaleAlterPartitionAnswers} {
 		if n == 0 {
 			out = append(out, name)
 		}
@@ -145,7 +152,8 @@ func (c Coverage) String() string {
 	}
 	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
 		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
-	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d; steps under min.insync.replicas %d", c.LongPollRuns, c.RoundRuns, c.UnderMinIsr)
+	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d; steps under min.insync.replicas %d; stale AlterPartition answers %d",
+		c.LongPollRuns, c.RoundRuns, c.UnderMinIsr, c.StaleAlterPartitionAnswers)
 	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d, NOT_ENOUGH_REPLICAS to a batch maybe written %d, gaps %d",
 		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps,
 		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds, c.IdempotentProducers, c.IdempotentNotEnoughReplicas, c.IdempotentGaps)

@@ -11,7 +11,10 @@
 // batches to the idempotent producer, and every eighth of those to a new
 // producer, with a new producer id); a fetch round; a consumer's read;
 // link faults (loss, duplication, delays that reorder) and cut links
-// between any two nodes, the controller included; a broker crash that
+// between any two nodes, the controller included; faults of the
+// AlterPartition requests and answers alone, so that the partition state
+// a leader's proposal committed reaches it while the request is still
+// unanswered, and the answer comes late, twice or never; a broker crash that
 // keeps what it wrote, loses what it did not fsync (a power cut) or tears
 // its last write; a restart; a controller restart; a clock jump, short or
 // past the lag and session bounds; a failed write or fsync on a broker's

@@ -280,6 +280,12 @@ func newSim(cfg Config) (*sim, error) {
 		// not be the one that makes the most of it.
 		s.swarm = newSwarmProfile(cfg.Seed ^ cfg.Branch*0xd1b54a32d192ed03)
 	}
+	c.Watch(func(env replica.Envelope) {
+		if m, ok := env.Msg.(*wire.AlterPartitionResponse); ok &&
+			(m.ErrorCode == wire.CodeInvalidUpdateVersion || m.ErrorCode == wire.CodeFencedLeaderEpoch) {
+			s.cov.StaleAlterPartitionAnswers++
+		}
+	})
 	s.openProducer()
 	return s, nil
 }
@@ -361,6 +367,19 @@ func (s *sim) draw() Step {
 	}
 }
 
+// alterPartitionFaults draws an AlterPartitionFaults step's faults (only
+// swarm seeds take such steps, so that the fixed mix's seeds keep their
+// runs): a
+// third of the time none (the links' own again), else losses, copies and
+// delays up to 4 s, past the broker's 3 s request timeout, so that some
+// answers come after the leader resent its request or moved on.
+func alterPartitionFaults(r *rand.Rand) replica.LinkFaults {
+	if r.IntN(3) == 0 {
+		return replica.LinkFaults{}
+	}
+	return replica.LinkFaults{DropRate: r.Float64() / 2, DuplicateRate: r.Float64() / 2, MaxDelayMs: r.Int64N(4_001)}
+}
+
 // do executes one step, delivers everything it caused that is due now,
 // and checks every invariant.
 func (s *sim) do(st Step) {
@@ -413,6 +432,12 @@ func (s *sim) do(st Step) {
 		}
 	case Elect:
 		s.elect(st)
+	case AlterPartitionFaults:
+		if st.Faults == (replica.LinkFaults{}) {
+			c.Network().ClearAPIFaults(wire.APIAlterPartition)
+		} else {
+			c.Network().SetAPIFaults(wire.APIAlterPartition, st.Faults)
+		}
 	}
 	// A halted broker (its log failed) is down until restarted.
 	for _, id := range s.brokers {

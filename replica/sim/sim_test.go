@@ -125,3 +125,25 @@ func TestReplayIsDeterministic(t *testing.T) {
 		t.Fatalf("a run and its replay differ:\n%v\n%v", first.Coverage, second.Coverage)
 	}
 }
+
+// The AlterPartitionFaults step (a swarm seed's) builds what issue 15 §3
+// needs: a leader's request unanswered while the partition state its
+// commit (or another change) published reaches it, and the late or resent
+// request answered as stale. The runs that build it hold every invariant.
+func TestAlterPartitionFaultsBuildStaleAnswers(t *testing.T) {
+	const budget = 20_000
+	var cov sim.Coverage
+	done := 0
+	for seed := uint64(1); done < budget && cov.StaleAlterPartitionAnswers == 0; seed++ {
+		r := sim.Run(sim.Config{Seed: seed, Steps: stepsPerRun, Swarm: true})
+		done += len(r.Steps)
+		cov.Add(r.Coverage)
+		if r.Failure != nil {
+			report(t, sim.Config{Seed: seed, Brokers: r.Brokers}, r)
+		}
+	}
+	if cov.StaleAlterPartitionAnswers == 0 {
+		t.Fatalf("no stale AlterPartition answer in %d steps (%d AlterPartitionFaults steps)", done, cov.Steps[sim.AlterPartitionFaults])
+	}
+	t.Logf("%d stale AlterPartition answers in %d steps (%d AlterPartitionFaults steps)", cov.StaleAlterPartitionAnswers, done, cov.Steps[sim.AlterPartitionFaults])
+}

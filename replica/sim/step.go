@@ -40,11 +40,18 @@ const (
 	// Elect asks the controller for an election of the partition, unclean
 	// if Unclean.
 	Elect
+	// AlterPartitionFaults sets the faults of every AlterPartition request
+	// and answer, on every link, to Faults (the zero Faults gives them
+	// their links' faults again): answers lost, doubled or late while the
+	// metadata flows, so that the partition state a proposal's commit
+	// published reaches the leader while the proposal's request is still
+	// unanswered, and the answer comes late, twice, or never.
+	AlterPartitionFaults
 	kinds // the number of kinds
 )
 
 var kindNames = [...]string{"Produce", "FetchRound", "Consume", "Advance", "Crash", "Restart",
-	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect"}
+	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect", "AlterPartitionFaults"}
 
 // String returns the kind's name.
 func (k Kind) String() string {
@@ -65,7 +72,7 @@ type Step struct {
 	Mode    vfs.CrashMode      // Crash
 	Node    replica.Addr       // Cut
 	Other   replica.Addr       // Cut
-	Faults  replica.LinkFaults // Faults
+	Faults  replica.LinkFaults // Faults, AlterPartitionFaults
 	Op      vfs.Op             // DiskFault
 	Unclean bool               // Elect
 	// Idempotent makes a Produce the idempotent producer's: it hands over
@@ -108,9 +115,9 @@ func (s Step) String() string {
 		return fmt.Sprintf("Restart broker %d", s.Broker)
 	case Cut:
 		return fmt.Sprintf("Cut %v – %v", s.Node, s.Other)
-	case Faults:
+	case Faults, AlterPartitionFaults:
 		f := s.Faults
-		return fmt.Sprintf("Faults drop %.2f dup %.2f delay %d–%d ms", f.DropRate, f.DuplicateRate, f.MinDelayMs, f.MaxDelayMs)
+		return fmt.Sprintf("%v drop %.2f dup %.2f delay %d–%d ms", s.Kind, f.DropRate, f.DuplicateRate, f.MinDelayMs, f.MaxDelayMs)
 	case DiskFault:
 		return fmt.Sprintf("DiskFault broker %d next %v", s.Broker, s.Op)
 	case Elect:
@@ -144,10 +151,10 @@ func (s Step) goString() string {
 		return fmt.Sprintf("{Kind: sim.Restart, Broker: %d}", s.Broker)
 	case Cut:
 		return fmt.Sprintf("{Kind: sim.Cut, Node: %s, Other: %s}", addr(s.Node), addr(s.Other))
-	case Faults:
+	case Faults, AlterPartitionFaults:
 		f := s.Faults
-		return fmt.Sprintf("{Kind: sim.Faults, Faults: replica.LinkFaults{DropRate: %g, DuplicateRate: %g, MinDelayMs: %d, MaxDelayMs: %d}}",
-			f.DropRate, f.DuplicateRate, f.MinDelayMs, f.MaxDelayMs)
+		return fmt.Sprintf("{Kind: sim.%v, Faults: replica.LinkFaults{DropRate: %g, DuplicateRate: %g, MinDelayMs: %d, MaxDelayMs: %d}}",
+			s.Kind, f.DropRate, f.DuplicateRate, f.MinDelayMs, f.MaxDelayMs)
 	case DiskFault:
 		return fmt.Sprintf("{Kind: sim.DiskFault, Broker: %d, Op: vfs.%s}", s.Broker, opConst[s.Op])
 	case Elect:

@@ -50,6 +50,9 @@ const (
 	// it fall in the short windows between two deadlines, where fixed
 	// jumps land by chance.
 	moveDeadline
+	// moveAlterPartitionFaults sets or clears the faults of AlterPartition
+	// requests and answers alone (an AlterPartitionFaults step).
+	moveAlterPartitionFaults
 	moves
 )
 
@@ -95,7 +98,7 @@ var partitionMs = [...]int64{8_000, 15_000, 45_000, 0}
 func newSwarmProfile(seed uint64) *swarmProfile {
 	r := rand.New(rand.NewPCG(seed^0x5bd1e9955bd1e995, seed+0x2545f4914f6cdd1d))
 	p := &swarmProfile{}
-	for m := range p.weights {
+	for m := range moveAlterPartitionFaults {
 		if r.IntN(2) == 0 {
 			p.weights[m] = 1 << r.IntN(7) // 1 to 64: some kinds dominate
 		}
@@ -124,6 +127,12 @@ func newSwarmProfile(seed uint64) *swarmProfile {
 	p.isolateThenProduce = r.IntN(5)
 	p.inFlightBias = r.IntN(4)
 	p.partitionMs = partitionMs[r.IntN(len(partitionMs))]
+	// Drawn last, so that every earlier draw is the one the seed made
+	// before the move existed.
+	if r.IntN(2) == 0 {
+		p.weights[moveAlterPartitionFaults] = 1 << r.IntN(7)
+		p.total += p.weights[moveAlterPartitionFaults]
+	}
 	return p
 }
 
@@ -207,6 +216,8 @@ func (s *sim) drawSwarm() Step {
 		return Step{Kind: DiskFault, Broker: pick(), Op: [...]vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpTruncate}[r.IntN(3)]}
 	case moveElect:
 		return Step{Kind: Elect, Unclean: s.cfg.UncleanLeaderElection && r.IntN(2) == 0}
+	case moveAlterPartitionFaults:
+		return Step{Kind: AlterPartitionFaults, Faults: alterPartitionFaults(r)}
 	case moveDeadline:
 		now := s.c.NowMs()
 		ds := s.idem.deadlines(nil, now)
