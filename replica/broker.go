@@ -306,6 +306,16 @@ type Broker struct {
 	// parkedFetches wait for data, a move of the high watermark or the
 	// end of their MaxWaitMs (Kafka's DelayedFetch), oldest first.
 	parkedFetches []parkedFetch
+	// parkedWatches is what the last scan of parkedFetches saw of each
+	// partition they wait on, parkedIndex their places by partition, and
+	// parkedDue whether a fetch parked since; parkedDeadlineMs is the
+	// earliest deadline among parkedFetches (while there are any). While nothing of those partitions
+	// changed, no fetch parked and no deadline passed, a scan would answer
+	// nothing, so it is skipped (completeParkedFetches).
+	parkedWatches    []parkedWatch
+	parkedIndex      map[TopicPartition]struct{}
+	parkedDue        bool
+	parkedDeadlineMs int64
 
 	// fetchArena holds the records of the fetch responses answered in one
 	// event (fetchArenaUsed of them), reused from event to event, and
@@ -713,8 +723,8 @@ func (b *Broker) NextTickMs() int64 {
 	for _, out := range b.pending {
 		next = min(next, out.deadlineMs)
 	}
-	for i := range b.parkedFetches {
-		next = min(next, b.parkedFetches[i].deadlineMs)
+	if len(b.parkedFetches) > 0 {
+		next = min(next, b.parkedDeadlineMs)
 	}
 	for _, r := range b.parts {
 		next = min(next, r.NextTickMs())

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -44,7 +45,11 @@ func (b *Broker) handleFetch(from Addr, req *wire.FetchRequest, nowMs int64) {
 		r := b.parts[TopicPartition{req.Partitions[i].Topic, req.Partitions[i].Partition}]
 		pf.marks[i] = markOf(r, req.ReplicaID)
 	}
+	if len(b.parkedFetches) == 0 || pf.deadlineMs < b.parkedDeadlineMs {
+		b.parkedDeadlineMs = pf.deadlineMs
+	}
 	b.parkedFetches = append(b.parkedFetches, pf)
+	b.parkedDue = true
 }
 
 // takeMarks returns a slice of n marks, reusing those of a parked fetch
@@ -220,7 +225,24 @@ func (b *Broker) returnFetchBuf(buf []byte) {
 // their deadline those that have none. A fetch asking for more than one
 // byte reads its partitions again when their end moves, and parks on
 // while they hold less than MinBytes.
+//
+// Every event ends here, so the fetches are scanned only when one of them
+// may be done: one parked since the last scan, a deadline passed, or a
+// partition they wait on changed (its replica, role, leader epoch, high
+// watermark or log end) — what parkedFetchDone reads besides the clock.
+// Otherwise every fetch would find what it found at the last scan, and
+// stay parked: so a thousand fetches parked on one quiet partition cost
+// one look at that partition per event, not a thousand (Kafka's purgatory
+// likewise checks a delayed fetch only when a partition it watches
+// changes, and at its expiry).
 func (b *Broker) completeParkedFetches(nowMs int64) {
+	if len(b.parkedFetches) == 0 {
+		b.parkedWatches, b.parkedDue = b.parkedWatches[:0], false
+		return
+	}
+	if !b.parkedDue && nowMs < b.parkedDeadlineMs && !b.parkedWatchChanged() {
+		return
+	}
 	kept := b.parkedFetches[:0]
 	for _, pf := range b.parkedFetches {
 		if b.parkedFetchDone(&pf, nowMs) {
@@ -231,6 +253,60 @@ func (b *Broker) completeParkedFetches(nowMs int64) {
 	}
 	clear(b.parkedFetches[len(kept):])
 	b.parkedFetches = kept
+	b.watchParked()
+}
+
+// parkedWatch is what a scan of the parked fetches saw of one partition
+// they wait on.
+type parkedWatch struct {
+	tp      TopicPartition
+	r       *Replica // nil: not hosted
+	leader  bool
+	epoch   int32
+	hw, leo uint64
+}
+
+// watchOf is what a scan sees of tp now.
+func (b *Broker) watchOf(tp TopicPartition) parkedWatch {
+	w := parkedWatch{tp: tp}
+	if r, ok := b.parts[tp]; ok {
+		w.r, w.leader, w.epoch = r, r.Role() == RoleLeader, r.LeaderEpoch()
+		w.hw, w.leo = r.HighWatermark(), r.Log().EndOffset()
+	}
+	return w
+}
+
+// parkedWatchChanged reports whether a partition the parked fetches wait
+// on changed since the last scan.
+func (b *Broker) parkedWatchChanged() bool {
+	for _, w := range b.parkedWatches {
+		if b.watchOf(w.tp) != w {
+			return true
+		}
+	}
+	return false
+}
+
+// watchParked records, after a scan, what the parked fetches' partitions
+// are now and their earliest deadline.
+func (b *Broker) watchParked() {
+	b.parkedDue, b.parkedDeadlineMs = false, clock.Never
+	b.parkedWatches = b.parkedWatches[:0]
+	if b.parkedIndex == nil {
+		b.parkedIndex = map[TopicPartition]struct{}{}
+	}
+	clear(b.parkedIndex)
+	for i := range b.parkedFetches {
+		pf := &b.parkedFetches[i]
+		b.parkedDeadlineMs = min(b.parkedDeadlineMs, pf.deadlineMs)
+		for j := range pf.req.Partitions {
+			tp := TopicPartition{pf.req.Partitions[j].Topic, pf.req.Partitions[j].Partition}
+			if _, ok := b.parkedIndex[tp]; !ok {
+				b.parkedIndex[tp] = struct{}{}
+				b.parkedWatches = append(b.parkedWatches, b.watchOf(tp))
+			}
+		}
+	}
 }
 
 // parkedFetchDone answers pf if it has news or its wait is over, and
@@ -295,6 +371,10 @@ func (b *Broker) Disconnected(peer Addr, nowMs int64) {
 	}
 	clear(b.parkedFetches[len(kept):])
 	b.parkedFetches = kept
+	b.parkedDeadlineMs = clock.Never
+	for i := range b.parkedFetches {
+		b.parkedDeadlineMs = min(b.parkedDeadlineMs, b.parkedFetches[i].deadlineMs)
+	}
 	for seq, w := range b.produces {
 		if w.from == peer {
 			delete(b.produces, seq)

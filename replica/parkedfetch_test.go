@@ -249,3 +249,37 @@ func TestAConsumerAheadOfTheHighWatermarkWaits(t *testing.T) {
 		t.Fatal("not answered at its MaxWaitMs")
 	}
 }
+
+// The broker looks at its parked fetches only when one may be done (a
+// fetch parked, a deadline passed, a partition they wait on changed): the
+// fetches skipped in between must still end at each one's own deadline —
+// the earliest first, even when it parked last — and on news after quiet
+// events.
+func TestParkedFetchesEndAtTheirOwnDeadlinesAndOnNewsAfterQuietEvents(t *testing.T) {
+	c := longPollCluster(t)
+	c.Advance(1_000)
+	long := consumerFetch(c, 1, 0, 10_000, 1)
+	short := consumerFetch(c, 1, 0, 1_000, 1)
+	news := consumerFetch(c, 1, 0, 60_000, 1)
+	c.Advance(999) // followers' long polls: events that change nothing the consumers wait on
+	if *short != nil || *long != nil || *news != nil {
+		t.Fatal("a parked fetch was answered before its MaxWaitMs with nothing to say")
+	}
+	c.Advance(1)
+	if *short == nil || *long != nil {
+		t.Fatalf("at 1000 ms: the 1000 ms fetch answered %v, the 10000 ms one %v; want only the first", *short != nil, *long != nil)
+	}
+	c.Advance(8_999)
+	if *long != nil {
+		t.Fatal("the 10000 ms fetch was answered before its wait ended")
+	}
+	c.Advance(1)
+	if *long == nil || *news != nil {
+		t.Fatalf("at 10000 ms: the 10000 ms fetch answered %v, the 60000 ms one %v; want only the first", *long != nil, *news != nil)
+	}
+	produce(t, c, wire.AcksLeader, "a")
+	c.Run()
+	if *news == nil || len((*news).Partitions[0].Records) == 0 {
+		t.Fatal("the 60000 ms fetch was not answered with the record committed after quiet events")
+	}
+}
