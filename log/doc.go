@@ -29,6 +29,7 @@
 //	    .lock                                 the directory lock, holding the holder's pid
 //	    verify-from-offset-checkpoint         only after damage was found in a trusted segment
 //	    *.tmp, *.log.cleaned, *.index.cleaned only while a write is in progress
+//	    *.damaged                             a checkpoint path that was not a regular file, moved aside by Repair
 //
 // A segment is named by its base offset, zero-padded to 20 digits as in
 // Kafka, so names sort in offset order. It holds whole batches exactly as
@@ -375,7 +376,13 @@
 // it: committed records were lost locally). A damaged checkpoint of any
 // kind makes Open refuse with ErrBadCheckpoint; with Repair it is ignored
 // (the epoch cache rebuilt, the recovery point and a damage hint taken as
-// absent, the log start as the first segment's base, the HW as 0). Segments wholly below the checkpointed log start are leftovers of
+// absent, the log start as the first segment's base, the HW as 0). A
+// checkpoint's, the marker's or a ".tmp" file's path that is not a regular
+// file (a directory) is damage of the same kind: it can be neither read
+// nor replaced, so the default Open refuses it with ErrBadCheckpoint, and
+// Repair, which cannot prove what it holds, deletes nothing: it moves it
+// aside to name.damaged (the report names it), so that the log writes the
+// checkpoint again and the next Open needs no Repair. Segments wholly below the checkpointed log start are leftovers of
 // retention or of TruncateFullyAndStartAt and are deleted. Recovery
 // reports everything it found and did (RecoveryReport).
 //
