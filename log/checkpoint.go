@@ -39,7 +39,11 @@ const (
 	// checkpointTempSuffix marks a checkpoint being written. A leftover one
 	// is an interrupted write; Open deletes it (the old checkpoint stands).
 	checkpointTempSuffix = ".tmp"
-	checkpointVersion    = "0"
+	// damagedSuffix names where Open with Repair moves a checkpoint path
+	// that is not a regular file (a directory), so that the log can write
+	// the checkpoint again.
+	damagedSuffix     = ".damaged"
+	checkpointVersion = "0"
 
 	// Bounds on what Open reads of each kind of file before parsing it.
 	offsetCheckpointLimit = 64

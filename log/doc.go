@@ -29,6 +29,7 @@
 //	    .lock                                 the directory lock, holding the holder's pid
 //	    verify-from-offset-checkpoint         only after damage was found in a trusted segment
 //	    *.tmp, *.log.cleaned, *.index.cleaned only while a write is in progress
+//	    *.damaged                             a checkpoint path that was not a regular file, moved aside by Repair
 //
 // A segment is named by its base offset, zero-padded to 20 digits as in
 // Kafka, so names sort in offset order. It holds whole batches exactly as
@@ -280,6 +281,30 @@
 // entries naming them. Under SyncEveryAppend appends advance the recovery
 // point in memory; Flush, CheckpointRecoveryPoint and Close write it, with
 // the producer-state snapshot at it.
+//
+// Under SyncEveryAppend an acknowledged append needs nothing that was not
+// fsynced before the acknowledgement, in this order: its bytes are written
+// to the active segment and fsynced through the descriptor that wrote them
+// — fsync, not fdatasync, so the file's size and the extents the bytes
+// landed in (written into blocks reserved ahead by fallocate, which the
+// file system converts from unwritten) are made durable with them, as
+// POSIX requires of data made retrievable — and a segment an append rolls
+// has its name fsynced in the directory before any byte goes in it (a new
+// log's directory, and its parent's entry, before Open returns). The index
+// file is not needed: Open rebuilds a lagging one. A test pins the order
+// through the vfs seam (a power cut that loses every unsynced write, size
+// and name, and the index files, right after any acknowledgement loses no
+// acknowledged batch). A file system that loses an acknowledged batch
+// after a successful fsync loses it on its own: ext4 without a journal was
+// seen to read one back as zeros after a later fsync failed with EIO,
+// where journalled ext4 kept it (the likely cause, inferred rather than
+// reproduced: without a journal ext4 rewrites its metadata in place, such
+// as the extent records every append into reserved blocks updates, so a
+// device that starts failing writes can undo what an earlier fsync made
+// durable). The batch's CRC then fails,
+// Open cuts it as a torn write, and it is never served: such a file
+// system's acknowledgements are as good as its fsync, and kaenlog cannot
+// make them better.
 // TruncateTo makes its cut durable before it returns, whatever the policy: a
 // truncation a power cut undid could otherwise leave an old segment
 // overlapping one rolled after it. Retention, IncrementStartOffset and
@@ -375,7 +400,13 @@
 // it: committed records were lost locally). A damaged checkpoint of any
 // kind makes Open refuse with ErrBadCheckpoint; with Repair it is ignored
 // (the epoch cache rebuilt, the recovery point and a damage hint taken as
-// absent, the log start as the first segment's base, the HW as 0). Segments wholly below the checkpointed log start are leftovers of
+// absent, the log start as the first segment's base, the HW as 0). A
+// checkpoint's, the marker's or a ".tmp" file's path that is not a regular
+// file (a directory) is damage of the same kind: it can be neither read
+// nor replaced, so the default Open refuses it with ErrBadCheckpoint, and
+// Repair, which cannot prove what it holds, deletes nothing: it moves it
+// aside to name.damaged (the report names it), so that the log writes the
+// checkpoint again and the next Open needs no Repair. Segments wholly below the checkpointed log start are leftovers of
 // retention or of TruncateFullyAndStartAt and are deleted. Recovery
 // reports everything it found and did (RecoveryReport).
 //

@@ -122,19 +122,6 @@ func (e *producerEntry) state(id int64) ProducerState {
 	return s
 }
 
-// equal reports whether two entries hold the same epoch and batches.
-func (e *producerEntry) equal(o *producerEntry) bool {
-	if e.epoch != o.epoch || e.n != o.n {
-		return false
-	}
-	for i := range int(e.n) {
-		if *e.at(i) != *o.at(i) {
-			return false
-		}
-	}
-	return true
-}
-
 // producerMap is the state of every producer, by id.
 type producerMap map[int64]*producerEntry
 
@@ -246,20 +233,6 @@ func (m producerMap) sortedIDs() []int64 {
 	}
 	slices.Sort(ids)
 	return ids
-}
-
-// equal reports whether two maps hold the same producers and states.
-func (m producerMap) equal(o producerMap) bool {
-	if len(m) != len(o) {
-		return false
-	}
-	for id, e := range m {
-		f, ok := o[id]
-		if !ok || !e.equal(f) {
-			return false
-		}
-	}
-	return true
 }
 
 // Producers returns the state of every producer the log knows, by

@@ -230,7 +230,12 @@ type recovery struct {
 	// names holds the directory's regular files other than segment and
 	// index files (checkpoints, temporary files, ...): a few, whereas a
 	// log can have thousands of segments.
-	names       map[string]bool
+	names map[string]bool
+	// all holds every name in the directory; irregular, the checkpoint
+	// paths that are not regular files, and aside where Repair moves each.
+	all         map[string]bool
+	irregular   []string
+	aside       map[string]string
 	bases       []uint64 // segment log files, sorted
 	indexBases  []uint64 // index files, in listing order
 	hw          uint64
@@ -257,7 +262,7 @@ type recovery struct {
 // l.segments, the offsets, the epoch cache and the report. See the package
 // doc ("Recovery") for the rules.
 func (l *Log) recover() error {
-	rc := &recovery{l: l, r: &l.report, names: map[string]bool{}}
+	rc := &recovery{l: l, r: &l.report, names: map[string]bool{}, all: map[string]bool{}}
 	if err := rc.list(); err != nil {
 		return err
 	}
@@ -265,6 +270,9 @@ func (l *Log) recover() error {
 		return err
 	}
 	if err := rc.readMarker(); err != nil {
+		return err
+	}
+	if err := rc.moveAsideIrregular(); err != nil {
 		return err
 	}
 	if err := rc.deleteLeftovers(); err != nil {
@@ -291,7 +299,13 @@ func (rc *recovery) list() error {
 	rc.bases = make([]uint64, 0, len(entries)/2+1)
 	rc.indexBases = make([]uint64, 0, len(entries)/2+1)
 	for _, e := range entries {
+		rc.all[e.Name] = true
 		if !e.Regular {
+			// A directory (or a link, a device) where the log writes a
+			// checkpoint: it can be neither read nor replaced.
+			if slices.Contains(ownedTempFiles, e.Name) || isOwnedTemp(e.Name) {
+				rc.irregular = append(rc.irregular, e.Name)
+			}
 			continue
 		}
 		if base, ok := parseSegmentName(e.Name); ok {
@@ -306,6 +320,33 @@ func (rc *recovery) list() error {
 	}
 	slices.Sort(rc.bases)
 	slices.Sort(rc.l.snapshots)
+	slices.Sort(rc.irregular)
+	return nil
+}
+
+// asideName returns the name a checkpoint path that is not a regular file
+// is moved to by Repair: name.damaged, or name.damaged-2, ... if taken.
+func (rc *recovery) asideName(name string) string {
+	aside := name + damagedSuffix
+	for i := 2; rc.all[aside]; i++ {
+		aside = fmt.Sprintf("%s%s-%d", name, damagedSuffix, i)
+	}
+	rc.all[aside] = true
+	return aside
+}
+
+// moveAsideIrregular moves each checkpoint path that is not a regular file
+// to the name readCheckpoints gave it (Repair only: without it Open has
+// already refused). Nothing is deleted: the log cannot prove what such an
+// entry holds, so it only makes room to write the checkpoint again.
+func (rc *recovery) moveAsideIrregular() error {
+	for _, name := range rc.irregular {
+		aside := rc.aside[name]
+		if err := rc.l.fs.Rename(filepath.Join(rc.l.dir, name), filepath.Join(rc.l.dir, aside)); err != nil {
+			return fmt.Errorf("log: open: move %s aside: %w", name, err)
+		}
+		rc.dirty = true
+	}
 	return nil
 }
 
@@ -320,6 +361,17 @@ func (rc *recovery) checkpointErr(err error) error {
 }
 
 func (rc *recovery) readCheckpoints() error {
+	// Before anything is read: without Repair, Open refuses here and
+	// changes nothing.
+	rc.aside = map[string]string{}
+	for _, name := range rc.irregular {
+		rc.aside[name] = rc.asideName(name)
+		err := fmt.Errorf("log: %s: not a regular file: %w", name, ErrBadCheckpoint)
+		if err := rc.checkpointErr(err); err != nil {
+			return err
+		}
+		rc.r.CheckpointsIgnored[len(rc.r.CheckpointsIgnored)-1] += "; moved aside to " + rc.aside[name]
+	}
 	var err error
 	type target struct {
 		name  string
@@ -332,6 +384,9 @@ func (rc *recovery) readCheckpoints() error {
 		{logStartFileName, &rc.start, &rc.startFound},
 		{verifyFromFileName, &rc.verifyFrom, &rc.vfFound},
 	} {
+		if _, bad := rc.aside[t.name]; bad {
+			continue // ignored above: taken as absent
+		}
 		*t.v, *t.found, err = readOffsetCheckpoint(rc.l.fs, rc.l.dir, t.name)
 		if err != nil {
 			*t.v, *t.found = 0, false
@@ -339,6 +394,9 @@ func (rc *recovery) readCheckpoints() error {
 				return err
 			}
 		}
+	}
+	if _, bad := rc.aside[epochFileName]; bad {
+		return nil
 	}
 	rc.epochs, rc.epochsFound, err = readEpochCheckpoint(rc.l.fs, rc.l.dir)
 	if err != nil {

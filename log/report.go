@@ -39,7 +39,8 @@ type RecoveryReport struct {
 	// start offset.
 	LeftoversDeleted []string
 	// CheckpointsIgnored names damaged checkpoint files Open ignored
-	// because Options.Repair was set, with why.
+	// because Options.Repair was set, with why, and where a path that was
+	// not a regular file was moved aside.
 	CheckpointsIgnored []string
 	// EpochsRebuilt is true when the leader-epoch checkpoint was missing,
 	// empty or ignored beside a non-empty log, and the epoch cache was

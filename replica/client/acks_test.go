@@ -29,7 +29,7 @@ func createTopic(t *testing.T, c *cluster, cl *client.Client, name string, parti
 	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
 	defer cancel()
 	if err := cl.CreateTopic(ctx, client.TopicConfig{Name: name, Partitions: partitions, ReplicationFactor: rf, MinISR: minISR}); err != nil {
-		t.Fatal(err)
+		t.Fatalf("create topic %s (%d partitions, replication factor %d, min ISR %d): %v", name, partitions, rf, minISR, err)
 	}
 	c.awaitBrokers()
 }

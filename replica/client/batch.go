@@ -245,9 +245,6 @@ func (b *batch) resequence(id int64, epoch int16, seq int32) {
 	b.buf = buf
 }
 
-// lastSeq returns the sequence of b's last record.
-func (b *batch) lastSeq() int32 { return incSequence(b.seq, b.count-1) }
-
 // putBytesField writes a nullable byte field at the start of dst, which
 // has room for it: its varint length (-1 for nil), then its bytes. It
 // returns the bytes written.

@@ -6,6 +6,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -181,6 +183,33 @@ func (c *cluster) image() *controller.Image {
 func (c *cluster) partition(topic string, partition int32) replica.PartitionState {
 	p, _ := c.image().Partition(topic, partition)
 	return replica.PartitionState{Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, ISR: p.ISR}
+}
+
+// describe tells what each running broker holds of topic's partition:
+// its role, leader and epoch, ISR, LEO and HW, and the produce requests
+// it parks; for a test that waited in vain.
+func (c *cluster) describe(topic string, partition int32) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids := make([]int32, 0, len(c.brokers))
+	for id := range c.brokers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []string
+	for _, id := range ids {
+		br := c.brokers[id]
+		s := fmt.Sprintf("broker %d: no replica", id)
+		br.h.Do(func(int64) {
+			fenced := br.b.Fenced()
+			if r, ok := br.b.Replica(replica.TopicPartition{Topic: topic, Partition: partition}); ok {
+				s = fmt.Sprintf("broker %d (fenced %t): role %v leader %d epoch %d ISR %v LEO %d HW %d parked %d",
+					id, fenced, r.Role(), r.LeaderID(), r.LeaderEpoch(), r.ISR(), r.LEO(), r.HighWatermark(), r.Parked())
+			}
+		})
+		out = append(out, s)
+	}
+	return strings.Join(out, "; ")
 }
 
 // awaitBrokers waits until every running broker is registered, unfenced

@@ -87,17 +87,42 @@ func AwaitPartition(ctx context.Context, p *Producer, tp TopicPartition, cond fu
 // partitionGaveUp is the error of a wait on part that ran out of time,
 // with what the partition looked like.
 func partitionGaveUp(ctx context.Context, p *Producer, part *partition) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if part == nil {
 		return ctx.Err()
 	}
+	return fmt.Errorf("%w: %s", ctx.Err(), Describe(p, part.tp))
+}
+
+// Describe tells what p holds of tp, and what the client knows of tp's
+// leader and its connections, for a test that waited in vain.
+func Describe(p *Producer, tp TopicPartition) string {
+	leader, epoch, addr, lerr := p.c.meta.leader(tp)
+	metaErr := p.c.meta.lastError()
+	p.c.mu.Lock()
+	var conns []string
+	for k, cn := range p.c.conns {
+		conns = append(conns, fmt.Sprintf("{controller %t broker %d %s err %v}", k.controller, k.broker, cn.addr, cn.cause()))
+	}
+	p.c.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := fmt.Sprintf("now %d; metadata: leader %d epoch %d at %q (%v), last refresh error %v; conns %v; producer ident %+v initing %t initRetryAt %d",
+		p.c.clock.NowMs(), leader, epoch, addr, lerr, metaErr, conns, p.ident, p.initing, p.initRetryAt)
+	part := p.parts[tp]
+	if part == nil {
+		return s + "; no such partition in the producer"
+	}
 	var bs []string
 	for _, b := range part.batches {
-		bs = append(bs, fmt.Sprintf("{state %d seq %d hasSeq %t maybeWritten %t created %d err %v}", b.state, b.seq, b.hasSeq, b.maybeWritten, b.createdMs, b.lastErr))
+		bs = append(bs, fmt.Sprintf("{state %d seq %d count %d hasSeq %t maybeWritten %t attempts %d created %d err %v}",
+			b.state, b.seq, b.count, b.hasSeq, b.maybeWritten, b.attempts, b.createdMs, b.lastErr))
 	}
-	return fmt.Errorf("%w: now %d, partition: inflight %d (to %d) ident %+v producer ident %+v needBump %t retryAt %d nextSeq %d batches %v",
-		ctx.Err(), p.c.clock.NowMs(), part.inflight, part.inflightTo, part.ident, p.ident, part.needBump, part.retryAt, part.nextSeq, bs)
+	open := "none"
+	if part.open != nil {
+		open = fmt.Sprintf("{count %d created %d}", part.open.count, part.open.createdMs)
+	}
+	return fmt.Sprintf("%s; partition: inflight %d (to %d) ident %+v needBump %t retryAt %d attempts %d lastErr %v nextSeq %d open %s batches %v",
+		s, part.inflight, part.inflightTo, part.ident, part.needBump, part.retryAt, part.attempts, part.lastErr, part.nextSeq, open, bs)
 }
 
 // SetPrefetch turns the consumer's prefetch on or off and returns what it

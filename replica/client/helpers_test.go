@@ -3,8 +3,6 @@ package client
 import (
 	"bufio"
 	"context"
-	"errors"
-	"io"
 	"net"
 	"runtime"
 	"strings"
@@ -399,10 +397,6 @@ func noClientGoroutines(t *testing.T) {
 	}
 	t.Fatalf("%d goroutines of the client outlive Close:\n%s", len(left), strings.Join(left, "\n\n"))
 }
-
-var errTest = errors.New("test")
-
-var _ = io.EOF
 
 // waitProducer waits until cond, run under the producer's lock, holds; it
 // looks again after each of the producer's events.

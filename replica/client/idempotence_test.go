@@ -252,9 +252,6 @@ func TestRequestTimeoutClosesTheConnectionAndRetries(t *testing.T) {
 	}
 }
 
-// errIs reports whether err matches target.
-func errIs(err, target error) bool { return errors.Is(err, target) }
-
 // retryDue waits until tp's only batch waits for its backoff and returns
 // when it ends.
 func retryDue(t *testing.T, p *Producer, tp TopicPartition) int64 {

@@ -53,6 +53,7 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	old := c.partition("stream", 0) // the leader the records go to; read again before the kill
 	var (
 		mu     sync.Mutex
 		acked  = map[string]uint64{}
@@ -78,11 +79,31 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 			}
 		}
 	}
-	produce(300)
-	if err := p.Flush(ctx); err != nil {
-		t.Fatal(err)
+	// flush waits for every outcome; if the time runs out it tells which
+	// records have none and what the producer and the cluster look like.
+	flush := func(when string) {
+		t.Helper()
+		if err := p.Flush(ctx); err != nil {
+			mu.Lock()
+			var missing []string
+			for i := range produced {
+				v := fmt.Sprintf("v%06d", i)
+				if _, ok := acked[v]; !ok {
+					missing = append(missing, v)
+				}
+			}
+			nAcked, nFailed := len(acked), len(failed)
+			mu.Unlock()
+			if len(missing) > 6 {
+				missing = append(missing[:3], append([]string{"..."}, missing[len(missing)-3:]...)...)
+			}
+			t.Fatalf("Flush %s: %v: of %d records %d acknowledged, %d failed, not acknowledged: %v; the controller's partition %+v (leader %d killed); brokers: %s; client: %s",
+				when, err, produced, nAcked, nFailed, missing, c.partition("stream", 0), old.Leader, c.describe("stream", 0), client.Describe(p, tp))
+		}
 	}
-	old := c.partition("stream", 0)
+	produce(300)
+	flush("before the kill")
+	old = c.partition("stream", 0)
 	produce(500) // in flight when the leader goes
 	c.kill(old.Leader)
 	produce(500)
@@ -91,9 +112,7 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 		return now.Leader >= 0 && now.Leader != old.Leader
 	})
 	produce(500)
-	if err := p.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
+	flush("after the change of leader")
 	mu.Lock()
 	if len(failed) > 0 {
 		t.Errorf("%d records failed, the first with %v", len(failed), failed[0])
@@ -121,7 +140,12 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 			}
 			reads = append(reads, r)
 		case <-ctx.Done():
-			t.Fatalf("the consumer read %d records, the last acknowledged offset is %d", len(reads), last)
+			at := "none"
+			if len(reads) > 0 {
+				at = fmt.Sprint(reads[len(reads)-1].off)
+			}
+			t.Fatalf("%v: the consumer read %d records, the last at offset %s, waiting for the last acknowledged offset %d; brokers: %s",
+				ctx.Err(), len(reads), at, last, c.describe("stream", 0))
 		}
 	}
 	// Caught up with the new leader, the consumer long-polls it: a fetch

@@ -161,6 +161,11 @@ type Producer struct {
 
 	watch chan struct{} // closed after the next event; made only when a test waits
 
+	// drainedMs and expiredMs are the clock readings the last drainLocked
+	// and the last expireLocked went by: NextTickMs leaves out only the
+	// moments they already looked at (see there).
+	drainedMs, expiredMs int64
+
 	ident        producerIdent // the producer id and epoch for new sequences
 	initing      bool          // an InitProducerId is in flight
 	initFailures int
@@ -749,40 +754,45 @@ func (t *producerTicker) Tick(nowMs int64) {
 	p.drainLocked(nowMs)
 }
 
-// NextTickMs is the earliest future moment something may become due: a
-// batch's linger, a partition's backoff, a delivery timeout, a new try for
-// a producer id. Moments already past are left out: whatever waits past
-// them waits for an answer or for metadata, which wake the producer.
+// NextTickMs is the earliest moment something may become due: a batch's
+// linger, a partition's backoff, a delivery timeout, a new try for a
+// producer id. Moments the last look at them already passed are left out
+// (the last drain's for sends, the last tick's for delivery timeouts):
+// that look acted on them or found that what waits past them waits for an
+// answer or for metadata, which wake the producer. A moment after that
+// look is kept even if the clock has passed it since — the look's own
+// work can outlast a deadline it found not yet due — and the driver then
+// ticks at once; leaving it out as past would leave its batch waiting for
+// some unrelated event.
 func (t *producerTicker) NextTickMs() int64 {
 	p := (*Producer)(t)
 	if p.closed {
 		return clock.Never
 	}
-	now := p.c.clock.NowMs()
 	next := clock.Never
-	at := func(ms int64) {
-		if ms > now && ms < next {
+	at := func(ms, seen int64) {
+		if ms > seen && ms < next {
 			next = ms
 		}
 	}
 	if p.idem && !p.ident.ok {
-		at(p.initRetryAt)
+		at(p.initRetryAt, p.drainedMs)
 	}
 	for _, part := range p.order {
 		if part.open != nil && p.cfg.LingerMs > 0 {
-			at(part.open.createdMs + p.cfg.LingerMs)
+			at(part.open.createdMs+p.cfg.LingerMs, p.drainedMs)
 		}
 		if part.open != nil || len(part.batches) > 0 {
-			at(part.retryAt)
+			at(part.retryAt, p.drainedMs)
 		}
 		for _, b := range part.batches {
 			if b.state != stInFlight {
-				at(b.createdMs + p.cfg.DeliveryTimeoutMs)
+				at(b.createdMs+p.cfg.DeliveryTimeoutMs, p.expiredMs)
 				break
 			}
 		}
 		if part.open != nil {
-			at(part.open.createdMs + p.cfg.DeliveryTimeoutMs)
+			at(part.open.createdMs+p.cfg.DeliveryTimeoutMs, p.expiredMs)
 		}
 	}
 	p.nextMissingMs(at)
@@ -835,6 +845,7 @@ func (p *Producer) metadataChanged() {
 // expireLocked fails the batches not in flight whose delivery time is
 // over. Batches in flight wait for their answer.
 func (p *Producer) expireLocked(now int64) {
+	p.expiredMs = now
 	for _, part := range p.order {
 		if part.open != nil && now >= part.open.createdMs+p.cfg.DeliveryTimeoutMs {
 			part.seal()
@@ -866,6 +877,7 @@ func (p *Producer) drainLocked(now int64) {
 	if p.closed {
 		return
 	}
+	p.drainedMs = now
 	defer func() {
 		// New batches wait for a producer id; resends of batches sequenced
 		// under an earlier one need none.

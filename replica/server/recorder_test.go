@@ -29,7 +29,6 @@ type answer struct {
 // correlation id of its own.
 type received struct {
 	from replica.Addr
-	msg  wire.Message // only its kind and correlation id stay valid
 	key  wire.APIKey
 	corr int32
 	acks int16 // a produce's

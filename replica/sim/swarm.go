@@ -238,7 +238,7 @@ func (s *sim) drawSwarm() Step {
 			s.plan = append(s.plan, Step{Kind: Heal}, Step{Kind: FetchRound})
 		}
 		return Step{Kind: Advance, Ms: d - now}
-	default: // moveIsolate
+	case moveIsolate:
 		target := s.c.LeaderOf(topic)
 		if target < 0 || r.IntN(4) == 0 {
 			target = pick()
@@ -264,4 +264,5 @@ func (s *sim) drawSwarm() Step {
 		s.plan = s.plan[1:]
 		return st
 	}
+	panic(fmt.Sprintf("sim: drew move %d of %d", m, moves)) // the weights cover moves only
 }

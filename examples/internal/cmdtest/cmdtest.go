@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,14 +25,46 @@ var (
 	buildMu sync.Mutex
 	built   = map[string]string{}
 	binDir  string
+	inMain  bool // Main is running the tests: it removes binDir at the end
 )
 
+// Main runs the package's tests, removes the executables Build made, and
+// exits with the tests' status. A package whose tests call Build runs
+// its tests through it:
+//
+//	func TestMain(m *testing.M) { cmdtest.Main(m) }
+//
+// The executables are built once per test binary, for all its tests, so
+// no single test's cleanup can remove them; Main does, after the last.
+func Main(m *testing.M) {
+	buildMu.Lock()
+	inMain = true
+	buildMu.Unlock()
+	code := m.Run()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if binDir != "" {
+		if err := os.RemoveAll(binDir); err != nil {
+			fmt.Fprintf(os.Stderr, "cmdtest: removing the built commands: %v\n", err)
+			code = 1
+		}
+		binDir = ""
+		clear(built)
+	}
+	os.Exit(code)
+}
+
 // Build builds the command in package pkg (an import path) once per test
-// binary and returns the path of the executable.
+// binary and returns the path of the executable. The package's TestMain
+// must be Main's, which removes the executable after the tests; Build
+// refuses to build otherwise.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
+	if !inMain {
+		t.Fatalf("cmdtest.Build %s: the package's TestMain does not call cmdtest.Main, so nothing would remove the executable", pkg)
+	}
 	if bin, ok := built[pkg]; ok {
 		return bin
 	}
