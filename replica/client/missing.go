@@ -319,16 +319,18 @@ func (part *partition) oldestMs() (int64, bool) {
 	return 0, false
 }
 
-// nextMissingMs is the earliest moment expireMissingLocked has work.
-func (p *Producer) nextMissingMs(at func(int64)) {
+// nextMissingMs is the earliest moment expireMissingLocked has work. It
+// runs in every Tick right after expireLocked, so the tick's expiredMs is
+// the last look at these deadlines too.
+func (p *Producer) nextMissingMs(at func(ms, seen int64)) {
 	for _, topic := range p.waitOrder {
 		if tw := p.waiting[topic]; len(tw.recs) > 0 {
-			at(tw.recs[0].createdMs + p.cfg.MaxBlockMs)
+			at(tw.recs[0].createdMs+p.cfg.MaxBlockMs, p.expiredMs)
 		}
 	}
 	for _, part := range p.order {
 		if oldest, ok := part.oldestMs(); ok && !part.everSent {
-			at(oldest + p.cfg.MaxBlockMs)
+			at(oldest+p.cfg.MaxBlockMs, p.expiredMs)
 		}
 	}
 }
