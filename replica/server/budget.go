@@ -235,10 +235,3 @@ func (b *memBudget) forget(c *inConn) {
 	c.memHeld = 0
 	b.pump()
 }
-
-// heldShared returns what all connections hold beyond their free bytes.
-func (b *memBudget) heldShared() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.shared
-}
