@@ -189,7 +189,7 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 	// in chunks.
 	add := func(batch []byte) error {
 		sb, _ := peekBatch(batch)
-		nm.observe(sb.maxTimestamp, sb.next-1)
+		nm.observe(sb.maxTimestamp, sb.next-1, sb.records)
 		if indexEntryDue(ns.entries, ns.size, l.opts.IndexIntervalBytes) {
 			ns.entries = append(ns.entries, indexEntry{rel: uint32(sb.base - ns.base), pos: uint32(ns.size)})
 			if e, ok := timeEntryFor(nm, lastTs(ns.times), ns.base, ns.size); ok {
@@ -250,6 +250,13 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 			return add(batch)
 		}
 		b.Records = kept
+		// The batch's largest timestamp is its kept records' (Kafka's
+		// cleaner rebuilds it so too): lookups by time and the time index
+		// trust it.
+		b.MaxTimestamp = b.BaseTimestamp + kept[0].TimestampDelta
+		for i := range kept {
+			b.MaxTimestamp = max(b.MaxTimestamp, b.BaseTimestamp+kept[i].TimestampDelta)
+		}
 		var encErr error
 		if enc, encErr = AppendBatch(enc[:0], &b); encErr != nil {
 			return fmt.Errorf("log: compact: re-encode batch at offset %d: %w", b.BaseOffset, encErr)

@@ -507,7 +507,7 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64) error {
 			if len(l.newEntries) > 0 {
 				prev = l.newEntries
 			}
-			m.observe(b.maxTimestamp, b.next-1)
+			m.observe(b.maxTimestamp, b.next-1, b.records)
 			if indexEntryDue(prev, at, l.opts.IndexIntervalBytes) {
 				l.newEntries = append(l.newEntries, indexEntry{rel: uint32(b.base - seg.base), pos: uint32(at)})
 				if e, ok := timeEntryFor(m, lastT, seg.base, at); ok {

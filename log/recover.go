@@ -67,12 +67,12 @@ func (c *epochCheck) ok(h *BatchHeader) bool {
 
 // scanResult is what verifying a segment file found.
 type scanResult struct {
-	size         int64 // bytes of whole verified batches from the start
-	next         uint64
-	max          maxTime
-	entries      []indexEntry
-	times        []timeEntry
-	batches      int
+	size    int64 // bytes of whole verified batches from the start
+	next    uint64
+	max     maxTime
+	entries []indexEntry
+	times   []timeEntry
+	batches int
 	// bad is why verification stopped trusting the file (nil when the
 	// whole file verified and, with a wanted end, ended exactly there); the
 	// bytes from bad.Pos on and the offsets from badOffset on are not
@@ -171,7 +171,7 @@ func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext 
 		if res.bad != nil {
 			break
 		}
-		res.max.observe(h.MaxTimestamp, uint64(h.LastOffset()))
+		res.max.observe(h.MaxTimestamp, uint64(h.LastOffset()), h.RecordCount)
 		if indexEntryDue(res.entries, pos, interval) {
 			res.entries = append(res.entries, indexEntry{rel: uint32(h.BaseOffset - base), pos: uint32(pos)})
 			if e, ok := timeEntryFor(res.max, lastTs(res.times), base, pos); ok {
@@ -237,26 +237,26 @@ type recovery struct {
 	names map[string]bool
 	// all holds every name in the directory; irregular, the checkpoint
 	// paths that are not regular files, and aside where Repair moves each.
-	all         map[string]bool
-	irregular   []string
-	aside       map[string]string
-	bases       []uint64 // segment log files, sorted
-	indexBases  []uint64 // index files, in listing order
+	all        map[string]bool
+	irregular  []string
+	aside      map[string]string
+	bases      []uint64 // segment log files, sorted
+	indexBases []uint64 // index files, in listing order
 	// timeIndexBases are the time index files, in listing order.
 	timeIndexBases []uint64
-	hw          uint64
-	hwFound     bool
-	rp          uint64
-	rpFound     bool
-	start       uint64
-	startFound  bool
-	verifyFrom  uint64
-	vfFound     bool
-	epochs      []epoch.Entry
-	epochsFound bool
-	marker      *shutdownRecord
-	dirty       bool // directory entries changed: sync at the end
-	newDir      bool // no segment was found: sync the parent directory too
+	hw             uint64
+	hwFound        bool
+	rp             uint64
+	rpFound        bool
+	start          uint64
+	startFound     bool
+	verifyFrom     uint64
+	vfFound        bool
+	epochs         []epoch.Entry
+	epochsFound    bool
+	marker         *shutdownRecord
+	dirty          bool // directory entries changed: sync at the end
+	newDir         bool // no segment was found: sync the parent directory too
 	// pr replays the producer state in the verification pass (unclean
 	// Open); deadSnapshots are producer-state snapshots that did not load.
 	pr            *producerReplay
@@ -513,6 +513,8 @@ func (rc *recovery) tryClean() (bool, error) {
 		why = "damage was found since"
 	case last.size < 0:
 		why = "no size for the active segment"
+	case !slices.Contains(rc.timeIndexBases, last.base):
+		why = "the active segment has no time index"
 	}
 	var active *segment
 	if why == "" {

@@ -65,14 +65,14 @@ type segment struct {
 	maxTimestampOffset uint64
 	entries            []indexEntry // in-memory copy of the index
 	times              []timeEntry  // in-memory copy of the time index
-	unsynced     bool         // log bytes written or cut since the last fsync (writer only)
-	indexDirty   bool         // index file written since its last fsync (writer only)
+	unsynced           bool         // log bytes written or cut since the last fsync (writer only)
+	indexDirty         bool         // index file written since its last fsync (writer only)
 	// indexPending counts the last entries not yet in the index file
 	// (writer only): appends add them in memory, writeIndexTail writes
 	// them. Everything that sets entries from the file or writes the
 	// whole file leaves it 0. timePending is the same for the time index.
 	indexPending, timePending int
-	recent       *recentRing // the last batches appended, for reads at the log end; nil until one is
+	recent                    *recentRing // the last batches appended, for reads at the log end; nil until one is
 	// prealloc is where the blocks preallocate reserved past size end,
 	// noPrealloc is set when the file cannot have any (writer only).
 	prealloc   int64
@@ -85,10 +85,10 @@ type segment struct {
 	// on use and kept in an LRU list, their indexes are opened only to be
 	// rewritten or fsynced.
 	log, index, timeIndex vfs.File
-	pins             int  // users of log right now: not evictable
-	writerPin        bool // rolled before its last fsync: kept open until Flush syncs it
-	lruPrev, lruNext *segment
-	inLRU            bool
+	pins                  int  // users of log right now: not evictable
+	writerPin             bool // rolled before its last fsync: kept open until Flush syncs it
+	lruPrev, lruNext      *segment
+	inLRU                 bool
 }
 
 // segmentName returns the file name of the segment with the given base
@@ -183,6 +183,7 @@ type storedBatch struct {
 	next         uint64 // NextOffset
 	size         int    // total bytes
 	maxTimestamp int64  // MaxTimestamp
+	records      int32  // RecordCount
 }
 
 // peekBatch reads the fields of a stored batch from its first
@@ -202,6 +203,7 @@ func peekBatch(hdr []byte) (storedBatch, error) {
 		next:         base + delta + 1,
 		size:         size,
 		maxTimestamp: int64(binary.BigEndian.Uint64(hdr[35:43])),
+		records:      int32(binary.BigEndian.Uint32(hdr[57:61])),
 	}, nil
 }
 

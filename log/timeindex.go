@@ -43,9 +43,12 @@ type maxTime struct {
 var noMaxTime = maxTime{ts: noTimestamp}
 
 // observe takes one batch, in log order: Kafka's strict ">", so the
-// offset stays the first batch's when later ones repeat the maximum.
-func (m *maxTime) observe(batchMaxTs int64, lastOffset uint64) {
-	if batchMaxTs > m.ts {
+// offset stays the first batch's when later ones repeat the maximum. A
+// batch without records (compaction's over emptied batches, or a
+// follower's over a gap) holds no record with a timestamp: it does not
+// count, so the maximum is always some record's timestamp.
+func (m *maxTime) observe(batchMaxTs int64, lastOffset uint64, records int32) {
+	if records > 0 && batchMaxTs > m.ts {
 		m.ts, m.off = batchMaxTs, lastOffset
 	}
 }
@@ -199,7 +202,7 @@ func (s *segment) maxTimeBefore(pos int64, keepEntries, keepTimes int, scratch [
 		if err != nil {
 			return maxTime{}, err
 		}
-		m.observe(b.maxTimestamp, b.next-1)
+		m.observe(b.maxTimestamp, b.next-1, b.records)
 		at += int64(b.size)
 	}
 	return m, nil
