@@ -185,7 +185,7 @@ func inflate(dst, b []byte, limit int) ([]byte, error) {
 		dst = append(dst, make([]byte, min(4*len(b), limit))...)[:BatchHeaderSize]
 	}
 	for {
-		if len(dst) == cap(dst) {
+		if len(dst) >= min(cap(dst), end) {
 			if len(dst) >= end {
 				// Full at the limit: one more byte is a bomb.
 				var one [1]byte
