@@ -9,7 +9,9 @@ import (
 // (ReadBatchHeader, VerifyBatch, DecodeBatch, DecodeBatches, CountRecords,
 // BatchScanner) is a *CorruptError wrapping exactly one of these, so callers
 // can match the specific cause with errors.Is, or ask "corrupt at all?" with
-// ErrCorrupt.
+// ErrCorrupt — but for DecodeBatch and DecodeBatches on a compressed batch
+// whose codec has no registered Decompressor: ErrUnsupportedCompression,
+// which is not corruption.
 var (
 	// ErrCorrupt matches every *CorruptError: errors.Is(err, ErrCorrupt) is
 	// true for any decode failure, whatever its specific cause.
