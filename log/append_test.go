@@ -544,8 +544,11 @@ func TestLeaderValidatesEveryRecord(t *testing.T) {
 	binary.BigEndian.PutUint32(huge[23:27], 1<<31-2)
 	huge = stRecrc(huge)
 	gzip := stBatch(t, 0, 2, 10, 1)
-	gzip[22] |= 1
+	gzip[22] |= 1 // flagged, but the records are not gzip
 	gzip = stRecrc(gzip)
+	lz4 := stBatch(t, 0, 2, 10, 1)
+	lz4[22] |= 3 // no lz4 decompressor is registered in this package's tests
+	lz4 = stRecrc(lz4)
 	big := stBatch(t, 0, 30, 100, 1)
 	for _, tc := range []struct {
 		name string
@@ -555,7 +558,8 @@ func TestLeaderValidatesEveryRecord(t *testing.T) {
 		{"a correct-CRC batch of garbage records", garbage, ErrCorrupt},
 		{"one record claimed, no record bytes", noBytes, ErrCorrupt},
 		{"2^31-1 records claimed in 61 bytes", huge, ErrCorrupt},
-		{"gzip-flagged", gzip, ErrUnsupportedCompression},
+		{"gzip-flagged records that are not gzip", gzip, ErrBadCompressedData},
+		{"lz4, which has no decompressor", lz4, ErrUnsupportedCompression},
 		{"larger than MaxBatchBytes", big, ErrBatchTooLarge},
 	} {
 		in := bytes.Clone(tc.in)

@@ -94,17 +94,22 @@ func AppendBatch(dst []byte, b *Batch) ([]byte, error) {
 // its records, returning the batch and its size in bytes; bytes after the
 // batch are ignored. Record keys, values and header values alias buf (with
 // capacity clipped to their length), so buf must not be modified while they
-// are in use; header keys are copied into strings.
+// are in use; header keys are copied into strings. A compressed batch is
+// decompressed first, with its codec's registered Decompressor
+// (RegisterDecompressor; none is ErrUnsupportedCompression), into a new
+// buffer that its records then alias; its records may inflate
+// to at most DefaultMaxInflatedBytes (ErrInflationLimit), and record
+// error positions count in the batch as decompressed (its header, then
+// the inflated records).
 //
 // Beyond VerifyBatch's checks it requires exactly recordCount records filling
 // the batch to its last byte, each one self-consistent (ErrBadLength,
 // ErrVarintOverflow, ErrNegativeCount) with offset deltas strictly increasing
 // from 0 or more and at most lastOffsetDelta (ErrBadOffset). These errors are
-// *CorruptError with Pos at the offending field. A compressed batch is
-// ErrCompressed (not a CorruptError).
+// *CorruptError with Pos at the offending field.
 func DecodeBatch(buf []byte) (Batch, int, error) {
 	var b Batch
-	n, err := b.decodeAt(buf, 0)
+	n, err := b.decodeAt(buf, 0, DefaultMaxInflatedBytes)
 	if err != nil {
 		return Batch{}, 0, err
 	}
@@ -114,21 +119,30 @@ func DecodeBatch(buf []byte) (Batch, int, error) {
 // Decode is DecodeBatch into b, reusing the capacity of b.Records (and of
 // each record's Headers) so that decoding batch after batch into the same
 // Batch allocates nothing once it has grown, except one string per record
-// header key. It returns the batch's size in bytes. The checks and errors
-// are DecodeBatch's; on an error b's contents are unspecified.
+// header key, and the buffer a compressed batch inflates into. It returns
+// the batch's size in bytes. The checks and errors are DecodeBatch's; on
+// an error b's contents are unspecified.
 func (b *Batch) Decode(buf []byte) (int, error) {
-	return b.decodeAt(buf, 0)
+	return b.decodeAt(buf, 0, DefaultMaxInflatedBytes)
 }
 
 // decodeAt decodes the batch at buf[start:] into b, reporting error
-// positions relative to buf[0].
-func (b *Batch) decodeAt(buf []byte, start int) (int, error) {
+// positions relative to buf[0]; a compressed batch's records may inflate
+// to at most maxInflated bytes.
+func (b *Batch) decodeAt(buf []byte, start, maxInflated int) (int, error) {
 	h, err := VerifyBatch(buf[start:])
 	if err != nil {
 		return 0, shiftCorruptPos(err, start)
 	}
+	size := h.Size()
 	if h.Attributes&AttrCompressionMask != 0 {
-		return 0, fmt.Errorf("log: batch at byte %d has attributes %#x: %w", start, h.Attributes, ErrCompressed)
+		inflated, err := inflate(nil, buf[start:start+size], maxInflated)
+		if err != nil {
+			return 0, shiftCorruptPos(err, start)
+		}
+		// The records are decoded from the inflated copy, whose positions
+		// count from its header like the batch's.
+		buf, start = inflated, 0
 	}
 	*b = Batch{
 		BaseOffset:           h.BaseOffset,
@@ -141,7 +155,10 @@ func (b *Batch) decodeAt(buf []byte, start int) (int, error) {
 		BaseSequence:         h.BaseSequence,
 		Records:              b.Records[:0],
 	}
-	end := start + h.Size()
+	end := start + len(buf[start:])
+	if h.Attributes&AttrCompressionMask == 0 {
+		end = start + size
+	}
 	d := recordDecoder{buf: buf, pos: start + BatchHeaderSize}
 	// Bound the allocation by what the batch can hold, so a corrupt (but
 	// correctly checksummed) count cannot ask for gigabytes.
@@ -163,7 +180,7 @@ func (b *Batch) decodeAt(buf []byte, start int) (int, error) {
 	if len(b.Records) == 0 {
 		b.Records = nil // an empty batch decodes as no records, as it always has
 	}
-	return h.Size(), nil
+	return size, nil
 }
 
 // shiftCorruptPos moves a *CorruptError's position from batch-relative to
@@ -194,7 +211,7 @@ func DecodeBatches(buf []byte) ([]Batch, error) {
 	batches := make([]Batch, 0, n)
 	for pos := 0; pos < len(buf); {
 		var b Batch
-		size, err := b.decodeAt(buf, pos)
+		size, err := b.decodeAt(buf, pos, DefaultMaxInflatedBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -2,8 +2,8 @@ package log
 
 // Bits of the RecordBatch v2 attributes field (Kafka's DefaultRecordBatch):
 //
-//	bits 0-2  compression codec (0 = none; this package only writes and
-//	          decodes 0, see ErrCompressed)
+//	bits 0-2  compression codec (Compression; this package writes only 0
+//	          and decompresses through RegisterDecompressor)
 //	bit 3     timestamp type (0 = CreateTime, 1 = LogAppendTime)
 //	bit 4     transactional
 //	bit 5     control batch (transaction markers)
@@ -13,8 +13,9 @@ package log
 // The codec keeps attributes as given; these constants let callers test and
 // set the bits by name.
 const (
-	// AttrCompressionMask selects the compression codec bits. A batch with
-	// any of them set is compressed, and DecodeBatch returns ErrCompressed.
+	// AttrCompressionMask selects the compression codec bits
+	// (CompressionOf). A batch with any of them set is compressed;
+	// DecodeBatch decompresses it.
 	AttrCompressionMask int16 = 0x07
 	// AttrLogAppendTime marks a batch whose MaxTimestamp was set by the
 	// broker rather than the producer.

@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzDecodeBatch feeds arbitrary bytes to every decoder. None may panic;
-// every failure must be a *CorruptError (or ErrCompressed) with a position
+// every failure must be a *CorruptError (or ErrUnsupportedCompression) with a position
 // inside the input; and whatever DecodeBatch accepts must survive
 // AppendBatch -> DecodeBatch unchanged, with the re-encoding a fixed point.
 // Seeds live in testdata/fuzz/FuzzDecodeBatch.
@@ -51,7 +51,7 @@ func checkDecoders(t *testing.T, data []byte) {
 	t.Helper()
 	checkFuzzErr := func(what string, err error) {
 		t.Helper()
-		if errors.Is(err, ErrCompressed) && !errors.Is(err, ErrCorrupt) {
+		if errors.Is(err, ErrUnsupportedCompression) && !errors.Is(err, ErrCorrupt) {
 			return
 		}
 		var ce *CorruptError

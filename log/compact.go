@@ -35,11 +35,11 @@ import (
 // Segments Open did not read are verified first.
 //
 // It is crash-safe: each changed segment is written to "<name>.log.cleaned"
-// and fsynced, then renamed over the original, then its rebuilt index is
-// renamed over the old one, and the directory is fsynced. A crash before
+// and fsynced, then renamed over the original, then its rebuilt index and
+// time index are renamed over the old ones, and the directory is fsynced. A crash before
 // the rename leaves the original (Open deletes the .cleaned file); a crash
-// after it leaves the compacted segment, whose index Open rebuilds if it is
-// stale. Both hold the same offsets. Readers are blocked only during the
+// after it leaves the compacted segment, whose index and time index Open
+// rebuilds if they are stale. Both hold the same offsets. Readers are blocked only during the
 // renames. A failed write puts the log in the failed state.
 func (l *Log) Compact() (removedRecords int, err error) {
 	l.flushMu.Lock() // see flushMu
@@ -67,13 +67,16 @@ func (l *Log) Compact() (removedRecords int, err error) {
 		}
 	}
 
-	// Pass 1: the offset of the latest record of every key.
+	// Pass 1: the offset of the latest record of every key, compressed
+	// batches included (kept whole below, their keys still supersede
+	// older records).
 	latest := make(map[string]uint64)
 	var buf []byte
+	var keys Batch
 	for _, s := range segs {
 		err := l.withFile(s, func() (err error) {
 			buf, err = s.forEachBatch(buf, func(batch []byte) error {
-				b, ok := decodeCompactable(batch)
+				b, ok := decodeKeys(batch, &keys, l.opts.maxInflatedBytes())
 				if !ok {
 					return nil
 				}
@@ -118,6 +121,23 @@ func decodeCompactable(batch []byte) (Batch, bool) {
 	return b, err == nil
 }
 
+// decodeKeys decodes a stored batch for compaction's first pass, which
+// reads its keys only: compressed batches too, decompressed into b's
+// buffer (reused), when their codec has a decompressor here. ok is false
+// for control batches and batches that do not decode.
+func decodeKeys(batch []byte, b *Batch, maxInflated int) (*Batch, bool) {
+	attrs := int16(binary.BigEndian.Uint16(batch[21:23]))
+	if attrs&AttrCompressionMask == 0 {
+		d, ok := decodeCompactable(batch)
+		return &d, ok
+	}
+	if attrs&AttrControl != 0 {
+		return nil, false
+	}
+	_, err := b.decodeAt(batch, 0, maxInflated)
+	return b, err == nil
+}
+
 // emptyRun is a run of consecutive batches whose records all vanished,
 // which compaction replaces with one empty batch.
 type emptyRun struct {
@@ -154,13 +174,14 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 		return 0, buf, nil
 	}
 
-	logPath, indexPath := s.path(segmentSuffix), s.path(indexSuffix)
-	cleanedPath, indexCleanedPath := logPath+cleanedSuffix, indexPath+cleanedSuffix
+	logPath, indexPath, timePath := s.path(segmentSuffix), s.path(indexSuffix), s.path(timeIndexSuffix)
+	cleanedPath, indexCleanedPath, timeCleanedPath := logPath+cleanedSuffix, indexPath+cleanedSuffix, timePath+cleanedSuffix
 	f, err := l.fs.OpenFile(cleanedPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, buf, l.fail(fmt.Errorf("log: compact: %w", err))
 	}
-	ns := segment{base: s.base, next: s.base, maxTimestamp: noTimestamp}
+	ns := segment{base: s.base, next: s.base}
+	nm := noMaxTime
 	var out, enc []byte
 	var written int64
 	var run emptyRun
@@ -168,13 +189,16 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 	// in chunks.
 	add := func(batch []byte) error {
 		sb, _ := peekBatch(batch)
+		nm.observe(sb.maxTimestamp, sb.next-1, sb.records)
 		if indexEntryDue(ns.entries, ns.size, l.opts.IndexIntervalBytes) {
 			ns.entries = append(ns.entries, indexEntry{rel: uint32(sb.base - ns.base), pos: uint32(ns.size)})
+			if e, ok := timeEntryFor(nm, lastTs(ns.times), ns.base, ns.size); ok {
+				ns.times = append(ns.times, e)
+			}
 		}
 		out = append(out, batch...)
 		ns.size += int64(len(batch))
 		ns.next = sb.next
-		ns.maxTimestamp = max(ns.maxTimestamp, sb.maxTimestamp)
 		if len(out) >= recoverChunkBytes {
 			if _, err := f.WriteAt(out, written); err != nil {
 				return err
@@ -226,6 +250,13 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 			return add(batch)
 		}
 		b.Records = kept
+		// The batch's largest timestamp is its kept records' (Kafka's
+		// cleaner rebuilds it so too): lookups by time and the time index
+		// trust it.
+		b.MaxTimestamp = b.BaseTimestamp + kept[0].TimestampDelta
+		for i := range kept {
+			b.MaxTimestamp = max(b.MaxTimestamp, b.BaseTimestamp+kept[i].TimestampDelta)
+		}
 		var encErr error
 		if enc, encErr = AppendBatch(enc[:0], &b); encErr != nil {
 			return fmt.Errorf("log: compact: re-encode batch at offset %d: %w", b.BaseOffset, encErr)
@@ -246,13 +277,10 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 		err = f.Sync()
 	}
 	if err == nil {
-		var xf vfs.File
-		if xf, err = l.fs.OpenFile(indexCleanedPath, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644); err == nil {
-			if _, err = xf.WriteAt(appendIndexEntries(nil, ns.entries), 0); err == nil {
-				err = xf.Sync()
-			}
-			err = errors.Join(err, xf.Close())
-		}
+		err = writeCleaned(l.fs, indexCleanedPath, appendIndexEntries(nil, ns.entries))
+	}
+	if err == nil {
+		err = writeCleaned(l.fs, timeCleanedPath, appendTimeEntries(nil, ns.times))
 	}
 	if err != nil {
 		f.Close()
@@ -271,7 +299,8 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 	s.log = f
 	l.fileMu.Unlock()
 	old.Close()
-	s.size, s.next, s.maxTimestamp, s.entries = ns.size, ns.next, ns.maxTimestamp, ns.entries
+	s.size, s.next, s.entries, s.times = ns.size, ns.next, ns.entries, ns.times
+	s.maxTimestamp, s.maxTimestampOffset = nm.ts, nm.off
 	s.recent = nil // its positions were the old file's
 	s.unsynced = false
 	l.unpinWriter(s) // the new file is synced: no fsync waits for the old descriptor
@@ -279,10 +308,26 @@ func (l *Log) compactSegment(s *segment, latest map[string]uint64, buf []byte) (
 		// The data is compacted; the stale index file is rebuilt by Open.
 		return removed, buf, l.fail(fmt.Errorf("log: compact: install index: %w", err))
 	}
+	if err := l.fs.Rename(timeCleanedPath, timePath); err != nil {
+		return removed, buf, l.fail(fmt.Errorf("log: compact: install time index: %w", err))
+	}
 	if err := l.fs.SyncDir(l.dir); err != nil {
 		return removed, buf, l.fail(fmt.Errorf("log: compact: %w", err))
 	}
 	return removed, buf, nil
+}
+
+// writeCleaned writes data to a new file at path (a compacted index) and
+// fsyncs it.
+func writeCleaned(fsys vfs.FS, path string, data []byte) error {
+	f, err := fsys.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err = f.WriteAt(data, 0); err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }
 
 // keepLastOffsetDelta gives the re-encoded batch out the lastOffsetDelta of

@@ -18,8 +18,10 @@
 //	orders-0/
 //	    00000000000000000000.log              segment: batches from offset 0
 //	    00000000000000000000.index            its sparse offset index
+//	    00000000000000000000.timeindex        its sparse time index
 //	    00000000000000004127.log              next segment, rolled at offset 4127
 //	    00000000000000004127.index
+//	    00000000000000004127.timeindex
 //	    high-watermark-checkpoint             the HW
 //	    recovery-point-offset-checkpoint      offsets below it are on disk
 //	    log-start-offset-checkpoint           the log start offset
@@ -28,7 +30,7 @@
 //	    .kafka_cleanshutdown                  written last by Close, deleted first by Open
 //	    .lock                                 the directory lock, holding the holder's pid
 //	    verify-from-offset-checkpoint         only after damage was found in a trusted segment
-//	    *.tmp, *.log.cleaned, *.index.cleaned only while a write is in progress
+//	    *.tmp, *.cleaned                      only while a write is in progress
 //	    *.damaged                             a checkpoint path that was not a regular file, moved aside by Repair
 //
 // A segment is named by its base offset, zero-padded to 20 digits as in
@@ -67,7 +69,8 @@
 //
 // # On-disk formats
 //
-// A batch (big-endian; Kafka RecordBatch v2, magic 2):
+// A batch (big-endian; Kafka RecordBatch v2, magic 2; compression.go for
+// compressed records):
 //
 //	offset width field
 //	     0     8 baseOffset            stamped by the leader; not in the CRC
@@ -101,11 +104,40 @@
 // and reads batch headers forward from there: less than one interval plus
 // one batch, never the whole segment. Unlike Kafka, which keys an entry by
 // the batch's last offset, entries here are keyed by its base offset, so
-// every entry names a batch boundary that can be checked. The index is
-// derived data: recovery rebuilds it and rewrites a file that differs. An
-// append adds its entries in memory only; the active segment's index file
-// catches up at a roll, a Flush and Close, so that an append costs one
-// write system call.
+// every entry names a batch boundary that can be checked.
+//
+// A time index entry (12 bytes, big-endian, as in Kafka's TimeIndex;
+// timeindex.go):
+//
+//	offset width field
+//	     0     8 timestamp        the segment's largest timestamp so far
+//	     8     4 relative offset  last offset of the first batch reaching it - segment base offset
+//
+// A segment's largest timestamp is the largest MaxTimestamp of its batches
+// with records (an empty batch has none), and its offset the last offset
+// of the first batch that reached it (Kafka's maxTimestampSoFar and
+// offsetOfMaxTimestampSoFar, a strict ">"). Every batch that gets an
+// offset index entry also gets a time index entry, holding the largest
+// timestamp including that batch, when that is above the last entry's
+// (Kafka's maybeAppend where the offset index appends); so timestamps
+// strictly increase, offsets never decrease, and every batch before the one
+// an entry names has a smaller MaxTimestamp. Unlike Kafka, no entry is
+// added at a roll or Close, so that the entries are a pure function of the
+// batches like the offset index's; a truncation keeps exactly the entries
+// its kept batches added, and recomputes the largest timestamp from the
+// last kept entry and the headers after the last kept offset index entry
+// (less than one interval).
+//
+// Both indexes are derived data: recovery rebuilds them and rewrites a
+// file that differs (reported as IndexesRebuilt). An append adds its
+// entries in memory only; the active segment's index files catch up at a
+// roll, a Flush and Close, so that an append costs one write system call.
+// Nothing read from an index file is trusted for a read or a lookup: only
+// the active segment's, after a clean shutdown, are loaded (bounded by the
+// segment size before anything is allocated, and checked for the
+// invariants above) so that appends continue them; the first read or
+// lookup verifies the segment, which rebuilds both. An implausible file,
+// or a missing time index, means an unclean recovery.
 //
 // The high-watermark, recovery-point, log-start and verify-from checkpoints
 // are each two text lines, a version and an offset:
@@ -123,13 +155,19 @@
 // The clean-shutdown marker (marker.go) is text: a header line, the log
 // start and end, one "base size" line per segment, and a CRC-32C line:
 //
-//	kaenlog clean shutdown 1
+//	kaenlog clean shutdown 2
 //	start 0
 //	end 4127
+//	max-timestamp 1700000000000 4120
 //	segments 2
 //	0 1073741590
 //	4127 51020
 //	crc 1a2b3c4d
+//
+// max-timestamp is the active segment's largest timestamp and its offset
+// (-1 0 when it has none), which appends after a clean Open continue the
+// time index from. A version-1 marker (before the time index) is ignored:
+// Open then verifies the segments past the recovery point, the active one.
 //
 // The lock file holds the decimal pid of the process holding the lock.
 //
@@ -162,11 +200,11 @@
 //
 // AppendAsLeader validates every batch of a producer's request in one
 // pass with its CRC, as Kafka's LogValidator does: at most
-// Options.MaxBatchBytes (ErrBatchTooLarge), uncompressed
-// (ErrUnsupportedCompression: kaenlog stores uncompressed batches only),
-// producer-legal (ErrInvalidRecord: base offset 0, at least one record,
-// recordCount == lastOffsetDelta+1, no control batch, ...), records that
-// decode (the codec's *CorruptError). Then it stamps the batches in the
+// Options.MaxBatchBytes (ErrBatchTooLarge), producer-legal
+// (ErrInvalidRecord: base offset 0, at least one record, recordCount ==
+// lastOffsetDelta+1, no control batch, ...), records that decode (the
+// codec's *CorruptError), decompressed first if the batch is compressed
+// (see Compression). Then it stamps the batches in the
 // caller's slice: baseOffset, partitionLeaderEpoch (both outside the CRC),
 // and maxTimestamp when the producer's is wrong (recomputing the CRC).
 // AppendAsFollower verifies each batch once and keeps the leader's bytes,
@@ -271,6 +309,52 @@
 // emptied (Kafka's cleaner keeps each producer's last batch; kaenlog's
 // compaction does not).
 //
+// # Compression
+//
+// A batch is stored as its producer sent it: a compressed one stays
+// compressed, with the codec its attributes name (1 gzip, 2 snappy, 3 lz4,
+// 4 zstd), and nothing recompresses it. The leader decompresses it once,
+// to walk its records as it walks an uncompressed batch's (Kafka's
+// LogValidator for a v2 batch it need not recompress), then stamps only
+// the header. A follower, recovery and the producer state read headers
+// and CRCs only, so they never decompress: a follower needs no codec to
+// copy its leader's bytes.
+//
+// Decompressors are registered by codec (RegisterDecompressor, like
+// archive/zip's): gzip, from the standard library, by default; snappy, lz4
+// and zstd by a module that has them, since this module depends on no
+// codec library. A batch whose codec has none (or a codec Kafka does not
+// define, 5 to 7) is ErrUnsupportedCompression (Kafka's
+// UNSUPPORTED_COMPRESSION_TYPE). The records may inflate to at most
+// Options.MaxInflation (16) times Options.MaxBatchBytes, a bound that
+// holds while decompressing: a decompression bomb costs at most that much
+// memory and is refused with ErrInflationLimit, and a body that does not
+// decompress with ErrBadCompressedData, both *CorruptError (Kafka's
+// CORRUPT_MESSAGE). DecodeBatch decompresses likewise, bounded by
+// DefaultMaxInflatedBytes; its record error positions then count in the
+// batch as decompressed.
+//
+// What else reads records decompresses too: a lookup by time, and
+// compaction's search for each key's latest record. Compaction keeps a
+// compressed batch whole, its superseded records included (Kafka's cleaner
+// recompresses it with its codec; this module has no compressors and keeps
+// what the producer sent), while its keys supersede older records like any
+// others. A rewritten uncompressed batch's MaxTimestamp becomes its kept
+// records' largest, as Kafka's cleaner computes it.
+//
+// # Lookups by time
+//
+// OffsetForTimestamp is Kafka's ListOffsets by timestamp: the first
+// segment whose largest timestamp is at least ts, its time index entry at
+// or below ts, the offset index entry at or below that entry's offset,
+// then batch headers forward to the first batch whose MaxTimestamp is at
+// least ts, and in it the first record whose timestamp is. That is the
+// first record of the log, in offset order, with a timestamp at least ts.
+// OffsetOfMaxTimestamp is ListOffsets -3 (KIP-734): the first record with
+// the log's largest timestamp. Both search the whole log from the log
+// start, above the HW too, as Kafka's log does (a broker drops an answer at
+// or above the HW for consumers), and verify the segments they read.
+//
 // # Durability
 //
 // Durability is the SyncPolicy. SyncNever (the default) survives a process
@@ -357,7 +441,8 @@
 //
 //   - after a clean shutdown (a marker that parses, passes its CRC, and
 //     matches the directory: the same segments, the active one of the
-//     recorded size with a plausible index, the checkpoints Close writes),
+//     recorded size with plausible index files, the checkpoints Close
+//     writes),
 //     it reads no segment at all;
 //   - otherwise it verifies, batch by batch, every segment holding offsets
 //     at or past the recovery point (all of them without a recovery-point
@@ -366,7 +451,8 @@
 //     ended, the first at the segment's base, the last ending exactly at
 //     the next segment's base, offsets the index can express, epochs that
 //     never decrease and agree with the leader-epoch checkpoint for each
-//     batch's last offset, and the index file equal to the one rebuilt.
+//     batch's last offset, and the index and time index files equal to the
+//     ones rebuilt.
 //
 // The marker is deleted, and the directory fsynced, before anything else
 // changes. At the first failure trust ends: that segment is cut at the
@@ -382,7 +468,8 @@
 //
 // Segments Open did not verify (below the recovery point, or after a clean
 // shutdown) are opened and verified in full the first time anything needs
-// their batches: a read, truncation, compaction, retention by time. Damage
+// their batches: a read, truncation, compaction, retention by time, a
+// lookup by time. Damage
 // found then is a *CorruptError to the caller, puts the log in the failed
 // state, and is recorded in verify-from-offset-checkpoint, so that the next
 // Open verifies that segment too and refuses (or, with Repair, cuts). Older
@@ -474,10 +561,6 @@
 //   - TruncateTo fsyncs its cut whatever the SyncPolicy (see Durability).
 //   - A truncation whose batch begins below the log start empties the log
 //     at the log start.
-//   - After a clean shutdown the active segment's index is read from its
-//     file (plausibility checked) so that appends continue it; reads still
-//     verify the segment first. An implausible index file means an unclean
-//     recovery.
 //   - Open makes what it verified durable (fsync) and starts with the
 //     recovery point at the LEO.
 //
@@ -490,7 +573,7 @@
 // ErrInvalidArgument, ErrBatchTooLarge, ErrUnsupportedCompression,
 // ErrInvalidRecord, ErrInvalidProducerEpoch and ErrOutOfOrderSequence; corrupt input is a *CorruptError that matches
 // ErrCorrupt and one specific sentinel (ErrBadCRC, ErrTruncated, ErrHole,
-// ErrEpochMismatch, ...), with File set when the storage found it in a
+// ErrEpochMismatch, ErrBadCompressedData, ErrInflationLimit, ...), with File set when the storage found it in a
 // segment file. Nothing panics on bad input. Benchmark figures are in
 // BENCHMARKS.md.
 package log

@@ -9,7 +9,9 @@ import (
 // (ReadBatchHeader, VerifyBatch, DecodeBatch, DecodeBatches, CountRecords,
 // BatchScanner) is a *CorruptError wrapping exactly one of these, so callers
 // can match the specific cause with errors.Is, or ask "corrupt at all?" with
-// ErrCorrupt.
+// ErrCorrupt — but for DecodeBatch and DecodeBatches on a compressed batch
+// whose codec has no registered Decompressor: ErrUnsupportedCompression,
+// which is not corruption.
 var (
 	// ErrCorrupt matches every *CorruptError: errors.Is(err, ErrCorrupt) is
 	// true for any decode failure, whatever its specific cause.
@@ -59,18 +61,30 @@ var (
 	// int64 or record offset deltas that are not strictly increasing from 0
 	// or more.
 	ErrBadOffset = errors.New("log: bad offset")
+
+	// ErrBadCompressedData is returned when a compressed batch's records
+	// do not decompress with its codec (Pos is BatchHeaderSize, where they
+	// start). It maps to Kafka's CORRUPT_MESSAGE, as every CorruptError.
+	ErrBadCompressedData = errors.New("log: compressed records do not decompress")
+
+	// ErrInflationLimit is returned when a compressed batch's records
+	// inflate past the bound (Options.MaxInflation times
+	// Options.MaxBatchBytes for a Log, DefaultMaxInflatedBytes for
+	// DecodeBatch): a decompression bomb, refused while decompressing,
+	// before more than the bound is held.
+	ErrInflationLimit = errors.New("log: compressed records inflate past the limit")
 )
 
 // Errors for well-formed input this codec does not handle. They are not
 // corruption: they are never wrapped in a *CorruptError and do not match
 // ErrCorrupt, so a storage layer must not treat them as a torn tail.
 var (
-	// ErrCompressed is returned by DecodeBatch and DecodeBatches for a batch
-	// whose attributes name a compression codec (bits 0-2 non-zero), and by
-	// AppendBatch when asked to set those bits: this package stores records
-	// uncompressed. ReadBatchHeader, VerifyBatch, CountRecords and
-	// BatchScanner do not look at the records and accept such batches.
-	ErrCompressed = errors.New("log: compressed record batches are not supported")
+	// ErrCompressed is returned by AppendBatch when asked to set the
+	// compression bits: this package decompresses (see
+	// RegisterDecompressor) but never compresses. ReadBatchHeader,
+	// VerifyBatch, CountRecords and BatchScanner do not look at the
+	// records and accept compressed batches; DecodeBatch decompresses them.
+	ErrCompressed = errors.New("log: compressing record batches is not supported")
 
 	// ErrEmptyBatch is returned by AppendBatch for a batch with no records:
 	// a producer never sends one, and its offsets would be meaningless.

@@ -87,8 +87,8 @@ func (l *Log) FlushRolled() error {
 			}
 		}
 		if err == nil && p.index {
-			if e := l.withIndex(p.s, func(f vfs.File) error { return f.Sync() }); e != nil {
-				err = l.fail(fmt.Errorf("log: flush rolled %s: %w", segmentName(p.s.base, indexSuffix), e))
+			if e := l.syncIndexes(p.s); e != nil {
+				err = l.fail(fmt.Errorf("log: flush rolled: %w", e))
 			}
 		}
 	}

@@ -83,10 +83,16 @@ func appendIndexEntries(dst []byte, entries []indexEntry) []byte {
 // if the stored bytes differ (missing, torn, stale or garbage). It reports
 // whether it rewrote the file.
 func writeIndexFile(f vfs.File, entries []indexEntry) (rewritten bool, err error) {
-	want := appendIndexEntries(make([]byte, 0, len(entries)*indexEntrySize), entries)
+	return writeDerivedFile(f, appendIndexEntries(make([]byte, 0, len(entries)*indexEntrySize), entries), "index")
+}
+
+// writeDerivedFile makes the file f (an index of kind what) hold exactly
+// want, rewriting it if the stored bytes differ. A stored file of another
+// size is rewritten without being read.
+func writeDerivedFile(f vfs.File, want []byte, what string) (rewritten bool, err error) {
 	size, err := f.Size()
 	if err != nil {
-		return false, fmt.Errorf("log: stat index: %w", err)
+		return false, fmt.Errorf("log: stat %s: %w", what, err)
 	}
 	if size == int64(len(want)) {
 		if size == 0 {
@@ -98,14 +104,14 @@ func writeIndexFile(f vfs.File, entries []indexEntry) (rewritten bool, err error
 			return false, nil
 		}
 		if n < len(have) && err != io.EOF {
-			return false, fmt.Errorf("log: read index: %w", err)
+			return false, fmt.Errorf("log: read %s: %w", what, err)
 		}
 	}
 	if err := f.Truncate(0); err != nil {
-		return false, fmt.Errorf("log: rewrite index: %w", err)
+		return false, fmt.Errorf("log: rewrite %s: %w", what, err)
 	}
 	if _, err := f.WriteAt(want, 0); err != nil {
-		return false, fmt.Errorf("log: rewrite index: %w", err)
+		return false, fmt.Errorf("log: rewrite %s: %w", what, err)
 	}
 	return true, nil
 }

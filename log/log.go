@@ -108,9 +108,11 @@ type Log struct {
 	// Writer scratch, guarded by writeMu, reused so appends do not allocate.
 	headerScratch []byte          // BatchHeaderSize bytes for reading stored headers
 	newEntries    []indexEntry    // index entries of the append in progress
+	newTimes      []timeEntry     // time index entries of the append in progress
 	entryBytes    []byte          // their encoding
 	filler        []byte          // an empty batch a follower writes over a gap
 	maxTimestamps []int64         // per batch of a leader append, from validation
+	inflated      []byte          // a compressed batch's records, inflated to validate them
 	assignments   []epochStart    // epochs a follower append assigns
 	producerBatch []producerBatch // producer batches of a follower append
 }
@@ -528,13 +530,12 @@ func (l *Log) checkpointAll() error {
 		if !dirty {
 			continue
 		}
-		err := l.withIndex(s, func(f vfs.File) error { return f.Sync() })
-		if err != nil {
-			return l.fail(fmt.Errorf("log: close: sync %s: %w", segmentName(s.base, indexSuffix), err))
+		if err := l.syncIndexes(s); err != nil {
+			return l.fail(fmt.Errorf("log: close: %w", err))
 		}
 		s.indexDirty = false
 	}
-	rec := shutdownRecord{start: l.start, end: l.endOffset(), segments: make([]segmentRecord, len(l.segments))}
+	rec := shutdownRecord{start: l.start, end: l.endOffset(), activeMax: l.active().maxTime(), segments: make([]segmentRecord, len(l.segments))}
 	l.fileMu.Lock() // verification of unverified segments sets their size
 	for i, s := range l.segments {
 		rec.segments[i] = segmentRecord{base: s.base, size: s.size}
@@ -609,6 +610,10 @@ func (l *Log) closeSegmentFilesLocked(s *segment) error {
 		errs = append(errs, s.index.Close())
 		s.index = nil
 	}
+	if s.timeIndex != nil {
+		errs = append(errs, s.timeIndex.Close())
+		s.timeIndex = nil
+	}
 	return errors.Join(errs...)
 }
 
@@ -635,21 +640,35 @@ func (l *Log) withFile(s *segment, fn func() error) error {
 	return fn()
 }
 
-// withIndex runs fn with s's index file: the open one for the active
-// segment, else one opened (created if missing) for the call.
-func (l *Log) withIndex(s *segment, fn func(vfs.File) error) error {
+// withIndex runs fn with s's index file (suffix indexSuffix or
+// timeIndexSuffix): the open one for the active segment, else one opened
+// (created if missing) for the call.
+func (l *Log) withIndex(s *segment, suffix string, fn func(vfs.File) error) error {
 	l.fileMu.Lock()
 	f := s.index
+	if suffix == timeIndexSuffix {
+		f = s.timeIndex
+	}
 	l.fileMu.Unlock()
 	if f != nil {
 		return fn(f)
 	}
-	f, err := l.fs.OpenFile(s.path(indexSuffix), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := l.fs.OpenFile(s.path(suffix), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	err = fn(f)
 	return errors.Join(err, f.Close())
+}
+
+// syncIndexes fsyncs s's index and time index files.
+func (l *Log) syncIndexes(s *segment) error {
+	for _, suffix := range [2]string{indexSuffix, timeIndexSuffix} {
+		if err := l.withIndex(s, suffix, func(f vfs.File) error { return f.Sync() }); err != nil {
+			return fmt.Errorf("sync %s: %w", segmentName(s.base, suffix), err)
+		}
+	}
+	return nil
 }
 
 // acquire opens s's log file if needed and pins it, so that it stays open

@@ -43,10 +43,13 @@ type AppendInfo struct {
 //
 // Every batch is validated first, in one pass that also checks its CRC
 // (validateLeaderBatch, Kafka's LogValidator: framing, size at most
-// Options.MaxBatchBytes (ErrBatchTooLarge), CRC, no compression
-// (ErrUnsupportedCompression), a producer-legal header and records that
-// decode (ErrInvalidRecord, or the codec's *CorruptError with Pos relative
-// to batches[0])). Only then are the batches stamped IN PLACE in the
+// Options.MaxBatchBytes (ErrBatchTooLarge), CRC, a producer-legal header
+// (ErrInvalidRecord), a codec with a registered Decompressor
+// (ErrUnsupportedCompression) whose records inflate to at most
+// Options.MaxInflation times MaxBatchBytes, and records that decode
+// (ErrInvalidRecord, or the codec's *CorruptError with Pos relative to
+// batches[0])). A compressed batch is decompressed to check its records
+// and stored as sent, compressed. Only then are the batches stamped IN PLACE in the
 // caller's slice: baseOffset consecutively from EndOffset,
 // partitionLeaderEpoch to leaderEpoch (neither is covered by the CRC, so
 // the producer's checksum stays), and maxTimestamp to the largest record
@@ -97,8 +100,11 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	var entry *producerEntry // its producer's state, if known
 	idempotent := false
 	for pos := 0; pos < len(batches); {
-		h, err := validateLeaderBatch(batches[pos:], l.opts.MaxBatchBytes)
+		h, err := validateLeaderBatchInto(batches[pos:], l.opts.MaxBatchBytes, l.opts.maxInflatedBytes(), &l.inflated)
 		if err != nil {
+			if cap(l.inflated) > inflatedKeepBytes {
+				l.inflated = nil
+			}
 			return info, rebaseAppendError(err, pos)
 		}
 		// The LEO after it must fit int64 too: it goes on the wire.
@@ -115,6 +121,9 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 		info.Records += int(h.RecordCount)
 		info.Batches++
 		pos += h.Size()
+	}
+	if cap(l.inflated) > inflatedKeepBytes {
+		l.inflated = nil // do not keep one huge batch's buffer
 	}
 	if idempotent {
 		refused := AppendInfo{FirstOffset: first, NextOffset: first, LastEpoch: -1, MaxTimestamp: noTimestamp}
@@ -150,7 +159,7 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 		off += b.next - b.base
 		pos += b.size
 	}
-	if err := l.write(seg, nil, batches, next, maxTs); err != nil {
+	if err := l.write(seg, nil, batches, next); err != nil {
 		return info, err
 	}
 	switch {
@@ -164,6 +173,10 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	info.NextOffset, info.Bytes, info.LastEpoch, info.MaxTimestamp = next, len(batches), leaderEpoch, maxTs
 	return info, nil
 }
+
+// inflatedKeepBytes is the largest inflation buffer a Log keeps between
+// appends.
+const inflatedKeepBytes = 4 << 20
 
 // AppendAsFollower appends batches copied from the leader, keeping the
 // leader's offsets and epochs byte for byte, and describes what it
@@ -271,7 +284,7 @@ func (l *Log) AppendAsFollower(batches []byte) (AppendInfo, error) {
 			return info, err
 		}
 	}
-	if err := l.write(seg, filler, batches, next, maxTs); err != nil {
+	if err := l.write(seg, filler, batches, next); err != nil {
 		return info, err
 	}
 	for i := range l.producerBatch {
@@ -419,6 +432,7 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 		if err := l.fs.SyncDir(l.dir); err != nil {
 			s.log.Close()
 			s.index.Close()
+			s.timeIndex.Close()
 			return nil, l.fail(fmt.Errorf("log: roll: %w", err))
 		}
 		l.dirDirty = false
@@ -431,6 +445,10 @@ func (l *Log) segmentForAppend(first, next uint64, n int) (*segment, error) {
 	if seg.index != nil {
 		err2 = seg.index.Close()
 		seg.index = nil
+	}
+	if seg.timeIndex != nil {
+		err2 = errors.Join(err2, seg.timeIndex.Close())
+		seg.timeIndex = nil
 	}
 	l.lruPush(seg)
 	l.segments = append(l.segments, s)
@@ -477,10 +495,11 @@ func (l *Log) syncOldestRolled() error {
 // failure puts the log in the failed state: the bytes past the published
 // size are never read, and the next Open cuts them. The caller holds
 // writeMu.
-func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int64) error {
+func (l *Log) write(seg *segment, filler, batches []byte, next uint64) error {
 	// Index entries for the new batches, decided exactly as recovery would.
-	l.newEntries = l.newEntries[:0]
+	l.newEntries, l.newTimes = l.newEntries[:0], l.newTimes[:0]
 	at := seg.size
+	m, lastT := seg.maxTime(), lastTs(seg.times)
 	for _, part := range [2][]byte{filler, batches} {
 		for pos := 0; pos < len(part); {
 			b, _ := peekBatch(part[pos:])
@@ -488,8 +507,13 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int
 			if len(l.newEntries) > 0 {
 				prev = l.newEntries
 			}
+			m.observe(b.maxTimestamp, b.next-1, b.records)
 			if indexEntryDue(prev, at, l.opts.IndexIntervalBytes) {
 				l.newEntries = append(l.newEntries, indexEntry{rel: uint32(b.base - seg.base), pos: uint32(at)})
+				if e, ok := timeEntryFor(m, lastT, seg.base, at); ok {
+					l.newTimes = append(l.newTimes, e)
+					lastT = e.ts
+				}
 			}
 			pos += b.size
 			at += int64(b.size)
@@ -529,9 +553,11 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int
 	}
 	seg.size = at
 	seg.next = next
-	seg.maxTimestamp = max(seg.maxTimestamp, maxTs)
+	seg.maxTimestamp, seg.maxTimestampOffset = m.ts, m.off
 	seg.entries = append(seg.entries, l.newEntries...)
 	seg.indexPending += len(l.newEntries)
+	seg.times = append(seg.times, l.newTimes...)
+	seg.timePending += len(l.newTimes)
 	if l.eagerHW {
 		l.hw = next
 	}
@@ -542,8 +568,9 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int
 	return nil
 }
 
-// writeIndexTail writes the index entries the appends to the active
-// segment s added since the last call (indexPending) to its index file.
+// writeIndexTail writes the index and time index entries the appends to
+// the active segment s added since the last call (indexPending,
+// timePending) to its index files.
 // An append keeps its entries in memory only, as Kafka's memory-mapped
 // index does, so that it costs one system call, the pwrite of its
 // batches; the file catches up at a roll, a Flush and Close. The index
@@ -551,16 +578,24 @@ func (l *Log) write(seg *segment, filler, batches []byte, next uint64, maxTs int
 // entries from its batches and rewrites the file if it lags (see
 // checkIndex). The caller holds writeMu.
 func (l *Log) writeIndexTail(s *segment) error {
-	if s.indexPending == 0 {
-		return nil
+	if s.indexPending > 0 {
+		written := len(s.entries) - s.indexPending
+		l.entryBytes = appendIndexEntries(l.entryBytes[:0], s.entries[written:])
+		if _, err := s.index.WriteAt(l.entryBytes, int64(written)*indexEntrySize); err != nil {
+			return l.fail(fmt.Errorf("log: write index: %w", err))
+		}
+		s.indexPending = 0
+		s.indexDirty = true
 	}
-	written := len(s.entries) - s.indexPending
-	l.entryBytes = appendIndexEntries(l.entryBytes[:0], s.entries[written:])
-	if _, err := s.index.WriteAt(l.entryBytes, int64(written)*indexEntrySize); err != nil {
-		return l.fail(fmt.Errorf("log: write index: %w", err))
+	if s.timePending > 0 {
+		written := len(s.times) - s.timePending
+		l.entryBytes = appendTimeEntries(l.entryBytes[:0], s.times[written:])
+		if _, err := s.timeIndex.WriteAt(l.entryBytes, int64(written)*timeEntrySize); err != nil {
+			return l.fail(fmt.Errorf("log: write time index: %w", err))
+		}
+		s.timePending = 0
+		s.indexDirty = true
 	}
-	s.indexPending = 0
-	s.indexDirty = true
 	return nil
 }
 

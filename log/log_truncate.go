@@ -227,31 +227,38 @@ func (l *Log) truncateSegments(si int, pos int64, next uint64) error {
 	if pos == s.size {
 		return nil
 	}
-	keep := s.floorEntryBefore(pos)
+	keep, keepTimes := s.floorEntryBefore(pos), s.floorTimeBefore(pos)
+	// The maximum over the batches kept: from the last kept time entry
+	// and the headers after the last kept index entry (the segment was
+	// verified, its file is open).
+	m, err := s.maxTimeBefore(pos, keep, keepTimes, l.headerScratch)
+	if err != nil {
+		return l.fail(fmt.Errorf("log: truncate: %w", err))
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := s.log.Truncate(pos); err != nil {
 		return l.fail(fmt.Errorf("log: truncate: %w", err))
 	}
-	// The file holds the entries but the pending ones; the kept pending
+	// The files hold the entries but the pending ones; the kept pending
 	// ones stay pending.
 	written := min(keep, len(s.entries)-s.indexPending)
 	if err := s.index.Truncate(int64(written) * indexEntrySize); err != nil {
 		return l.fail(fmt.Errorf("log: truncate: index: %w", err))
 	}
+	writtenTimes := min(keepTimes, len(s.times)-s.timePending)
+	if err := s.timeIndex.Truncate(int64(writtenTimes) * timeEntrySize); err != nil {
+		return l.fail(fmt.Errorf("log: truncate: time index: %w", err))
+	}
 	s.size, s.next, s.entries, s.indexPending = pos, next, s.entries[:keep], keep-written
+	s.times, s.timePending = s.times[:keepTimes], keepTimes-writtenTimes
+	s.maxTimestamp, s.maxTimestampOffset = m.ts, m.off
 	s.prealloc = 0 // the cut freed the reserved blocks too
 	// TruncateTo lowered the HW already; a SetHighWatermark since may
 	// have raised it up to the old LEO.
 	l.hw = min(l.hw, next)
 	s.unsynced, s.indexDirty = true, true
 	s.recent.cut(pos)
-	if pos == 0 {
-		s.maxTimestamp = noTimestamp
-	}
-	// Otherwise maxTimestamp may still count removed batches until the
-	// next verification recomputes it. That only ever delays time
-	// retention of this segment; it never deletes anything early.
 	return nil
 }
 
@@ -278,6 +285,13 @@ func (l *Log) makeActive(s *segment) error {
 		}
 		s.index = f
 	}
+	if s.timeIndex == nil {
+		f, err := l.fs.OpenFile(s.path(timeIndexSuffix), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return l.fail(fmt.Errorf("log: open time index: %w", err))
+		}
+		s.timeIndex = f
+	}
 	return nil
 }
 
@@ -293,6 +307,9 @@ func (l *Log) removeSegment(s *segment) error {
 	}
 	if err := l.fs.Remove(s.path(indexSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return l.fail(fmt.Errorf("log: delete index: %w", err))
+	}
+	if err := removeTimeIndex(l.fs, s); err != nil {
+		return l.fail(fmt.Errorf("log: delete time index: %w", err))
 	}
 	if cerr != nil {
 		return l.fail(fmt.Errorf("log: delete segment: %w", cerr))

@@ -12,9 +12,10 @@ import (
 // deleted first by Open. It lets Open trust the directory without reading
 // a segment. Its content (see doc.go):
 //
-//	kaenlog clean shutdown 1
+//	kaenlog clean shutdown 2
 //	start 0
 //	end 4127
+//	max-timestamp 1700000000000 4120
 //	segments 2
 //	0 1073741590
 //	2050 51020
@@ -24,7 +25,7 @@ import (
 // that does not parse, fails its CRC, or does not match the directory is
 // ignored: Open then recovers as after a crash.
 const (
-	markerHeader = "kaenlog clean shutdown 1"
+	markerHeader = "kaenlog clean shutdown 2"
 	// markerLimit bounds the marker Open reads: about 40 bytes a segment.
 	markerLimit = 64 << 20
 )
@@ -37,9 +38,13 @@ type segmentRecord struct {
 	size int64
 }
 
-// shutdownRecord is what the marker holds.
+// shutdownRecord is what the marker holds. activeMax is the active
+// segment's largest timestamp and its offset (maxTime), which appends
+// after a clean Open continue the time index from without reading the
+// segment.
 type shutdownRecord struct {
 	start, end uint64
+	activeMax  maxTime
 	segments   []segmentRecord
 }
 
@@ -50,6 +55,10 @@ func appendShutdownRecord(dst []byte, r shutdownRecord) []byte {
 	dst = strconv.AppendUint(dst, r.start, 10)
 	dst = append(dst, "\nend "...)
 	dst = strconv.AppendUint(dst, r.end, 10)
+	dst = append(dst, "\nmax-timestamp "...)
+	dst = strconv.AppendInt(dst, r.activeMax.ts, 10)
+	dst = append(dst, ' ')
+	dst = strconv.AppendUint(dst, r.activeMax.off, 10)
 	dst = append(dst, "\nsegments "...)
 	dst = strconv.AppendInt(dst, int64(len(r.segments)), 10)
 	dst = append(dst, '\n')
@@ -81,7 +90,7 @@ func parseShutdownRecord(data []byte) (shutdownRecord, error) {
 		return r, fmt.Errorf("crc mismatch")
 	}
 	lines := bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n"))
-	if len(lines) < 4 || string(lines[0]) != markerHeader {
+	if len(lines) < 5 || string(lines[0]) != markerHeader {
 		return r, fmt.Errorf("unknown format")
 	}
 	field := func(line []byte, name string) (uint64, error) {
@@ -97,15 +106,29 @@ func parseShutdownRecord(data []byte) (shutdownRecord, error) {
 	if r.end, err = field(lines[2], "end"); err != nil {
 		return r, err
 	}
-	n, err := field(lines[3], "segments")
+	mt, ok := bytes.CutPrefix(lines[3], []byte("max-timestamp "))
+	ts, off, ok2 := bytes.Cut(mt, []byte(" "))
+	if !ok || !ok2 {
+		return r, fmt.Errorf("want \"max-timestamp\" line, have %q", clipForError(lines[3]))
+	}
+	if r.activeMax.off, err = parseDecimal(off); err != nil {
+		return r, err
+	}
+	// -1 (noTimestamp, with offset 0) or a timestamp above it, in the
+	// canonical decimal form.
+	if r.activeMax.ts, err = strconv.ParseInt(string(ts), 10, 64); err != nil || strconv.FormatInt(r.activeMax.ts, 10) != string(ts) ||
+		r.activeMax.ts < noTimestamp || (r.activeMax.ts == noTimestamp && r.activeMax.off != 0) {
+		return r, fmt.Errorf("bad max-timestamp %q", clipForError(lines[3]))
+	}
+	n, err := field(lines[4], "segments")
 	if err != nil {
 		return r, err
 	}
-	if n != uint64(len(lines)-4) || n == 0 {
-		return r, fmt.Errorf("%d segment lines, count says %d", len(lines)-4, n)
+	if n != uint64(len(lines)-5) || n == 0 {
+		return r, fmt.Errorf("%d segment lines, count says %d", len(lines)-5, n)
 	}
 	r.segments = make([]segmentRecord, 0, n)
-	for _, line := range lines[4:] {
+	for _, line := range lines[5:] {
 		b, s, ok := bytes.Cut(line, []byte(" "))
 		if !ok {
 			return r, fmt.Errorf("bad segment line %q", clipForError(line))
@@ -129,6 +152,9 @@ func parseShutdownRecord(data []byte) (shutdownRecord, error) {
 	}
 	if last := r.segments[len(r.segments)-1].base; r.end < last || r.start > r.end {
 		return r, fmt.Errorf("start %d, end %d and last segment %d disagree", r.start, r.end, last)
+	}
+	if last := r.segments[len(r.segments)-1].base; r.activeMax.ts != noTimestamp && (r.activeMax.off < last || r.activeMax.off >= r.end) {
+		return r, fmt.Errorf("max-timestamp offset %d outside the active segment [%d, %d)", r.activeMax.off, last, r.end)
 	}
 	return r, nil
 }

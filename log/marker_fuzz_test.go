@@ -18,12 +18,12 @@ import (
 func FuzzCleanShutdownMarker(f *testing.F) {
 	files, all := stEpochLog(f)
 	f.Add(files[cleanShutdownFileName])
-	f.Add([]byte("kaenlog clean shutdown 1\nstart 0\nend 0\nsegments 1\n0 0\ncrc 00000000\n"))
+	f.Add([]byte("kaenlog clean shutdown 2\nstart 0\nend 0\nmax-timestamp -1 0\nsegments 1\n0 0\ncrc 00000000\n"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if rec, err := parseShutdownRecord(data); err == nil {
 			again, err := parseShutdownRecord(appendShutdownRecord(nil, rec))
-			if err != nil || again.start != rec.start || again.end != rec.end || !slices.Equal(again.segments, rec.segments) {
+			if err != nil || again.start != rec.start || again.end != rec.end || again.activeMax != rec.activeMax || !slices.Equal(again.segments, rec.segments) {
 				t.Fatalf("round trip of %+v: %+v, %v", rec, again, err)
 			}
 		}
@@ -40,7 +40,7 @@ func FuzzCleanShutdownMarker(f *testing.F) {
 			// would be fine; any other one must not be trusted.
 			rec, _ := parseShutdownRecord(data)
 			want, _ := parseShutdownRecord(files[cleanShutdownFileName])
-			if rec.start != want.start || rec.end != want.end || !slices.Equal(rec.segments, want.segments) {
+			if rec.start != want.start || rec.end != want.end || rec.activeMax != want.activeMax || !slices.Equal(rec.segments, want.segments) {
 				t.Fatalf("Open trusted a marker that does not describe the directory: %q", data)
 			}
 		}

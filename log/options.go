@@ -74,6 +74,14 @@ type Options struct {
 	// message.max.bytes); a larger one is ErrBatchTooLarge. Followers keep
 	// whatever their leader accepted. 0 means DefaultMaxBatchBytes.
 	MaxBatchBytes int
+	// MaxInflation bounds what a compressed batch's records may inflate
+	// to when the leader decompresses them to validate them, and when the
+	// log decompresses a stored batch (a lookup by time): at most
+	// MaxInflation times MaxBatchBytes bytes, else the batch is refused as
+	// a decompression bomb (ErrInflationLimit, Kafka's CORRUPT_MESSAGE).
+	// The bound holds while decompressing. 0 means DefaultMaxInflation
+	// (16); the product must fit an int32 length.
+	MaxInflation int
 	// MaxReadBytes clamps Read's maxBytes, so that no request can make a
 	// read allocate more than this plus one batch. 0 means
 	// DefaultMaxReadBytes.
@@ -122,6 +130,13 @@ func (o Options) normalize() (Options, error) {
 	if o.MaxBatchBytes < BatchHeaderSize || int64(o.MaxBatchBytes) > MaxSegmentBytes {
 		return o, fmt.Errorf("log: MaxBatchBytes %d not in [%d, %d]: %w", o.MaxBatchBytes, BatchHeaderSize, MaxSegmentBytes, ErrInvalidArgument)
 	}
+	if o.MaxInflation == 0 {
+		o.MaxInflation = DefaultMaxInflation
+	}
+	if o.MaxInflation < 1 || int64(o.MaxInflation)*int64(o.MaxBatchBytes) > math.MaxInt32 {
+		return o, fmt.Errorf("log: MaxInflation %d not in [1, %d] for MaxBatchBytes %d: %w",
+			o.MaxInflation, math.MaxInt32/o.MaxBatchBytes, o.MaxBatchBytes, ErrInvalidArgument)
+	}
 	if o.MaxReadBytes == 0 {
 		o.MaxReadBytes = DefaultMaxReadBytes
 	}
@@ -145,3 +160,6 @@ func (o Options) normalize() (Options, error) {
 	}
 	return o, nil
 }
+
+// maxInflatedBytes is what a compressed batch's records may inflate to.
+func (o *Options) maxInflatedBytes() int { return o.MaxInflation * o.MaxBatchBytes }

@@ -67,11 +67,12 @@ func (c *epochCheck) ok(h *BatchHeader) bool {
 
 // scanResult is what verifying a segment file found.
 type scanResult struct {
-	size         int64 // bytes of whole verified batches from the start
-	next         uint64
-	maxTimestamp int64
-	entries      []indexEntry
-	batches      int
+	size    int64 // bytes of whole verified batches from the start
+	next    uint64
+	max     maxTime
+	entries []indexEntry
+	times   []timeEntry
+	batches int
 	// bad is why verification stopped trusting the file (nil when the
 	// whole file verified and, with a wanted end, ended exactly there); the
 	// bytes from bad.Pos on and the offsets from badOffset on are not
@@ -86,13 +87,13 @@ type scanResult struct {
 // indexable (relative offset and position within 32 bits); epochs as ec
 // checks them; and, when haveWant, the last ending exactly at wantNext (the
 // next segment's base: ErrHole if before, ErrBadOffset if after). It rebuilds the index
-// entries as it goes, and hands every batch it keeps to pr (if not nil),
+// and time index entries as it goes, and hands every batch it keeps to pr (if not nil),
 // which replays the producer state. buf is a reusable read buffer; the
 // possibly grown one is returned. The error is an I/O failure; damage is
 // in the result.
 func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext uint64, haveWant bool,
 	interval int, ec *epochCheck, pr *producerReplay, buf []byte) (scanResult, []byte, error) {
-	res := scanResult{next: base, maxTimestamp: noTimestamp}
+	res := scanResult{next: base, max: noMaxTime}
 	bad := func(pos int64, err error) {
 		res.bad = &CorruptError{File: name, Pos: int(pos), Err: err}
 		res.badOffset = res.next
@@ -170,12 +171,15 @@ func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext 
 		if res.bad != nil {
 			break
 		}
+		res.max.observe(h.MaxTimestamp, uint64(h.LastOffset()), h.RecordCount)
 		if indexEntryDue(res.entries, pos, interval) {
 			res.entries = append(res.entries, indexEntry{rel: uint32(h.BaseOffset - base), pos: uint32(pos)})
+			if e, ok := timeEntryFor(res.max, lastTs(res.times), base, pos); ok {
+				res.times = append(res.times, e)
+			}
 		}
 		pr.batch(&h)
 		res.next = h.NextOffset()
-		res.maxTimestamp = max(res.maxTimestamp, h.MaxTimestamp)
 		res.batches++
 		pos += size
 		res.size = pos
@@ -233,24 +237,26 @@ type recovery struct {
 	names map[string]bool
 	// all holds every name in the directory; irregular, the checkpoint
 	// paths that are not regular files, and aside where Repair moves each.
-	all         map[string]bool
-	irregular   []string
-	aside       map[string]string
-	bases       []uint64 // segment log files, sorted
-	indexBases  []uint64 // index files, in listing order
-	hw          uint64
-	hwFound     bool
-	rp          uint64
-	rpFound     bool
-	start       uint64
-	startFound  bool
-	verifyFrom  uint64
-	vfFound     bool
-	epochs      []epoch.Entry
-	epochsFound bool
-	marker      *shutdownRecord
-	dirty       bool // directory entries changed: sync at the end
-	newDir      bool // no segment was found: sync the parent directory too
+	all        map[string]bool
+	irregular  []string
+	aside      map[string]string
+	bases      []uint64 // segment log files, sorted
+	indexBases []uint64 // index files, in listing order
+	// timeIndexBases are the time index files, in listing order.
+	timeIndexBases []uint64
+	hw             uint64
+	hwFound        bool
+	rp             uint64
+	rpFound        bool
+	start          uint64
+	startFound     bool
+	verifyFrom     uint64
+	vfFound        bool
+	epochs         []epoch.Entry
+	epochsFound    bool
+	marker         *shutdownRecord
+	dirty          bool // directory entries changed: sync at the end
+	newDir         bool // no segment was found: sync the parent directory too
 	// pr replays the producer state in the verification pass (unclean
 	// Open); deadSnapshots are producer-state snapshots that did not load.
 	pr            *producerReplay
@@ -296,8 +302,9 @@ func (rc *recovery) list() error {
 		return fmt.Errorf("log: open: %w", err)
 	}
 	// Mostly segments and their indexes.
-	rc.bases = make([]uint64, 0, len(entries)/2+1)
-	rc.indexBases = make([]uint64, 0, len(entries)/2+1)
+	rc.bases = make([]uint64, 0, len(entries)/3+1)
+	rc.indexBases = make([]uint64, 0, len(entries)/3+1)
+	rc.timeIndexBases = make([]uint64, 0, len(entries)/3+1)
 	for _, e := range entries {
 		rc.all[e.Name] = true
 		if !e.Regular {
@@ -312,6 +319,8 @@ func (rc *recovery) list() error {
 			rc.bases = append(rc.bases, base)
 		} else if base, ok := parseStem(e.Name, indexSuffix); ok {
 			rc.indexBases = append(rc.indexBases, base)
+		} else if base, ok := parseStem(e.Name, timeIndexSuffix); ok {
+			rc.timeIndexBases = append(rc.timeIndexBases, base)
 		} else if off, ok := parseStem(e.Name, producerSnapshotSuffix); ok {
 			rc.l.snapshots = append(rc.l.snapshots, off)
 		} else {
@@ -437,7 +446,8 @@ func (rc *recovery) readMarker() error {
 }
 
 // deleteLeftovers deletes the files of interrupted operations: temporary
-// checkpoints, compaction's copies, index files without a segment.
+// checkpoints, compaction's copies, index and time index files without a
+// segment.
 func (rc *recovery) deleteLeftovers() error {
 	var leftovers []string
 	for name := range rc.names {
@@ -449,6 +459,11 @@ func (rc *recovery) deleteLeftovers() error {
 	for _, b := range rc.indexBases {
 		if _, found := slices.BinarySearch(rc.bases, b); !found {
 			leftovers = append(leftovers, segmentName(b, indexSuffix))
+		}
+	}
+	for _, b := range rc.timeIndexBases {
+		if _, found := slices.BinarySearch(rc.bases, b); !found {
+			leftovers = append(leftovers, segmentName(b, timeIndexSuffix))
 		}
 	}
 	slices.Sort(leftovers)
@@ -498,11 +513,13 @@ func (rc *recovery) tryClean() (bool, error) {
 		why = "damage was found since"
 	case last.size < 0:
 		why = "no size for the active segment"
+	case !slices.Contains(rc.timeIndexBases, last.base):
+		why = "the active segment has no time index"
 	}
 	var active *segment
 	if why == "" {
 		var err error
-		active, why, err = rc.openActiveClean(last, m.end)
+		active, why, err = rc.openActiveClean(last, m.end, m.activeMax)
 		if err != nil {
 			if active != nil {
 				rc.l.closeSegmentFilesLocked(active)
@@ -534,13 +551,15 @@ func (rc *recovery) tryClean() (bool, error) {
 }
 
 // openActiveClean opens the active segment named by a trusted marker and
-// loads its index from the index file, so appends can continue it without
+// loads its index and time index from their files, and its largest
+// timestamp m from the marker, so appends can continue them without
 // reading the segment. why is non-empty when the files disagree with the
 // marker.
-func (rc *recovery) openActiveClean(rec segmentRecord, end uint64) (s *segment, why string, err error) {
+func (rc *recovery) openActiveClean(rec segmentRecord, end uint64, m maxTime) (s *segment, why string, err error) {
 	l := rc.l
 	s = newSegment(l.dir, rec.base)
 	s.size, s.next = rec.size, end
+	s.maxTimestamp, s.maxTimestampOffset = m.ts, m.off
 	if s.log, err = l.fs.OpenFile(s.path(segmentSuffix), os.O_RDWR, 0); err != nil {
 		return nil, "", fmt.Errorf("log: open: %w", err)
 	}
@@ -560,6 +579,17 @@ func (rc *recovery) openActiveClean(rec segmentRecord, end uint64) (s *segment, 
 		return s, "the active segment's index is implausible", nil
 	}
 	s.entries = entries
+	if s.timeIndex, err = l.fs.OpenFile(s.path(timeIndexSuffix), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+		return s, "", fmt.Errorf("log: open: %w", err)
+	}
+	times, ok, err := readTimeIndexEntries(s.timeIndex, s.base, s.size, s.next, m)
+	if err != nil {
+		return s, "", fmt.Errorf("log: open: %w", err)
+	}
+	if !ok || len(times) > len(entries) {
+		return s, "the active segment's time index is implausible", nil
+	}
+	s.times = times
 	return s, "", nil
 }
 
@@ -655,7 +685,8 @@ func (rc *recovery) unclean() error {
 		r.SegmentsVerified++
 		r.BatchesVerified += res.batches
 		r.BytesVerified += res.size
-		s.size, s.next, s.maxTimestamp, s.entries = res.size, res.next, res.maxTimestamp, res.entries
+		s.size, s.next, s.entries, s.times = res.size, res.next, res.entries, res.times
+		s.maxTimestamp, s.maxTimestampOffset = res.max.ts, res.max.off
 		s.verified.Store(true)
 		if res.bad != nil {
 			if err := rc.cut(i, false, res.size, size, res.badOffset, res.bad, rp); err != nil {
@@ -756,43 +787,60 @@ func (rc *recovery) dropAllFor(start uint64) error {
 	return nil
 }
 
-// checkIndex makes a verified segment's index file hold exactly its
-// entries, and leaves the active segment's index open. The caller holds
+// checkIndex makes a verified segment's index and time index files hold
+// exactly its entries, and leaves the active segment's open. The caller holds
 // fileMu.
 func (rc *recovery) checkIndex(s *segment, active bool) error {
 	l := rc.l
-	f := s.index
-	if f == nil {
+	for _, suffix := range [2]string{indexSuffix, timeIndexSuffix} {
+		f := s.index
+		if suffix == timeIndexSuffix {
+			f = s.timeIndex
+		}
+		if f == nil {
+			var err error
+			if f, err = l.fs.OpenFile(s.path(suffix), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+				return fmt.Errorf("log: open: %w", err)
+			}
+		}
+		var rewritten bool
 		var err error
-		if f, err = l.fs.OpenFile(s.path(indexSuffix), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+		if suffix == indexSuffix {
+			rewritten, err = writeIndexFile(f, s.entries)
+		} else {
+			rewritten, err = writeTimeIndexFile(f, s.times)
+		}
+		if err != nil {
+			f.Close()
 			return fmt.Errorf("log: open: %w", err)
 		}
-	}
-	rewritten, err := writeIndexFile(f, s.entries)
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("log: open: %w", err)
-	}
-	if rewritten {
-		rc.r.IndexesRebuilt = append(rc.r.IndexesRebuilt, segmentName(s.base, indexSuffix))
-		s.indexDirty = true
+		if rewritten {
+			rc.r.IndexesRebuilt = append(rc.r.IndexesRebuilt, segmentName(s.base, suffix))
+			s.indexDirty = true
+		}
+		switch {
+		case active && suffix == indexSuffix:
+			s.index = f
+		case active:
+			s.timeIndex = f
+		default:
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("log: open: %w", err)
+			}
+		}
 	}
 	if active {
-		s.index = f
 		return nil
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("log: open: %w", err)
-	}
 	// Verified older segments are opened again when read.
-	err = s.log.Close()
+	err := s.log.Close()
 	s.log = nil
 	return err
 }
 
 // removeSegment deletes a segment's files; missing ones are fine.
 func (rc *recovery) removeSegment(base uint64) error {
-	for _, suffix := range []string{segmentSuffix, indexSuffix} {
+	for _, suffix := range []string{segmentSuffix, indexSuffix, timeIndexSuffix} {
 		if err := rc.remove(segmentName(base, suffix)); err != nil {
 			return err
 		}
@@ -917,7 +965,7 @@ func (rc *recovery) finish() error {
 // verify verifies an unverified segment in full, the first time anything
 // needs its batches (a read, truncation, compaction, retention by time):
 // the checks Open applies (scanSegment), its size against what Close
-// recorded, and its index file against the rebuilt index. Damage puts the
+// recorded, and its index files against the rebuilt indexes. Damage puts the
 // log in the failed state with a *CorruptError naming the file and
 // position, and records the segment's base in verifyFromFileName so that
 // the next Open verifies it too and refuses (or, with Repair, cuts). The
@@ -971,21 +1019,32 @@ func (l *Log) verify(s *segment) error {
 		writeFilesAtomic(l.fs, l.dir, checkpointFile{verifyFromFileName, formatCheckpoint(s.base)})
 		return l.fail(fmt.Errorf("log: segment %s was trusted but is damaged: %w", s.name(), bad))
 	}
-	f := s.index
-	if f == nil {
-		if f, err = l.fs.OpenFile(s.path(indexSuffix), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+	for _, suffix := range [2]string{indexSuffix, timeIndexSuffix} {
+		f := s.index
+		if suffix == timeIndexSuffix {
+			f = s.timeIndex
+		}
+		if f == nil {
+			if f, err = l.fs.OpenFile(s.path(suffix), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+				return l.fail(fmt.Errorf("log: verify: %w", err))
+			}
+			defer f.Close()
+		}
+		var rewritten bool
+		if suffix == indexSuffix {
+			rewritten, err = writeIndexFile(f, res.entries)
+		} else {
+			rewritten, err = writeTimeIndexFile(f, res.times)
+		}
+		if err != nil {
 			return l.fail(fmt.Errorf("log: verify: %w", err))
 		}
-		defer f.Close()
+		if rewritten {
+			s.indexDirty = true // Close reads it under fileMu
+		}
 	}
-	rewritten, err := writeIndexFile(f, res.entries)
-	if err != nil {
-		return l.fail(fmt.Errorf("log: verify: %w", err))
-	}
-	s.size, s.maxTimestamp, s.entries, s.indexPending = size, res.maxTimestamp, res.entries, 0
-	if rewritten {
-		s.indexDirty = true // Close reads it under fileMu
-	}
+	s.size, s.entries, s.times, s.indexPending, s.timePending = size, res.entries, res.times, 0, 0
+	s.maxTimestamp, s.maxTimestampOffset = res.max.ts, res.max.off
 	s.verified.Store(true)
 	return nil
 }

@@ -103,6 +103,18 @@ func TestRecoverActiveSegment(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, n},
+		{"garbage time index", func(t *testing.T, dir string) {
+			stWriteFile(t, stSeg(dir, 0, timeIndexSuffix), bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 9))
+		}, n},
+		{"torn time index", func(t *testing.T, dir string) {
+			idx := stReadFile(t, stSeg(dir, 0, timeIndexSuffix))
+			stWriteFile(t, stSeg(dir, 0, timeIndexSuffix), idx[:len(idx)-3])
+		}, n},
+		{"missing time index", func(t *testing.T, dir string) {
+			if err := os.Remove(stSeg(dir, 0, timeIndexSuffix)); err != nil {
+				t.Fatal(err)
+			}
+		}, n},
 		{"torn last batch and garbage index", func(t *testing.T, dir string) {
 			stWriteFile(t, segPath(dir), seg[:len(seg)-5])
 			stWriteFile(t, stSeg(dir, 0, indexSuffix), []byte("nonsense"))
@@ -160,6 +172,10 @@ func stCheckRecovered(t *testing.T, dir string, opts Options, start uint64, want
 		if got := stReadFile(t, s.path(indexSuffix)); !bytes.Equal(got, wantIdx) {
 			t.Errorf("%s = %x, want %x", filepath.Base(s.path(indexSuffix)), got, wantIdx)
 		}
+		wantTimes := stTimeIndexFor(s.base, stSplit(t, data), l.opts.IndexIntervalBytes)
+		if got := stReadFile(t, s.path(timeIndexSuffix)); !bytes.Equal(got, wantTimes) {
+			t.Errorf("%s = %x, want %x", filepath.Base(s.path(timeIndexSuffix)), got, wantTimes)
+		}
 		onDisk = append(onDisk, data...)
 	}
 	if !bytes.Equal(onDisk, stJoin(want)) {
@@ -174,7 +190,7 @@ func stCheckRecovered(t *testing.T, dir string, opts Options, start uint64, want
 	// segments and indexes must not change.
 	for _, m := range []map[string]string{before, after} {
 		for name := range m {
-			if !strings.HasSuffix(name, segmentSuffix) && !strings.HasSuffix(name, indexSuffix) {
+			if !strings.HasSuffix(name, segmentSuffix) && !strings.HasSuffix(name, indexSuffix) && !strings.HasSuffix(name, timeIndexSuffix) {
 				delete(m, name)
 			}
 		}

@@ -30,8 +30,8 @@ type RecoveryReport struct {
 	// Cuts lists every place Open stopped trusting the files and what it
 	// removed from there on.
 	Cuts []Cut
-	// IndexesRebuilt names the index files rewritten because they did not
-	// match their segments (index files are derived data).
+	// IndexesRebuilt names the index and time index files rewritten
+	// because they did not match their segments (both are derived data).
 	IndexesRebuilt []string
 	// LeftoversDeleted names the files of interrupted operations Open
 	// deleted: temporary checkpoints, compaction's ".cleaned" copies,

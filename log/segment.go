@@ -57,18 +57,22 @@ type segment struct {
 	base uint64 // offset in the file name: the first batch starts exactly here
 	dir  string // partition directory; with base it names the files (see path)
 
-	size         int64        // bytes of whole batches; -1 while unknown
-	next         uint64       // offset after the last batch
-	maxTimestamp int64        // largest MaxTimestamp of its batches; noTimestamp when empty
-	entries      []indexEntry // in-memory copy of the index
-	unsynced     bool         // log bytes written or cut since the last fsync (writer only)
-	indexDirty   bool         // index file written since its last fsync (writer only)
+	size         int64  // bytes of whole batches; -1 while unknown
+	next         uint64 // offset after the last batch
+	maxTimestamp int64  // largest MaxTimestamp of its batches; noTimestamp when empty
+	// maxTimestampOffset is the last offset of the first batch whose
+	// MaxTimestamp is maxTimestamp (Kafka's offsetOfMaxTimestampSoFar).
+	maxTimestampOffset uint64
+	entries            []indexEntry // in-memory copy of the index
+	times              []timeEntry  // in-memory copy of the time index
+	unsynced           bool         // log bytes written or cut since the last fsync (writer only)
+	indexDirty         bool         // index file written since its last fsync (writer only)
 	// indexPending counts the last entries not yet in the index file
 	// (writer only): appends add them in memory, writeIndexTail writes
 	// them. Everything that sets entries from the file or writes the
-	// whole file leaves it 0.
-	indexPending int
-	recent       *recentRing // the last batches appended, for reads at the log end; nil until one is
+	// whole file leaves it 0. timePending is the same for the time index.
+	indexPending, timePending int
+	recent                    *recentRing // the last batches appended, for reads at the log end; nil until one is
 	// prealloc is where the blocks preallocate reserved past size end,
 	// noPrealloc is set when the file cannot have any (writer only).
 	prealloc   int64
@@ -77,14 +81,14 @@ type segment struct {
 	verified atomic.Bool
 
 	// Files, guarded by Log.fileMu. log is nil while closed; the active
-	// segment's log and index are always open, the others' log is opened
-	// on use and kept in an LRU list, their index is opened only to be
+	// segment's log and indexes are always open, the others' log is opened
+	// on use and kept in an LRU list, their indexes are opened only to be
 	// rewritten or fsynced.
-	log, index       vfs.File
-	pins             int  // users of log right now: not evictable
-	writerPin        bool // rolled before its last fsync: kept open until Flush syncs it
-	lruPrev, lruNext *segment
-	inLRU            bool
+	log, index, timeIndex vfs.File
+	pins                  int  // users of log right now: not evictable
+	writerPin             bool // rolled before its last fsync: kept open until Flush syncs it
+	lruPrev, lruNext      *segment
+	inLRU                 bool
 }
 
 // segmentName returns the file name of the segment with the given base
@@ -98,7 +102,7 @@ func segmentName(base uint64, suffix string) string {
 // does not fit int64, are not segments.
 func parseSegmentName(name string) (uint64, bool) { return parseStem(name, segmentSuffix) }
 
-// parseStem is parseSegmentName for any suffix (".index" for index files).
+// parseStem is parseSegmentName for any suffix (".index", ".timeindex").
 func parseStem(name, suffix string) (uint64, bool) {
 	digits, ok := strings.CutSuffix(name, suffix)
 	if !ok || len(digits) != 20 {
@@ -134,8 +138,8 @@ func (s *segment) path(suffix string) string {
 // name returns the segment's log file name, for errors and reports.
 func (s *segment) name() string { return segmentName(s.base, segmentSuffix) }
 
-// createSegmentFiles creates (emptying if they exist) the log and index
-// files of a new segment and opens them: the files of a new active segment.
+// createSegmentFiles creates (emptying if they exist) the log, index and
+// time index files of a new segment and opens them: the files of a new active segment.
 func createSegmentFiles(fsys vfs.FS, dir string, base uint64) (*segment, error) {
 	s := newSegment(dir, base)
 	lf, err := fsys.OpenFile(s.path(segmentSuffix), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
@@ -147,7 +151,13 @@ func createSegmentFiles(fsys vfs.FS, dir string, base uint64) (*segment, error) 
 		lf.Close()
 		return nil, fmt.Errorf("log: create index: %w", err)
 	}
-	s.log, s.index, s.size = lf, xf, 0
+	tf, err := fsys.OpenFile(s.path(timeIndexSuffix), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		lf.Close()
+		xf.Close()
+		return nil, fmt.Errorf("log: create time index: %w", err)
+	}
+	s.log, s.index, s.timeIndex, s.size = lf, xf, tf, 0
 	s.verified.Store(true)
 	return s, nil
 }
@@ -173,6 +183,7 @@ type storedBatch struct {
 	next         uint64 // NextOffset
 	size         int    // total bytes
 	maxTimestamp int64  // MaxTimestamp
+	records      int32  // RecordCount
 }
 
 // peekBatch reads the fields of a stored batch from its first
@@ -192,6 +203,7 @@ func peekBatch(hdr []byte) (storedBatch, error) {
 		next:         base + delta + 1,
 		size:         size,
 		maxTimestamp: int64(binary.BigEndian.Uint64(hdr[35:43])),
+		records:      int32(binary.BigEndian.Uint32(hdr[57:61])),
 	}, nil
 }
 

@@ -18,11 +18,12 @@ var (
 	// MESSAGE_TOO_LARGE (10).
 	ErrBatchTooLarge = errors.New("log: record batch too large")
 
-	// ErrUnsupportedCompression is returned for a producer's batch whose
-	// attributes name a compression codec (bits 0-2 non-zero): kaenlog stores
-	// uncompressed batches only and never decompresses, so it cannot check
-	// or serve compressed records. It maps to Kafka's
-	// UNSUPPORTED_COMPRESSION_TYPE (76).
+	// ErrUnsupportedCompression is returned for a batch whose attributes
+	// name a compression codec that has no registered Decompressor (see
+	// RegisterDecompressor; codecs 5-7 are unknown to Kafka and can have
+	// none): the leader must decompress a producer's batch to
+	// check its records. It maps to Kafka's UNSUPPORTED_COMPRESSION_TYPE
+	// (76).
 	ErrUnsupportedCompression = errors.New("log: unsupported compression type")
 
 	// ErrInvalidRecord is returned for an intact (correctly checksummed and
@@ -37,8 +38,8 @@ var (
 
 // validateLeaderBatch checks the producer batch at batch[0:] the way a
 // partition leader must before appending it (in the spirit of Kafka's
-// LogValidator for uncompressed batches), and returns its header with
-// MaxTimestamp replaced by the largest record timestamp. Bytes after the
+// LogValidator), and returns its header with MaxTimestamp replaced by the
+// largest record timestamp. Bytes after the
 // batch are ignored; error positions are relative to batch[0]. It reads the
 // header, checks the CRC and walks every record once, without building
 // Record values, and allocates nothing unless it fails. It never writes to
@@ -49,9 +50,6 @@ var (
 //   - h.Size() <= maxBatchBytes, else ErrBatchTooLarge (before the CRC, so
 //     an oversized batch costs nothing to refuse);
 //   - the CRC, as VerifyBatch (a *CorruptError, ErrBadCRC at Pos 17);
-//   - no compression bits: kaenlog stores uncompressed batches only, so any
-//     codec (gzip, snappy, lz4, zstd or an unknown one) is
-//     ErrUnsupportedCompression;
 //   - not a control batch, timestamp type CreateTime (Kafka answers
 //     LogAppendTime from a producer with INVALID_TIMESTAMP; here it is
 //     ErrInvalidRecord), baseOffset 0, at least one record and recordCount
@@ -59,6 +57,10 @@ var (
 //   - the idempotent producer fields: producerId -1 (none) with baseSequence
 //     -1, or producerId >= 0 with producerEpoch >= 0 and baseSequence >= 0,
 //     else ErrInvalidRecord (a producerId below -1 is refused too);
+//   - a compressed batch's codec has a registered Decompressor, else
+//     ErrUnsupportedCompression, and its records inflate within the bound
+//     (ErrBadCompressedData, ErrInflationLimit: *CorruptError); the
+//     checks below then read the inflated records;
 //   - every record decodes, exactly as DecodeBatch decodes it, with the
 //     same *CorruptError (sentinel and Pos) where DecodeBatch fails: lengths
 //     and varints inside their record and the batch, keys, values and
@@ -80,6 +82,21 @@ var (
 // costs a comparison when the producer's value is right (every Kafka client
 // computes it) and one CRC pass only when it is wrong.
 func validateLeaderBatch(batch []byte, maxBatchBytes int) (BatchHeader, error) {
+	var scratch []byte
+	return validateLeaderBatchInto(batch, maxBatchBytes, DefaultMaxInflation*maxBatchBytes, &scratch)
+}
+
+// validateLeaderBatchInto is validateLeaderBatch with the bound of a
+// compressed batch's inflated records, and a buffer (*scratch, grown and
+// kept there) to inflate them into. A compressed batch is decompressed
+// with its codec's registered Decompressor (none:
+// ErrUnsupportedCompression), at most maxInflated bytes of records
+// (ErrInflationLimit, a *CorruptError: Kafka's CORRUPT_MESSAGE), and its
+// records are walked in the inflated copy exactly as an uncompressed
+// batch's are, as Kafka's LogValidator does for a v2 batch it need not
+// recompress; error positions then count in the batch as decompressed.
+// The compressed bytes are what the log stores.
+func validateLeaderBatchInto(batch []byte, maxBatchBytes, maxInflated int, scratch *[]byte) (BatchHeader, error) {
 	h, err := ReadBatchHeader(batch)
 	if err != nil {
 		return BatchHeader{}, err
@@ -94,11 +111,19 @@ func validateLeaderBatch(batch []byte, maxBatchBytes int) (BatchHeader, error) {
 	if err := checkProducerHeader(&h); err != nil {
 		return BatchHeader{}, err
 	}
+	records := batch[:size]
+	if h.Attributes&AttrCompressionMask != 0 {
+		*scratch, err = inflate(*scratch, records, maxInflated)
+		if err != nil {
+			return BatchHeader{}, err
+		}
+		records = *scratch
+	}
 	// As DecodeBatch: a count the bytes cannot hold is a length error.
-	if int(h.RecordCount) > (size-BatchHeaderSize)/minRecordSize {
+	if int(h.RecordCount) > (len(records)-BatchHeaderSize)/minRecordSize {
 		return BatchHeader{}, corruptAt(posRecordCount, ErrBadLength)
 	}
-	lo, hi, err := walkProducerRecords(batch[:size], h.RecordCount)
+	lo, hi, err := walkProducerRecords(records, h.RecordCount)
 	if err != nil {
 		return BatchHeader{}, err
 	}
@@ -114,9 +139,6 @@ func validateLeaderBatch(batch []byte, maxBatchBytes int) (BatchHeader, error) {
 // follow the CRC.
 func checkProducerHeader(h *BatchHeader) error {
 	switch {
-	case h.Attributes&AttrCompressionMask != 0:
-		return fmt.Errorf("log: batch compressed with codec %d; kaenlog stores uncompressed batches only: %w",
-			h.Attributes&AttrCompressionMask, ErrUnsupportedCompression)
 	case h.Attributes&AttrControl != 0:
 		return fmt.Errorf("log: producers may not send control batches: %w", ErrInvalidRecord)
 	case h.Attributes&AttrLogAppendTime != 0:

@@ -131,7 +131,8 @@ func vdCheck(t *testing.T, batch []byte, maxBytes int, want error, pos int) {
 		t.Fatalf("validateLeaderBatch changed its input")
 	}
 	switch want {
-	case ErrTruncated, ErrBadMagic, ErrBadCRC, ErrBadLength, ErrVarintOverflow, ErrNegativeCount, ErrBadOffset:
+	case ErrTruncated, ErrBadMagic, ErrBadCRC, ErrBadLength, ErrVarintOverflow, ErrNegativeCount, ErrBadOffset,
+		ErrBadCompressedData, ErrInflationLimit:
 		if !vdCorruptIs(err, want, pos) {
 			t.Fatalf("err = %v, want *CorruptError %v at byte %d", err, want, pos)
 		}
@@ -215,13 +216,14 @@ func TestValidateLeaderBatchRules(t *testing.T) {
 		{name: "producer id changed without a new crc", input: mutate(put64(posProducerID, 1)), want: ErrBadCRC, pos: posCRC},
 		{name: "negative record count", input: recrc(put32(posRecordCount, -1)), want: ErrNegativeCount, pos: posRecordCount},
 
-		// Compression: kaenlog stores uncompressed batches only.
-		{name: "gzip", input: recrc(attrs(1)), want: ErrUnsupportedCompression},
+		// Compression: a codec needs a registered decompressor (only gzip
+		// is, in this package's tests), and its records must decompress.
+		{name: "gzip over records that are not gzip", input: recrc(attrs(1)), want: ErrBadCompressedData, pos: BatchHeaderSize},
 		{name: "snappy", input: recrc(attrs(2)), want: ErrUnsupportedCompression},
 		{name: "lz4", input: recrc(attrs(3)), want: ErrUnsupportedCompression},
 		{name: "zstd", input: recrc(attrs(4)), want: ErrUnsupportedCompression},
 		{name: "unknown codec 7", input: recrc(attrs(7)), want: ErrUnsupportedCompression},
-		{name: "gzip in a transactional batch", input: recrc(attrs(AttrTransactional | 1)), want: ErrUnsupportedCompression},
+		{name: "gzip in a transactional batch, not gzip", input: recrc(attrs(AttrTransactional | 1)), want: ErrBadCompressedData, pos: BatchHeaderSize},
 
 		// Batch-level producer rules.
 		{name: "control batch", input: recrc(attrs(AttrControl)), want: ErrInvalidRecord},
@@ -347,7 +349,7 @@ func TestValidateLeaderBatchIssueAttacks(t *testing.T) {
 	t.Run("gzip-flagged batch that is not gzip", func(t *testing.T) {
 		b := vdEncode(t, &Batch{ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Records: []Record{{Value: []byte("not gzip")}}})
 		binary.BigEndian.PutUint16(b[posAttributes:], 1)
-		vdCheck(t, vdRecrc(b), 1<<20, ErrUnsupportedCompression, 0)
+		vdCheck(t, vdRecrc(b), 1<<20, ErrBadCompressedData, BatchHeaderSize)
 	})
 	t.Run("62-byte batch claiming 2^31-1 records", func(t *testing.T) {
 		b := vdRaw(t, "00", math.MaxInt32)
@@ -741,8 +743,8 @@ func vdCheckAgainstOracle(buf []byte, maxBytes int) string {
 			return fmt.Sprintf("refused as too large; the oracle says %s", reason)
 		}
 	case errors.Is(err, ErrUnsupportedCompression):
-		if !errors.Is(decodeErr, ErrCompressed) {
-			return fmt.Sprintf("refused as compressed; DecodeBatch says %v", decodeErr)
+		if !errors.Is(decodeErr, ErrUnsupportedCompression) {
+			return fmt.Sprintf("refused as compressed with no decompressor; DecodeBatch says %v", decodeErr)
 		}
 	case errors.Is(err, ErrInvalidRecord):
 		// A semantic refusal: the oracle refuses too, for a semantic reason

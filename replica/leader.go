@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kaenlog/kaenlog/isr"
+	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -406,38 +407,68 @@ func (r *Replica) HandleOffsetsForLeaderEpoch(p *wire.OffsetsForLeaderEpochParti
 	return resp, nil
 }
 
-// HandleListOffsets answers where a partition starts or ends: its log start
+// HandleListOffsets answers where a partition starts or ends, or where a
+// time is in it (Kafka's Partition.fetchOffsetForTimestamp): its log start
 // for wire.EarliestTimestamp; for wire.LatestTimestamp its log end to a
 // follower and its high watermark to a consumer, who may only read below
 // it — except while that high watermark lags the start of this leader's
 // epoch: the previous leader may have given out a larger one, so a
 // consumer gets wire.ErrOffsetNotAvailable (retriable) until it catches up
-// (KIP-207, Kafka's Partition.fetchOffsetForTimestamp).
+// (KIP-207). For a timestamp >= 0 it answers the first record whose
+// timestamp is at least it (log.Log.OffsetForTimestamp), for
+// wire.MaxTimestamp the first record with the largest timestamp (KIP-734),
+// each with the record's timestamp and its batch's leader epoch; a
+// consumer is answered only a record below the high watermark, else no
+// offset (Found false, Kafka's -1), or OFFSET_NOT_AVAILABLE under the
+// KIP-207 condition above, as Kafka does. Answers to LatestTimestamp and
+// EarliestTimestamp carry timestamp -1 and the leader's epoch.
 func (r *Replica) HandleListOffsets(replicaID int32, p *wire.ListOffsetsPartition) (wire.ListOffsetsPartitionResponse, error) {
-	resp := wire.ListOffsetsPartitionResponse{Topic: p.Topic, Partition: p.Partition, LeaderEpoch: r.leaderEpoch}
+	resp := wire.ListOffsetsPartitionResponse{Topic: p.Topic, Partition: p.Partition, LeaderEpoch: r.leaderEpoch, Timestamp: -1}
 	err := r.checkLeaderEpoch(p.CurrentLeaderEpoch)
 	if err == nil {
 		err = r.requireLeader()
 	}
+	consumer := replicaID < 0
+	var lagging error // KIP-207: a consumer may not be told offsets yet
+	if hw := r.log.HighWatermark(); err == nil && consumer && r.lead.epochStart > hw {
+		lagging = fmt.Errorf("replica: broker %d: high watermark %d below the start %d of leader epoch %d: %w",
+			r.id, hw, r.lead.epochStart, r.leaderEpoch, wire.ErrOffsetNotAvailable)
+	}
 	if err == nil {
 		switch p.Timestamp {
 		case wire.EarliestTimestamp:
-			resp.Offset = r.log.StartOffset()
+			resp.Offset, resp.Found = r.log.StartOffset(), true
 		case wire.LatestTimestamp:
-			resp.Offset = r.log.HighWatermark()
-			if replicaID >= 0 {
+			resp.Offset, resp.Found = r.log.HighWatermark(), true
+			if !consumer {
 				resp.Offset = r.log.EndOffset()
-			} else if hw := resp.Offset; r.lead.epochStart > hw {
-				resp.Offset = 0
-				err = fmt.Errorf("replica: broker %d: high watermark %d below the start %d of leader epoch %d: %w",
-					r.id, hw, r.lead.epochStart, r.leaderEpoch, wire.ErrOffsetNotAvailable)
+			} else if lagging != nil {
+				resp.Offset, resp.Found, err = 0, false, lagging
 			}
 		default:
-			err = fmt.Errorf("replica: list offsets by timestamp %d is not supported: %w", p.Timestamp, wire.ErrInvalidRequest)
+			var to log.TimestampOffset
+			var found bool
+			if p.Timestamp == wire.MaxTimestamp {
+				to, found, err = r.log.OffsetOfMaxTimestamp()
+			} else {
+				to, found, err = r.log.OffsetForTimestamp(p.Timestamp)
+			}
+			err = storageError(err)
+			if found && consumer && to.Offset >= r.log.HighWatermark() {
+				found = false // not committed yet: Kafka answers none
+			}
+			switch {
+			case err != nil:
+			case found:
+				resp.Offset, resp.Timestamp, resp.LeaderEpoch, resp.Found = to.Offset, to.Timestamp, to.LeaderEpoch, true
+			case lagging != nil:
+				err = lagging
+			}
 		}
 	}
 	if err != nil {
 		resp.ErrorCode = wire.CodeOf(err)
+		resp.Found, resp.Offset, resp.Timestamp = false, 0, -1
 		return resp, err
 	}
 	return resp, nil

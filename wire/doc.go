@@ -197,14 +197,16 @@
 //	CurrentLeader (-1, -1)               HasCurrentLeader == false
 //	BaseOffset -1                        HasBaseOffset == false
 //	(Epoch, EndOffset) (-1, -1)          Found == false (OffsetsForLeaderEpoch)
+//	(Timestamp, Offset) (-1, -1)         Found == false (ListOffsets)
 //
 // Any other negative offset, or a pair with only one -1, is malformed.
 // Identifiers keep Kafka's -1 in memory, because they are names, not
 // quantities: ReplicaID (ConsumerReplicaID, a consumer), leader ids
 // (NoLeader), broker epochs (NoBrokerEpoch), producer ids and epochs
 // (NoProducerID, NoProducerEpoch), request epochs (NoEpoch,
-// "none" or "do not check"), and ListOffsets' Timestamp selectors
-// (LatestTimestamp, EarliestTimestamp). Epochs below -1 are malformed.
+// "none" or "do not check"), ListOffsets' Timestamp selectors
+// (LatestTimestamp, EarliestTimestamp, MaxTimestamp) and a record
+// timestamp's -1 (none). Epochs below -1 are malformed.
 //
 // # Errors
 //

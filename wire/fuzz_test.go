@@ -122,13 +122,14 @@ func FuzzDecodeOffsetsForLeaderEpochResponse(f *testing.F) {
 
 func FuzzDecodeListOffsetsRequest(f *testing.F) {
 	addSeeds(f, ListOffsetsRequest{}, ListOffsetsRequest{ReplicaID: ConsumerReplicaID, Partitions: []ListOffsetsPartition{
-		{Topic: "t", CurrentLeaderEpoch: NoEpoch, Timestamp: LatestTimestamp}, {Topic: "t", Partition: 1, Timestamp: EarliestTimestamp}}})
+		{Topic: "t", CurrentLeaderEpoch: NoEpoch, Timestamp: LatestTimestamp}, {Topic: "t", Partition: 1, Timestamp: EarliestTimestamp},
+		{Topic: "t", Partition: 2, Timestamp: MaxTimestamp}, {Topic: "t", Partition: 3, Timestamp: 1_700_000_000_000}}})
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeListOffsetsRequest) })
 }
 
 func FuzzDecodeListOffsetsResponse(f *testing.F) {
 	addSeeds(f, ListOffsetsResponse{}, ListOffsetsResponse{Partitions: []ListOffsetsPartitionResponse{
-		{Topic: "t", Offset: 5, LeaderEpoch: 2}, {Topic: "t", Partition: 1, ErrorCode: CodeNotLeaderOrFollower, LeaderEpoch: NoEpoch}}})
+		{Topic: "t", Offset: 5, Timestamp: 7, Found: true, LeaderEpoch: 2}, {Topic: "t", Partition: 1, ErrorCode: CodeNotLeaderOrFollower, Timestamp: -1, LeaderEpoch: NoEpoch}}})
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeListOffsetsResponse) })
 }
 

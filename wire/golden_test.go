@@ -36,10 +36,14 @@ func TestGoldenEncodings(t *testing.T) {
 		{"list_offsets_request", ListOffsetsRequest{CorrelationID: 5, ReplicaID: ConsumerReplicaID, Partitions: []ListOffsetsPartition{
 			{Topic: "orders", Partition: 0, CurrentLeaderEpoch: 3, Timestamp: LatestTimestamp},
 			{Topic: "orders", Partition: 1, CurrentLeaderEpoch: NoEpoch, Timestamp: EarliestTimestamp},
+			{Topic: "orders", Partition: 2, CurrentLeaderEpoch: NoEpoch, Timestamp: MaxTimestamp},
+			{Topic: "orders", Partition: 3, CurrentLeaderEpoch: NoEpoch, Timestamp: 1_700_000_000_000},
 		}}},
 		{"list_offsets_response", ListOffsetsResponse{CorrelationID: 5, Partitions: []ListOffsetsPartitionResponse{
-			{Topic: "orders", Partition: 0, Offset: 42, LeaderEpoch: 3},
-			{Topic: "orders", Partition: 1, ErrorCode: CodeNotLeaderOrFollower, LeaderEpoch: NoEpoch},
+			{Topic: "orders", Partition: 0, Offset: 42, Timestamp: -1, Found: true, LeaderEpoch: 3},
+			{Topic: "orders", Partition: 1, ErrorCode: CodeNotLeaderOrFollower, Timestamp: -1, LeaderEpoch: NoEpoch},
+			{Topic: "orders", Partition: 2, Offset: 40, Timestamp: 1_700_000_000_123, Found: true, LeaderEpoch: 3},
+			{Topic: "orders", Partition: 3, Timestamp: -1, LeaderEpoch: 3},
 		}}},
 		{"offsets_for_leader_epoch_request", OffsetsForLeaderEpochRequest{CorrelationID: 3, ReplicaID: 2, Partitions: []OffsetsForLeaderEpochPartition{
 			{Topic: "orders", Partition: 0, CurrentLeaderEpoch: 1, LeaderEpoch: 0},

@@ -207,10 +207,7 @@ func genOffsetsForLeaderEpochResponse(r *rand.Rand) OffsetsForLeaderEpochRespons
 func genListOffsetsRequest(r *rand.Rand) ListOffsetsRequest {
 	m := ListOffsetsRequest{CorrelationID: int32(r.Uint32()), ReplicaID: int32(r.IntN(5)) - 1}
 	for range genCount(r) {
-		ts := LatestTimestamp
-		if r.IntN(2) == 0 {
-			ts = EarliestTimestamp
-		}
+		ts := []int64{LatestTimestamp, EarliestTimestamp, MaxTimestamp, 0, int64(r.Uint64() >> 1)}[r.IntN(5)]
 		m.Partitions = append(m.Partitions, ListOffsetsPartition{
 			Topic: genTopic(r), Partition: genPartition(r), CurrentLeaderEpoch: genEpoch(r), Timestamp: ts,
 		})
@@ -221,9 +218,11 @@ func genListOffsetsRequest(r *rand.Rand) ListOffsetsRequest {
 func genListOffsetsResponse(r *rand.Rand) ListOffsetsResponse {
 	m := ListOffsetsResponse{CorrelationID: int32(r.Uint32())}
 	for range genCount(r) {
-		m.Partitions = append(m.Partitions, ListOffsetsPartitionResponse{
-			Topic: genTopic(r), Partition: genPartition(r), ErrorCode: genCode(r), Offset: genOffset(r), LeaderEpoch: genEpoch(r),
-		})
+		p := ListOffsetsPartitionResponse{Topic: genTopic(r), Partition: genPartition(r), ErrorCode: genCode(r), LeaderEpoch: genEpoch(r), Timestamp: -1}
+		if r.IntN(4) != 0 {
+			p.Found, p.Offset, p.Timestamp = true, genOffset(r), int64(r.Uint64())
+		}
+		m.Partitions = append(m.Partitions, p)
 	}
 	return m
 }

@@ -2,13 +2,15 @@ package wire
 
 import "fmt"
 
-// Timestamps a ListOffsets partition may ask for. They are Kafka's
-// ListOffsetsRequest.LATEST_TIMESTAMP and EARLIEST_TIMESTAMP; looking an
-// offset up by time is not supported, so these two are the only values a
-// ListOffsetsPartition.Timestamp may hold.
+// Timestamp selectors a ListOffsets partition may ask for instead of a
+// timestamp: Kafka's ListOffsetsRequest.LATEST_TIMESTAMP,
+// EARLIEST_TIMESTAMP and MAX_TIMESTAMP (KIP-734). Any timestamp >= 0 asks
+// for the first record whose timestamp is at least it. Other negative
+// values are malformed.
 const (
 	LatestTimestamp   int64 = -1 // the log end offset (the high watermark for consumers)
 	EarliestTimestamp int64 = -2 // the log start offset
+	MaxTimestamp      int64 = -3 // the first record with the largest timestamp
 )
 
 // ListOffsetsRequest asks a leader where its partitions' logs start or
@@ -35,8 +37,9 @@ type ListOffsetsPartition struct {
 	// CurrentLeaderEpoch is the epoch the sender believes current, for
 	// fencing, or NoEpoch to skip the check. Never below NoEpoch.
 	CurrentLeaderEpoch int32
-	// Timestamp is LatestTimestamp or EarliestTimestamp; nothing else
-	// encodes or decodes.
+	// Timestamp is LatestTimestamp, EarliestTimestamp, MaxTimestamp, or a
+	// timestamp >= 0 (milliseconds) to look up; nothing else encodes or
+	// decodes.
 	Timestamp int64
 }
 
@@ -59,8 +62,18 @@ type ListOffsetsPartitionResponse struct {
 	Partition int32
 	// ErrorCode is CodeNone on success. Any int16 decodes (see ErrorCode).
 	ErrorCode ErrorCode
-	// Offset is the offset asked for; zero when ErrorCode is not CodeNone.
+	// Offset is the offset asked for. Meaningful only when Found; ignored
+	// by AppendTo otherwise, and zero after decoding.
 	Offset uint64
+	// Timestamp is the timestamp of the record at Offset for a lookup by
+	// time or MaxTimestamp, and -1 (Kafka's NO_TIMESTAMP) for
+	// LatestTimestamp and EarliestTimestamp. Meaningful only when Found;
+	// -1 after decoding otherwise.
+	Timestamp int64
+	// Found reports whether Offset holds an answer: false in a refusal, and
+	// for a lookup by time that found no record (Kafka answers offset -1
+	// and timestamp -1 with no error).
+	Found bool
 	// LeaderEpoch is the leader's epoch when it answered, or NoEpoch in a
 	// refusal. Never below NoEpoch.
 	LeaderEpoch int32
@@ -74,19 +87,18 @@ const (
 	listOffsetsRequestFixedSize  = headerSize + 4 + 4
 	listOffsetsPartitionSize     = 2 + 4 + 4 + 8
 	listOffsetsResponseFixedSize = headerSize + 4
-	listOffsetsPartitionRespSize = 2 + 4 + 2 + 8 + 4
+	listOffsetsPartitionRespSize = 2 + 4 + 2 + 8 + 8 + 4
 )
 
 // validTimestamp reports whether t is one a ListOffsets partition may ask
 // for.
-func validTimestamp(t int64) bool { return t == LatestTimestamp || t == EarliestTimestamp }
+func validTimestamp(t int64) bool { return t >= MaxTimestamp }
 
 // AppendTo appends the encoded request to dst. It refuses, with dst
 // returned unchanged, exactly the values DecodeListOffsetsRequest would
 // refuse: in a partition an invalid Topic (ErrInvalidTopic), a negative
 // Partition (ErrInvalidPartition), an epoch below NoEpoch
-// (ErrInvalidEpoch), or a Timestamp other than LatestTimestamp and
-// EarliestTimestamp (ErrInvalidValue).
+// (ErrInvalidEpoch), or a Timestamp below MaxTimestamp (ErrInvalidValue).
 func (m ListOffsetsRequest) AppendTo(dst []byte) ([]byte, error) {
 	c := checker{msg: "ListOffsetsRequest"}
 	c.count("Partitions", len(m.Partitions))
@@ -98,7 +110,7 @@ func (m ListOffsetsRequest) AppendTo(dst []byte) ([]byte, error) {
 		c.partition("Partitions.Partition", p.Partition)
 		c.epoch("Partitions.CurrentLeaderEpoch", p.CurrentLeaderEpoch, NoEpoch)
 		if !validTimestamp(p.Timestamp) {
-			c.fail(ErrInvalidValue, "Partitions.Timestamp", fmt.Sprintf(" = %d, want -1 (latest) or -2 (earliest)", p.Timestamp))
+			c.fail(ErrInvalidValue, "Partitions.Timestamp", fmt.Sprintf(" = %d, want a timestamp >= 0, -1 (latest), -2 (earliest) or -3 (max)", p.Timestamp))
 		}
 		if c.err != nil {
 			return dst, c.err
@@ -145,7 +157,7 @@ func DecodeListOffsetsRequest(payload []byte) (ListOffsetsRequest, error) {
 			Timestamp:          d.int64("Partitions.Timestamp"),
 		}
 		if d.err == nil && !validTimestamp(p.Timestamp) {
-			d.fail(ErrInvalidValue, "Partitions.Timestamp", fmt.Sprintf(" = %d, want -1 (latest) or -2 (earliest)", p.Timestamp))
+			d.fail(ErrInvalidValue, "Partitions.Timestamp", fmt.Sprintf(" = %d, want a timestamp >= 0, -1 (latest), -2 (earliest) or -3 (max)", p.Timestamp))
 		}
 		m.Partitions[i] = p
 	}
@@ -159,8 +171,10 @@ func DecodeListOffsetsRequest(payload []byte) (ListOffsetsRequest, error) {
 // AppendTo appends the encoded response to dst. It refuses, with dst
 // returned unchanged, exactly the values DecodeListOffsetsResponse would
 // refuse: in a partition an invalid Topic (ErrInvalidTopic), a negative
-// Partition (ErrInvalidPartition), an Offset above math.MaxInt64
-// (ErrOffsetOverflow), or a LeaderEpoch below NoEpoch (ErrInvalidEpoch).
+// Partition (ErrInvalidPartition), when Found an Offset above
+// math.MaxInt64 (ErrOffsetOverflow), or a LeaderEpoch below NoEpoch
+// (ErrInvalidEpoch). A partition whose Found is false encodes Kafka's
+// (timestamp -1, offset -1).
 func (m ListOffsetsResponse) AppendTo(dst []byte) ([]byte, error) {
 	c := checker{msg: "ListOffsetsResponse"}
 	c.count("Partitions", len(m.Partitions))
@@ -170,7 +184,9 @@ func (m ListOffsetsResponse) AppendTo(dst []byte) ([]byte, error) {
 		c.elem = i + 1
 		c.topic("Partitions.Topic", p.Topic)
 		c.partition("Partitions.Partition", p.Partition)
-		c.offset("Partitions.Offset", p.Offset)
+		if p.Found {
+			c.offset("Partitions.Offset", p.Offset)
+		}
 		c.epoch("Partitions.LeaderEpoch", p.LeaderEpoch, NoEpoch)
 		if c.err != nil {
 			return dst, c.err
@@ -188,7 +204,13 @@ func (m ListOffsetsResponse) AppendTo(dst []byte) ([]byte, error) {
 		dst = appendTopic(dst, p.Topic)
 		dst = appendInt32(dst, p.Partition)
 		dst = appendInt16(dst, int16(p.ErrorCode))
-		dst = appendInt64(dst, int64(p.Offset))
+		if p.Found {
+			dst = appendInt64(dst, p.Timestamp)
+			dst = appendInt64(dst, int64(p.Offset))
+		} else {
+			dst = appendInt64(dst, -1)
+			dst = appendInt64(dst, -1)
+		}
 		dst = appendInt32(dst, p.LeaderEpoch)
 	}
 	return dst, nil
@@ -210,13 +232,23 @@ func DecodeListOffsetsResponse(payload []byte) (ListOffsetsResponse, error) {
 	cache := newTopicCache(0)
 	for i := 0; i < n && d.err == nil; i++ {
 		d.elem = i + 1
-		m.Partitions[i] = ListOffsetsPartitionResponse{
-			Topic:       readTopic(&d, &cache, "Partitions.Topic", m.Partitions, i),
-			Partition:   d.partition("Partitions.Partition"),
-			ErrorCode:   ErrorCode(d.int16("Partitions.ErrorCode")),
-			Offset:      d.offset("Partitions.Offset"),
-			LeaderEpoch: d.epoch("Partitions.LeaderEpoch"),
+		p := ListOffsetsPartitionResponse{
+			Topic:     readTopic(&d, &cache, "Partitions.Topic", m.Partitions, i),
+			Partition: d.partition("Partitions.Partition"),
+			ErrorCode: ErrorCode(d.int16("Partitions.ErrorCode")),
+			Timestamp: d.int64("Partitions.Timestamp"),
 		}
+		// (-1, -1) is "none"; a timestamp -1 beside an offset is Kafka's
+		// answer to LATEST and EARLIEST.
+		switch o := d.int64("Partitions.Offset"); {
+		case d.err != nil, o == -1 && p.Timestamp == -1:
+		case o < 0:
+			d.fail(ErrNegativeOffset, "Partitions.Offset", fmt.Sprintf(" = %d with Timestamp = %d; only (-1, -1) means none", o, p.Timestamp))
+		default:
+			p.Offset, p.Found = uint64(o), true
+		}
+		p.LeaderEpoch = d.epoch("Partitions.LeaderEpoch")
+		m.Partitions[i] = p
 	}
 	d.elem = 0
 	if err := d.finish(); err != nil {

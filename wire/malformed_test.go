@@ -47,7 +47,7 @@ func twoPartitions(t *testing.T) map[string][]byte {
 		"ListOffsetsRequest": mustEncode(t, ListOffsetsRequest{CorrelationID: 1,
 			Partitions: []ListOffsetsPartition{{Topic: "t", Timestamp: LatestTimestamp}, {Topic: "t", Partition: 1, Timestamp: EarliestTimestamp}}}),
 		"ListOffsetsResponse": mustEncode(t, ListOffsetsResponse{CorrelationID: 1,
-			Partitions: []ListOffsetsPartitionResponse{{Topic: "t", Offset: 5}, {Topic: "t", Partition: 1}}}),
+			Partitions: []ListOffsetsPartitionResponse{{Topic: "t", Offset: 5, Timestamp: 9, Found: true}, {Topic: "t", Partition: 1}}}),
 	}
 }
 
@@ -61,7 +61,7 @@ var partitionsAt = map[string]struct{ count, elem int }{
 	"OffsetsForLeaderEpochRequest":  {12, 15},
 	"OffsetsForLeaderEpochResponse": {8, 21},
 	"ListOffsetsRequest":            {12, 19},
-	"ListOffsetsResponse":           {8, 21},
+	"ListOffsetsResponse":           {8, 29},
 }
 
 func decoderFor(name string) func([]byte) error {

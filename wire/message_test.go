@@ -129,6 +129,9 @@ func TestRoundTripTable(t *testing.T) {
 				{Topic: "orders", CurrentLeaderEpoch: NoEpoch, Timestamp: LatestTimestamp},
 				{Topic: "orders", Partition: 1, CurrentLeaderEpoch: 7, Timestamp: EarliestTimestamp},
 				{Topic: long, Partition: math.MaxInt32, CurrentLeaderEpoch: math.MaxInt32, Timestamp: LatestTimestamp},
+				{Topic: "orders", CurrentLeaderEpoch: NoEpoch, Timestamp: MaxTimestamp},
+				{Topic: "orders", CurrentLeaderEpoch: NoEpoch, Timestamp: 0},
+				{Topic: "orders", CurrentLeaderEpoch: NoEpoch, Timestamp: math.MaxInt64},
 			}},
 		} {
 			checkRoundTrip(t, m, DecodeListOffsetsRequest)
@@ -138,9 +141,11 @@ func TestRoundTripTable(t *testing.T) {
 		for _, m := range []ListOffsetsResponse{
 			{},
 			{CorrelationID: 4, Partitions: []ListOffsetsPartitionResponse{
-				{Topic: "orders", Offset: 17, LeaderEpoch: 3},
-				{Topic: "orders", Partition: 1, ErrorCode: CodeNotLeaderOrFollower, LeaderEpoch: NoEpoch},
-				{Topic: long, Partition: math.MaxInt32, Offset: math.MaxInt64, LeaderEpoch: math.MaxInt32},
+				{Topic: "orders", Offset: 17, Timestamp: -1, Found: true, LeaderEpoch: 3},
+				{Topic: "orders", Partition: 1, ErrorCode: CodeNotLeaderOrFollower, Timestamp: -1, LeaderEpoch: NoEpoch},
+				{Topic: long, Partition: math.MaxInt32, Offset: math.MaxInt64, Timestamp: math.MinInt64, Found: true, LeaderEpoch: math.MaxInt32},
+				{Topic: "orders", Offset: 0, Timestamp: 1_700_000_000_000, Found: true, LeaderEpoch: 0},
+				{Topic: "orders", Timestamp: -1, LeaderEpoch: 2}, // a lookup by time that found nothing
 			}},
 		} {
 			checkRoundTrip(t, m, DecodeListOffsetsResponse)
@@ -222,7 +227,11 @@ func oracleBytes(t *testing.T, m Message) []byte {
 	case ListOffsetsResponse:
 		o.header(2, m.CorrelationID).put(int32(len(m.Partitions)))
 		for _, p := range m.Partitions {
-			o.str(p.Topic).put(p.Partition, int16(p.ErrorCode), int64(p.Offset), p.LeaderEpoch)
+			ts, off := int64(-1), int64(-1)
+			if p.Found {
+				ts, off = p.Timestamp, int64(p.Offset)
+			}
+			o.str(p.Topic).put(p.Partition, int16(p.ErrorCode), ts, off, p.LeaderEpoch)
 		}
 	case OffsetsForLeaderEpochRequest:
 		o.header(23, m.CorrelationID).put(m.ReplicaID, int32(len(m.Partitions)))
@@ -455,7 +464,7 @@ func TestEncodersRefuseWhatDecodersRefuse(t *testing.T) {
 		return m
 	}
 	lp := func(f func(*ListOffsetsPartitionResponse)) ListOffsetsResponse {
-		m := ListOffsetsResponse{Partitions: []ListOffsetsPartitionResponse{{Topic: "t"}}}
+		m := ListOffsetsResponse{Partitions: []ListOffsetsPartitionResponse{{Topic: "t", Found: true}}}
 		f(&m.Partitions[0])
 		return m
 	}
@@ -541,12 +550,12 @@ func TestEncodersRefuseWhatDecodersRefuse(t *testing.T) {
 
 		{"ListOffsetsRequest.Partitions[0].Partition", lq(func(p *ListOffsetsPartition) { p.Partition = -1 }), ErrInvalidPartition, at(19, int32(-1)), ErrInvalidPartition},
 		{"ListOffsetsRequest.Partitions[0].CurrentLeaderEpoch", lq(func(p *ListOffsetsPartition) { p.CurrentLeaderEpoch = -2 }), ErrInvalidEpoch, at(23, int32(-2)), ErrInvalidEpoch},
-		{"ListOffsetsRequest.Partitions[0].Timestamp", lq(func(p *ListOffsetsPartition) { p.Timestamp = 0 }), ErrInvalidValue, at(27, int64(0)), ErrInvalidValue},
-		{"ListOffsetsRequest.Partitions[0].Timestamp", lq(func(p *ListOffsetsPartition) { p.Timestamp = -3 }), ErrInvalidValue, at(27, int64(-3)), ErrInvalidValue},
+		{"ListOffsetsRequest.Partitions[0].Timestamp", lq(func(p *ListOffsetsPartition) { p.Timestamp = -4 }), ErrInvalidValue, at(27, int64(-4)), ErrInvalidValue},
+		{"ListOffsetsRequest.Partitions[0].Timestamp", lq(func(p *ListOffsetsPartition) { p.Timestamp = math.MinInt64 }), ErrInvalidValue, at(27, int64(math.MinInt64)), ErrInvalidValue},
 
 		{"ListOffsetsResponse.Partitions[0].Partition", lp(func(p *ListOffsetsPartitionResponse) { p.Partition = -1 }), ErrInvalidPartition, at(15, int32(-1)), ErrInvalidPartition},
-		{"ListOffsetsResponse.Partitions[0].Offset", lp(func(p *ListOffsetsPartitionResponse) { p.Offset = over }), ErrOffsetOverflow, at(21, int64(-1)), ErrNegativeOffset},
-		{"ListOffsetsResponse.Partitions[0].LeaderEpoch", lp(func(p *ListOffsetsPartitionResponse) { p.LeaderEpoch = -2 }), ErrInvalidEpoch, at(29, int32(-2)), ErrInvalidEpoch},
+		{"ListOffsetsResponse.Partitions[0].Offset", lp(func(p *ListOffsetsPartitionResponse) { p.Offset = over }), ErrOffsetOverflow, at(29, int64(-2)), ErrNegativeOffset},
+		{"ListOffsetsResponse.Partitions[0].LeaderEpoch", lp(func(p *ListOffsetsPartitionResponse) { p.LeaderEpoch = -2 }), ErrInvalidEpoch, at(37, int32(-2)), ErrInvalidEpoch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.m.AppendTo([]byte("keep"))

@@ -362,6 +362,9 @@ func (s *session) listOffsets(ctx context.Context, epoch int32, ts int64) (uint6
 			if p.ErrorCode != wire.CodeNone {
 				return 0, refusal(s.tp, s.cn.peer, p.ErrorCode)
 			}
+			if !p.Found { // the log's start and end always exist
+				return 0, networkError(s.cn.peer, fmt.Errorf("%w: ListOffsets answer for %s without an offset", wire.ErrMalformed, s.tp))
+			}
 			return p.Offset, nil
 		}
 	}

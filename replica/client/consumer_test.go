@@ -96,7 +96,7 @@ func TestConsumerReadsCommittedRecordsFromItsPosition(t *testing.T) {
 	if !ok || lo.ReplicaID != wire.ConsumerReplicaID || lo.Partitions[0].Timestamp != wire.EarliestTimestamp {
 		t.Fatalf("first request %+v, want ListOffsets for the earliest offset", r.msg)
 	}
-	r.reply(&wire.ListOffsetsResponse{Partitions: []wire.ListOffsetsPartitionResponse{{Topic: "t", Partition: 0, Offset: 9}}})
+	r.reply(&wire.ListOffsetsResponse{Partitions: []wire.ListOffsetsPartitionResponse{{Topic: "t", Partition: 0, Offset: 9, Timestamp: -1, Found: true}}})
 
 	r = broker.next(t)
 	f, fp := fetchReq(t, r, tp)
