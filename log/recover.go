@@ -235,8 +235,12 @@ type recovery struct {
 	// index files (checkpoints, temporary files, ...): a few, whereas a
 	// log can have thousands of segments.
 	names map[string]bool
-	// all holds every name in the directory; irregular, the checkpoint
-	// paths that are not regular files, and aside where Repair moves each.
+	// entries is the directory's listing; all holds every name in it,
+	// built only when a name must be found free (asideName: rare, and a
+	// map of every name would cost a clean Open of thousands of segments
+	// a map insert per file); irregular, the checkpoint paths that are
+	// not regular files, and aside where Repair moves each.
+	entries    []vfs.DirEntry
 	all        map[string]bool
 	irregular  []string
 	aside      map[string]string
@@ -268,7 +272,7 @@ type recovery struct {
 // l.segments, the offsets, the epoch cache and the report. See the package
 // doc ("Recovery") for the rules.
 func (l *Log) recover() error {
-	rc := &recovery{l: l, r: &l.report, names: map[string]bool{}, all: map[string]bool{}}
+	rc := &recovery{l: l, r: &l.report, names: map[string]bool{}}
 	if err := rc.list(); err != nil {
 		return err
 	}
@@ -305,8 +309,8 @@ func (rc *recovery) list() error {
 	rc.bases = make([]uint64, 0, len(entries)/3+1)
 	rc.indexBases = make([]uint64, 0, len(entries)/3+1)
 	rc.timeIndexBases = make([]uint64, 0, len(entries)/3+1)
+	rc.entries = entries
 	for _, e := range entries {
-		rc.all[e.Name] = true
 		if !e.Regular {
 			// A directory (or a link, a device) where the log writes a
 			// checkpoint: it can be neither read nor replaced.
@@ -315,17 +319,28 @@ func (rc *recovery) list() error {
 			}
 			continue
 		}
-		if base, ok := parseSegmentName(e.Name); ok {
-			rc.bases = append(rc.bases, base)
-		} else if base, ok := parseStem(e.Name, indexSuffix); ok {
-			rc.indexBases = append(rc.indexBases, base)
-		} else if base, ok := parseStem(e.Name, timeIndexSuffix); ok {
-			rc.timeIndexBases = append(rc.timeIndexBases, base)
-		} else if off, ok := parseStem(e.Name, producerSnapshotSuffix); ok {
-			rc.l.snapshots = append(rc.l.snapshots, off)
-		} else {
-			rc.names[e.Name] = true
+		// One parse of the 20 digits, then the suffix: a clean Open of
+		// thousands of segments spends its time here.
+		var list *[]uint64
+		if len(e.Name) > 20 {
+			switch e.Name[20:] {
+			case segmentSuffix:
+				list = &rc.bases
+			case indexSuffix:
+				list = &rc.indexBases
+			case timeIndexSuffix:
+				list = &rc.timeIndexBases
+			case producerSnapshotSuffix:
+				list = &rc.l.snapshots
+			}
 		}
+		if list != nil {
+			if base, ok := parseStem(e.Name, e.Name[20:]); ok {
+				*list = append(*list, base)
+				continue
+			}
+		}
+		rc.names[e.Name] = true
 	}
 	slices.Sort(rc.bases)
 	slices.Sort(rc.l.snapshots)
@@ -336,6 +351,12 @@ func (rc *recovery) list() error {
 // asideName returns the name a checkpoint path that is not a regular file
 // is moved to by Repair: name.damaged, or name.damaged-2, ... if taken.
 func (rc *recovery) asideName(name string) string {
+	if rc.all == nil {
+		rc.all = make(map[string]bool, len(rc.entries))
+		for _, e := range rc.entries {
+			rc.all[e.Name] = true
+		}
+	}
 	aside := name + damagedSuffix
 	for i := 2; rc.all[aside]; i++ {
 		aside = fmt.Sprintf("%s%s-%d", name, damagedSuffix, i)
