@@ -896,9 +896,29 @@ func (b *Broker) onHeartbeat(m *wire.BrokerHeartbeatResponse, nowMs int64) {
 		}
 	case wire.CodeStaleBrokerEpoch, wire.CodeBrokerIDNotRegistered:
 		// The controller does not know this incarnation (it lost the
-		// registration, or a newer one exists): register again.
+		// registration, or a newer one exists): register again. Until
+		// then this process is not broker b.cfg.ID to the cluster, and it
+		// fetches no metadata that could tell it whom its partitions
+		// follow now: it stops leading (see stepDown).
 		b.epoch = -1
+		b.fenced = true
+		b.stepDown()
 		b.register(nowMs)
+	}
+}
+
+// stepDown makes every partition this broker leads leaderless in its own
+// view, at the leader and partition epochs it holds: its produces and
+// follower fetches are refused (NOT_LEADER_OR_FOLLOWER) and its parked
+// produces end. A broker that lost its registration calls it: another
+// process may have registered with its id, and this one, which fetches no
+// metadata until it registers again, would otherwise lead in its own view
+// for as long as it is refused, acknowledging writes (acks=all too, with
+// an ISR of itself) that no replica the cluster knows holds. Once
+// registered, the metadata gives each partition its role again.
+func (b *Broker) stepDown() {
+	for _, h := range b.hosted {
+		h.r.resign()
 	}
 }
 
@@ -936,7 +956,11 @@ func (b *Broker) onMetadata(m *wire.FetchResponse, nowMs int64) {
 		b.nextMetadataMs = backoff
 		return
 	}
-	b.applyImage(nowMs)
+	if b.epoch >= 0 {
+		// An answer that arrives after the registration was lost
+		// updates the image but gives no roles (see stepDown).
+		b.applyImage(nowMs)
+	}
 	// A fenced broker is unfenced by the first heartbeat showing it has
 	// applied its own registration: send it now rather than at the next
 	// interval, so a (re)started broker serves as soon as it has caught up.

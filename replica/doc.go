@@ -14,7 +14,9 @@
 //     touches a network.
 //   - [Broker] hosts replicas. It registers with the controller and
 //     heartbeats, follows the controller's metadata log by fetching it (as
-//     KRaft brokers do), takes every partition's role from it, serves
+//     KRaft brokers do), takes every partition's role from it (and, once
+//     the controller says its registration is gone, leads nothing until it
+//     is registered again: another process may hold its id), serves
 //     produce, fetch, offsets-for-leader-epoch and list-offsets requests, and
 //     as a follower fetches from each leader one request at a time, batching
 //     its partitions. A fetch that finds nothing parks until data (for a

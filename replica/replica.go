@@ -363,6 +363,22 @@ func (r *Replica) BecomeFollower(st PartitionState, nowMs int64) error {
 	return nil
 }
 
+// resign makes a leading replica leaderless in its own view, at the
+// epochs it holds, without the controller's word (Broker.stepDown): it
+// stops leading as BecomeFollower stops it (parked produces end with
+// NOT_LEADER_OR_FOLLOWER), but its log is not touched; the partition state
+// that next names a leader reconciles it, by the TruncationRule, or makes
+// it lead again.
+func (r *Replica) resign() {
+	if r.closed || r.role != RoleLeader {
+		return
+	}
+	r.failParked(ErrNotLeader)
+	r.lead = leaderState{done: r.lead.done}
+	r.follow = followerState{}
+	r.role, r.leaderID = RoleFollower, -1
+}
+
 // Truncating reports whether this follower must still find, with epoch
 // questions (TruncateByLeaderEpoch), where its log parts from the leader's
 // before it fetches.

@@ -99,8 +99,11 @@
 // waitOnMetadata, but in the producer, never in ProduceAsync: a keyed
 // record whose topic's partition count is not known yet is copied into
 // the topic's queue and put in its partition's batch once the count comes
-// (a topic's keyed records keep their order); a record that names its
-// partition goes to that partition's batch at once. Until its partition
+// (records of the topic handed over meanwhile, keyed or not, join the
+// queue behind it, so a partition's records keep the order they were
+// handed over in); a record that names its partition, with no keyed
+// record of its topic waiting, goes to that partition's batch at once.
+// Until its partition
 // has been in the metadata, a record fails with an error matching
 // [ErrMetadataTimeout] once [ProducerConfig.MaxBlockMs] (Kafka's
 // max.block.ms, 60 s) has passed — naming the controller's address and

@@ -24,15 +24,18 @@ import (
 // A record with a key under KeyPartitioner needs its topic's partition
 // count before it has a partition at all: it waits in its topic's queue,
 // its bytes copied, until the count is known, and is then put in its
-// partition's batch; while a topic's queue is not empty every keyed
-// record of the topic joins it, so that the records keep their order. A
-// record with its partition named goes to that partition's batch at once,
+// partition's batch; while a topic's queue is not empty every record of
+// the topic joins it, keyed or not, so that a partition's records keep
+// the order they were handed over in. A record with its partition named
+// and no keyed record ahead of it goes to that partition's batch at once,
 // and the partition's batches fail as above while the partition was never
 // in the metadata (no batch of it was ever sent).
 
-// waitingRecord is a keyed record waiting for its topic's partition count.
+// waitingRecord is a record waiting in its topic's queue: a keyed one for
+// its topic's partition count, an unkeyed one behind keyed ones.
 type waitingRecord struct {
 	rec       Record // Key, Value and Headers are the producer's copies
+	keyed     bool   // its key chooses its partition (else rec.Partition)
 	ts        int64  // its timestamp, taken when it was handed over
 	createdMs int64
 	size      int64 // what it counts against MaxBufferedBytes
@@ -51,18 +54,34 @@ type topicWait struct {
 	seen    uint64
 }
 
-// keyPartitionLocked returns the partition a keyed record of topic goes
-// to now, or false if it must wait: the topic's partition count is not
-// known, or earlier records of the topic wait.
-func (p *Producer) keyPartitionLocked(rec *Record) (int32, bool) {
+// keyed reports whether rec's key chooses its partition.
+func (p *Producer) keyed(rec *Record) bool {
+	return rec.Key != nil && p.cfg.Partitioner == KeyPartitioner
+}
+
+// partitionNowLocked returns the partition rec goes to now, or wait true
+// if it must join its topic's queue: it is keyed and its topic's
+// partition count is not known, or earlier records of its topic wait
+// there (a record of any kind then joins them, so that a partition's
+// records keep the order they were handed over in, as Kafka's send(),
+// which blocks in waitOnMetadata, keeps it). An unkeyed record naming a
+// negative partition is refused here, as partitionLocked refuses it.
+func (p *Producer) partitionNowLocked(rec *Record) (part int32, wait bool, err error) {
+	keyed := p.keyed(rec)
 	if p.waiting[rec.Topic] != nil {
-		return 0, false
+		if !keyed && rec.Partition < 0 {
+			return 0, false, fmt.Errorf("client: %s: %w", TopicPartition{rec.Topic, rec.Partition}, wire.ErrInvalidPartition)
+		}
+		return 0, true, nil
+	}
+	if !keyed {
+		return rec.Partition, false, nil
 	}
 	n, ok, _, _ := p.c.meta.partitions(rec.Topic)
 	if !ok || n <= 0 {
-		return 0, false
+		return 0, true, nil
 	}
-	return PartitionForKey(rec.Key, n), true
+	return PartitionForKey(rec.Key, n), false, nil
 }
 
 // waitLocked queues a keyed record until its topic's partition count is
@@ -93,8 +112,9 @@ func (p *Producer) waitLocked(rec *Record, done func(Offset, error), many func(i
 		rec: Record{
 			Topic: rec.Topic, Key: slices.Clone(rec.Key), Value: slices.Clone(rec.Value),
 			Headers: cloneHeaders(rec.Headers), TimestampMs: rec.TimestampMs,
+			Partition: rec.Partition,
 		},
-		ts: ts, createdMs: now, size: size, done: done, many: many, i: i,
+		keyed: p.keyed(rec), ts: ts, createdMs: now, size: size, done: done, many: many, i: i,
 	}
 	tw := p.waiting[rec.Topic]
 	if tw == nil {
@@ -156,7 +176,9 @@ func (p *Producer) placeLocked(topic string, tw *topicWait, now int64) {
 	for k := range tw.recs {
 		w := &tw.recs[k]
 		p.buffered -= w.size
-		w.rec.Partition = PartitionForKey(w.rec.Key, n)
+		if w.keyed {
+			w.rec.Partition = PartitionForKey(w.rec.Key, n)
+		}
 		part, err := p.partitionLocked(&w.rec)
 		var b *batch
 		if err == nil {

@@ -402,23 +402,24 @@ func (p *Producer) produce(rec *Record, done func(Offset, error)) (chan struct{}
 	if p.closed {
 		return nil, ErrClosed
 	}
-	if rec.Key != nil && p.cfg.Partitioner == KeyPartitioner {
-		n, ok := p.keyPartitionLocked(rec)
-		if !ok {
-			err := p.waitLocked(rec, done, nil, 0)
-			if err == ErrBufferFull {
-				if p.room == nil {
-					p.room = make(chan struct{})
-				}
-				return p.room, err
-			}
-			if err == nil {
-				p.afterLocked(p.c.clock.NowMs())
-			}
-			return nil, err
-		}
-		rec.Partition = n
+	n, wait, err := p.partitionNowLocked(rec)
+	if err != nil {
+		return nil, err
 	}
+	if wait {
+		err := p.waitLocked(rec, done, nil, 0)
+		if err == ErrBufferFull {
+			if p.room == nil {
+				p.room = make(chan struct{})
+			}
+			return p.room, err
+		}
+		if err == nil {
+			p.afterLocked(p.c.clock.NowMs())
+		}
+		return nil, err
+	}
+	rec.Partition = n
 	part := p.last
 	if part == nil || part.tp.Topic != rec.Topic || part.tp.Partition != rec.Partition {
 		var err error
@@ -600,15 +601,19 @@ func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Off
 	var keyed Record // a keyed record, with the partition its key gives
 	for ; i < len(recs); i++ {
 		rec := &recs[i]
-		if rec.Key != nil && p.cfg.Partitioner == KeyPartitioner {
-			n, ok := p.keyPartitionLocked(rec)
-			if !ok {
-				if err = p.waitLocked(rec, nil, done, i); err != nil {
-					break
-				}
-				prev = nil
-				continue
+		n, wait, perr := p.partitionNowLocked(rec)
+		if perr != nil {
+			err = perr
+			break
+		}
+		if wait {
+			if err = p.waitLocked(rec, nil, done, i); err != nil {
+				break
 			}
+			prev = nil
+			continue
+		}
+		if n != rec.Partition {
 			keyed = *rec
 			keyed.Partition = n
 			rec = &keyed
