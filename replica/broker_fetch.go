@@ -136,9 +136,14 @@ func (b *Broker) answerFetch(from Addr, req *wire.FetchRequest, observe bool, no
 		} else {
 			*part, buf, _ = r.refetch(fetcher, p, limit, buf, nowMs)
 		}
-		if limited && len(part.Records) > limit {
+		if limited && len(part.Records) > limit && (req.ReplicaID < 0 || bytes > 0) {
 			// The memory budget's grant is a bound, not KIP-74's
-			// guideline: a first batch larger than it waits.
+			// guideline: a first batch larger than it waits. A
+			// follower's first batch is the exception: replication
+			// must progress while clients hold the budget, or they
+			// would shrink the ISR of every partition led here; it is
+			// one batch beyond the grant per follower fetch, which the
+			// transport counts once framed.
 			part.Records = nil
 			buf = buf[:before]
 		}
@@ -158,7 +163,9 @@ func (b *Broker) answerFetch(from Addr, req *wire.FetchRequest, observe bool, no
 // carries whole batches within the grant only — not KIP-74's first
 // batch whole, which would exceed it — so one given 0, or less than a
 // partition's next batch, carries none for it, and a fetch with MinBytes
-// then parks on, to be answered when news comes or its wait ends.
+// then parks on, to be answered when news comes or its wait ends. A
+// follower's fetch given more than 0 still carries its first batch whole:
+// clients that spend the budget hold back clients, never replication.
 type FetchBudget func(peer Addr, want int) int
 
 // SetFetchBudget makes the broker ask f before it answers a fetch; nil

@@ -160,8 +160,15 @@
 // host is the broker's [replica.FetchBudget], which grants each response
 // what its connection may still hold and what is free of the shared
 // budget (nothing owed to a waiting reader); a response granted less
-// carries only whole batches within the grant. A grant is held until the
-// response is framed, then what the socket did not take is counted.
+// carries only whole batches within the grant. A follower's fetch is the
+// exception: granted anything, it carries its first batch whole, so that
+// clients spending the budget hold back clients but never replication
+// (followers fetch on this listener; a follower given only its free
+// allowance while a producer's batch larger than that is appended would
+// never catch up, and the ISR of every partition led here would shrink).
+// That is one batch beyond the grant per follower fetch. A grant is held
+// until the response is framed, then what the socket did not take is
+// counted.
 //
 // The node may park a request for at most Config.MaxRequestWaitMs
 // ([DefaultMaxRequestWaitMs], 30 s): a fetch's MaxWaitMs and a produce's
