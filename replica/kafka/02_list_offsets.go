@@ -27,7 +27,9 @@ import (
 //     but its broker, like this listener, does not check the version;
 //   - -4 (KIP-405's earliest local offset) is the log start offset, as
 //     Kafka answers it for a topic without tiered storage; other
-//     timestamps below -3 are looked up as times, as Kafka's log does;
+//     timestamps below -3 (KIP-1005's -5 included, which Kafka's clients
+//     send only from v9) are looked up as times, so they answer the first
+//     record: kaenlog differs from Kafka there;
 //   - read_committed reads the same (no transactions: LSO = HW);
 //   - v4+ fences on CurrentLeaderEpoch (FENCED_LEADER_EPOCH,
 //     UNKNOWN_LEADER_EPOCH) and answers the leader epoch;
