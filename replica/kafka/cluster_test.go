@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/kafka"
@@ -26,6 +27,12 @@ import (
 
 const clusterWait = 60 * time.Second
 
+// sessionMs is the controller's broker session timeout in these tests
+// (Kafka's broker.session.timeout.ms, 9 s by default): short, because a
+// killed broker's partitions move only when its session expires, and a
+// restarted broker registers only once its old session has expired.
+const sessionMs = 2000
+
 type cluster struct {
 	t     testing.TB
 	dir   string
@@ -37,6 +44,10 @@ type cluster struct {
 
 	mu      sync.Mutex
 	brokers map[int32]*clusterBroker
+	// disks are the brokers' file systems, by id: in memory, so that
+	// kill can cut a broker's power (vfs.Mem.Crash) and startBroker can
+	// open what the cut left. They outlive the brokers.
+	disks map[int32]*vfs.Mem
 }
 
 type clusterBroker struct {
@@ -79,12 +90,12 @@ func listen(t testing.TB) net.Listener {
 // every broker is registered, unfenced and caught up.
 func startCluster(t testing.TB, n int) *cluster {
 	t.Helper()
-	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}}
+	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}}
 	store, err := controller.OpenLogStore(filepath.Join(c.dir, "controller"), log.Options{Sync: log.SyncEveryAppend})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := controller.Open(store, controller.Config{}, c.clk.NowMs())
+	ctl, err := controller.Open(store, controller.Config{SessionTimeoutMs: sessionMs}, c.clk.NowMs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,15 +111,25 @@ func startCluster(t testing.TB, n int) *cluster {
 	return c
 }
 
-// startBroker opens broker id from its directory and serves it on two
-// listeners: kaenlog's and Kafka's.
+// startBroker opens broker id from its directory on its disk (what a
+// kill left of it, if it ran before) and serves it on two listeners:
+// kaenlog's and Kafka's. A restarted broker registers once its old session
+// has expired (sessionMs); its broker waits for that by itself.
 func (c *cluster) startBroker(id int32) {
 	c.t.Helper()
+	c.mu.Lock()
+	disk := c.disks[id]
+	if disk == nil {
+		disk = vfs.NewMem()
+		c.disks[id] = disk
+	}
+	c.mu.Unlock()
 	ln, kln := listen(c.t), listen(c.t)
 	cfg := replica.BrokerConfig{
-		ID: id, Dir: filepath.Join(c.dir, fmt.Sprintf("broker-%d", id)),
+		ID: id, Dir: fmt.Sprintf("/broker-%d", id),
 		Endpoint: ln.Addr().String(), KafkaEndpoint: kln.Addr().String(),
 		ContinuousFetch: true, ReplicaFetchWaitMs: 500, HeartbeatIntervalMs: 250,
+		Replica: replica.Options{Log: log.Options{FS: disk}},
 	}
 	rand.Read(cfg.IncarnationID[:])
 	b, err := replica.OpenBroker(cfg, c.clk.NowMs())
@@ -127,13 +148,18 @@ func (c *cluster) startBroker(id int32) {
 	c.mu.Unlock()
 }
 
-// kill stops broker id at once: no controlled shutdown, no clean close.
-func (c *cluster) kill(id int32) {
+// kill stops broker id at once, as a hard crash does: no controlled
+// shutdown, no clean close, and its disk keeps what mode says
+// (vfs.LoseUnsynced: a power cut, losing every byte not fsynced;
+// vfs.KeepUnsynced: a kill -9). Its files and its directory lock die with
+// it, so startBroker can open the directory again.
+func (c *cluster) kill(id int32, mode vfs.CrashMode) {
 	c.mu.Lock()
-	br := c.brokers[id]
+	br, disk := c.brokers[id], c.disks[id]
 	delete(c.brokers, id)
 	c.mu.Unlock()
 	br.h.Kill()
+	disk.Crash(mode, uint64(id))
 }
 
 func (c *cluster) stop() {

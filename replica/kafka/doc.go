@@ -33,7 +33,7 @@
 //	key  API             advertised  served
 //	0    Produce         v0-v8       v3-v8 (v0-v2 answered UNSUPPORTED_VERSION)
 //	1    Fetch           v4-v11
-//	2    ListOffsets     v1-v5       -1 and -2; by timestamp INVALID_REQUEST
+//	2    ListOffsets     v1-v5       -1, -2, -3 (max timestamp), -4, by timestamp
 //	3    Metadata        v0-v8
 //	18   ApiVersions     v0-v2       KIP-511: a newer version is answered at v0
 //	22   InitProducerID  v0-v1       idempotence only
@@ -49,9 +49,9 @@
 // does (KAFKA-18659): librdkafka up to 2.11.0 (Debian's kcat bundles
 // 2.0.2) turns compression off against a broker whose range starts above
 // 0. Beyond the flexible cap, the semantics set the limits: Fetch and
-// Produce v13 name topics by id, which the wire requests do not carry;
-// ListOffsets v7 asks for the max timestamp, which needs the log's time
-// index. Produce's and Fetch's CurrentLeader (v10+, v12+) and Metadata's
+// Produce v13 name topics by id, which the wire requests do not carry.
+// ListOffsets v7 (the first version Kafka's clients send -3 with) is
+// flexible; -3 is answered at v1-v5 as Kafka's broker answers it. Produce's and Fetch's CurrentLeader (v10+, v12+) and Metadata's
 // topic ids (v10+, [TopicID]) are written for those versions and wait for
 // them.
 //
@@ -86,12 +86,13 @@
 //   - OffsetForLeaderEpoch, CreateTopics, DeleteTopics, DescribeConfigs and
 //     the other admin APIs: not advertised (a client that sends one
 //     anyway is disconnected); topics are created on the controller;
-//   - compressed batches: the log refuses them (UNSUPPORTED_COMPRESSION_TYPE
-//     until it takes decompressors), so configure clients without
-//     compression (kgo.ProducerBatchCompression(kgo.NoCompression()),
-//     kcat -z none);
-//   - ListOffsets by timestamp (INVALID_REQUEST) until the log has its
-//     time index;
+//   - compressed batches: the leader's log validates them through the
+//     decompressors registered with it (log.RegisterDecompressor) and
+//     stores them as sent; gzip is built in, and a batch in a codec with
+//     no decompressor is refused (UNSUPPORTED_COMPRESSION_TYPE). This
+//     module registers none yet, so snappy (kgo's default), lz4 and zstd
+//     are refused: configure gzip or no compression
+//     (kgo.ProducerBatchCompression(kgo.GzipCompression()), kcat -z gzip);
 //   - fetch sessions: every fetch is a full one (SessionID 0);
 //   - Produce's ErrorRecords: a batch is refused as a whole;
 //   - TLS and SASL: the listener is plaintext and unauthenticated (see

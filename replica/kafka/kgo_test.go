@@ -10,8 +10,9 @@ import (
 )
 
 // kgoClient returns a franz-go client seeded with the cluster's Kafka
-// listeners, without compression (the log refuses compressed batches
-// until it takes decompressors), closed at the end of the test.
+// listeners, without compression (kgo's default, snappy, has no
+// decompressor registered with the log yet: only gzip is built in),
+// closed at the end of the test.
 func kgoClient(t *testing.T, c *cluster, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
 	opts = append([]kgo.Opt{
