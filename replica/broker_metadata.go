@@ -16,17 +16,15 @@ import (
 // epochs, replicas, ISR and ELR as the controller committed them. A
 // partition without a leader carries LEADER_NOT_AVAILABLE, a topic the
 // image does not know UNKNOWN_TOPIC_OR_PARTITION. A topic named more than
-// once is answered once, as Kafka answers the set of names: otherwise a
-// request of a few bytes per name would build every partition of the topic
-// per name. The image lags the
-// controller's by at most a metadata fetch; a client sent to a leader
+// once is answered once ([wire.MetadataRequest.TopicSet]). The image lags
+// the controller's by at most a metadata fetch; a client sent to a leader
 // that no longer is learns it from NOT_LEADER_OR_FOLLOWER, as from Kafka.
 func (b *Broker) handleMetadata(req *wire.MetadataRequest) *wire.MetadataResponse {
 	resp := &wire.MetadataResponse{CorrelationID: req.CorrelationID}
 	for _, r := range b.image.Brokers() {
 		resp.Brokers = append(resp.Brokers, wire.MetadataBroker{ID: r.ID, Endpoint: r.Endpoint, Fenced: r.Fenced})
 	}
-	names := uniqueNames(req.Topics)
+	names := req.TopicSet()
 	if names == nil {
 		names = b.image.TopicNames()
 	}
@@ -109,22 +107,4 @@ func (b *Broker) forwardTimedOut(corr int32) {
 		CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
 		ProducerID: wire.NoProducerID, ProducerEpoch: wire.NoProducerEpoch,
 	})
-}
-
-// uniqueNames returns names with each name once, in the order first
-// named; nil stays nil (every topic). The controller's Metadata keeps the
-// same rule.
-func uniqueNames(names []string) []string {
-	if len(names) < 2 {
-		return names
-	}
-	seen := make(map[string]struct{}, min(len(names), 1024))
-	out := make([]string, 0, min(len(names), 1024))
-	for _, n := range names {
-		if _, ok := seen[n]; !ok {
-			seen[n] = struct{}{}
-			out = append(out, n)
-		}
-	}
-	return out
 }

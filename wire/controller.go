@@ -747,6 +747,26 @@ func (m MetadataRequest) AppendTo(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
+// TopicSet returns the topics m names, each once, in the order first
+// named, or nil when m names none (every topic): a Metadata request is
+// answered for the set of its names, as Kafka's KafkaApis answers it, so
+// a request naming one topic many times cannot make its answer many
+// times the topic's metadata.
+func (m MetadataRequest) TopicSet() []string {
+	if len(m.Topics) < 2 {
+		return m.Topics
+	}
+	seen := make(map[string]struct{}, min(len(m.Topics), 1024))
+	out := make([]string, 0, min(len(m.Topics), 1024))
+	for _, n := range m.Topics {
+		if _, ok := seen[n]; !ok {
+			seen[n] = struct{}{}
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // DecodeMetadataRequest decodes a MetadataRequest payload. A Topics count of
 // -1 decodes as nil (every topic) and 0 as an empty non-nil slice; any other
 // negative count is malformed. Errors match ErrMalformed and name the field.

@@ -282,10 +282,8 @@ func (c *Controller) ElectLeaders(req wire.ElectLeadersRequest, nowMs int64) wir
 // Metadata answers with every registered broker and the asked-for topics
 // (all of them for nil Topics), from the committed image. An unknown topic
 // carries CodeUnknownTopicOrPartition; a leaderless partition
-// CodeLeaderNotAvailable. A topic named more than once is answered once,
-// as Kafka answers the set of names, so that a request of a few bytes per
-// name cannot build every partition of a topic per name. It writes
-// nothing and takes no time.
+// CodeLeaderNotAvailable. A topic named more than once is answered once
+// ([wire.MetadataRequest.TopicSet]). It writes nothing and takes no time.
 func (c *Controller) Metadata(req wire.MetadataRequest) wire.MetadataResponse {
 	resp := wire.MetadataResponse{CorrelationID: req.CorrelationID}
 	if c.err != nil {
@@ -295,7 +293,7 @@ func (c *Controller) Metadata(req wire.MetadataRequest) wire.MetadataResponse {
 	for _, b := range c.image.Brokers() {
 		resp.Brokers = append(resp.Brokers, wire.MetadataBroker{ID: b.ID, Endpoint: b.Endpoint, Fenced: b.Fenced})
 	}
-	names := uniqueNames(req.Topics)
+	names := req.TopicSet()
 	if names == nil {
 		names = c.image.TopicNames()
 	}
@@ -319,21 +317,4 @@ func (c *Controller) Metadata(req wire.MetadataRequest) wire.MetadataResponse {
 		resp.Topics = append(resp.Topics, mt)
 	}
 	return resp
-}
-
-// uniqueNames returns names with each name once, in the order first
-// named; nil stays nil (every topic).
-func uniqueNames(names []string) []string {
-	if len(names) < 2 {
-		return names
-	}
-	seen := make(map[string]struct{}, min(len(names), 1024))
-	out := make([]string, 0, min(len(names), 1024))
-	for _, n := range names {
-		if _, ok := seen[n]; !ok {
-			seen[n] = struct{}{}
-			out = append(out, n)
-		}
-	}
-	return out
 }
