@@ -212,9 +212,9 @@ func (s *segment) maxTimeBefore(pos int64, keepEntries, keepTimes int, scratch [
 // timestamp, and the leader epoch of its batch, as Kafka's ListOffsets
 // answers (TimestampAndOffset).
 type TimestampOffset struct {
-	Offset      uint64
-	Timestamp   int64
-	LeaderEpoch int32
+	Offset      uint64 // the record's offset
+	Timestamp   int64  // the record's timestamp (ms)
+	LeaderEpoch int32  // the leader epoch of the record's batch
 }
 
 // OffsetForTimestamp returns the first record, in offset order, whose

@@ -78,10 +78,11 @@ type Codec interface {
 // was decoded into (a parked fetch, a produce's records aliasing the
 // payload) until it answers.
 type Request struct {
-	// Produce and Fetch are the place's own values, for Decode to decode
-	// the hot path's requests into without allocating.
+	// Produce is the place's own produce request, for Decode to decode
+	// the hot path's produces into without allocating.
 	Produce *wire.ProduceRequest
-	Fetch   *wire.FetchRequest
+	// Fetch is the place's own fetch request, likewise.
+	Fetch *wire.FetchRequest
 	// State is the codec's own, from Decode to Frame: the host never reads
 	// it, and leaves it as it was when the place is reused, so a codec may
 	// reuse what it holds.
