@@ -80,9 +80,9 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	closed  bool
-	brokers map[int32]*node      // every broker ever started, by id
-	links   map[[2]int32]*link   // from, to
-	mem     map[int32]*vfs.Mem   // in-memory disks, by broker id; outlive the brokers
+	brokers map[int32]*node    // every broker ever started, by id
+	links   map[[2]int32]*link // from, to
+	mem     map[int32]*vfs.Mem // in-memory disks, by broker id; outlive the brokers
 }
 
 // node is one broker and what outlives its runs.
@@ -94,8 +94,8 @@ type node struct {
 	// Set while it runs (nil when stopped or crashed).
 	b    *replica.Broker
 	h    *server.Host
-	addr string          // its kaenlog listener
-	vc   *vfs.VolatileCache // with Config.Dir: what a crash drops
+	addr string  // its kaenlog listener
+	osd  *osDisk // with Config.Dir: what a crash drops
 }
 
 // NewCluster starts a controller and cfg.Brokers brokers and returns once
@@ -198,13 +198,11 @@ func (c *Cluster) start(id int32) error {
 		return fmt.Errorf("kafkatest: broker %d is running", id)
 	}
 	var fsys vfs.FS
-	var vc *vfs.VolatileCache
+	var osd *osDisk
 	dir := fmt.Sprintf("/broker-%d", id)
 	if c.cfg.Dir != "" {
-		// A cache over the OS's files holds what is not fsynced, so that
-		// a crash can drop it as a power cut would.
-		vc = vfs.NewVolatileCache(vfs.OS(), 0)
-		fsys, dir = vc, filepath.Join(c.cfg.Dir, fmt.Sprintf("broker-%d", id))
+		osd = newOSDisk()
+		fsys, dir = osd, filepath.Join(c.cfg.Dir, fmt.Sprintf("broker-%d", id))
 	} else {
 		c.mu.Lock()
 		m := c.mem[id]
@@ -249,7 +247,7 @@ func (c *Cluster) start(id int32) error {
 		return fmt.Errorf("kafkatest: broker %d: %w", id, err)
 	}
 	c.mu.Lock()
-	n.b, n.h, n.addr, n.vc, n.kafka = b, h, ln.Addr().String(), vc, kln.Addr().String()
+	n.b, n.h, n.addr, n.osd, n.kafka = b, h, ln.Addr().String(), osd, kln.Addr().String()
 	c.mu.Unlock()
 	return nil
 }
@@ -329,9 +327,11 @@ func (c *Cluster) ids() []int32 {
 // kaenlog's own clients (wire requests such as CreateTopics).
 func (c *Cluster) ControllerAddr() string { return c.ctlH.Addr().String() }
 
-// Close stops every running broker at once, as Crash does but keeping
-// the disks as they are, then the controller, and closes the controller's
-// metadata log. Calls after the first return nil.
+// Close stops every running broker at once, with no controlled shutdown,
+// then the controller, and closes the controller's metadata log. In
+// memory the data is gone with the Cluster; with Config.Dir the brokers'
+// files keep what they had fsynced, as after a Crash of each, and a new
+// Cluster can open them. Calls after the first return nil.
 func (c *Cluster) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -339,17 +339,20 @@ func (c *Cluster) Close() error {
 		return nil
 	}
 	c.closed = true
-	var hosts []*server.Host
+	var runs []node
 	for _, n := range c.brokers {
 		if n.h != nil {
-			hosts = append(hosts, n.h)
-			n.b, n.h = nil, nil
+			runs = append(runs, *n)
+			n.b, n.h, n.osd = nil, nil, nil
 		}
 	}
 	links := c.links
 	c.mu.Unlock()
-	for _, h := range hosts {
-		h.Kill()
+	for _, n := range runs {
+		n.h.Kill()
+		if n.osd != nil {
+			n.osd.crash()
+		}
 	}
 	for _, l := range links {
 		l.close()

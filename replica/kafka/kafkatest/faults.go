@@ -102,7 +102,7 @@ func (c *Cluster) take(id int32) (node, error) {
 		return node{}, fmt.Errorf("kafkatest: broker %d is not running", id)
 	}
 	was := *n
-	n.b, n.h, n.vc = nil, nil, nil
+	n.b, n.h, n.osd = nil, nil, nil
 	return was, nil
 }
 
@@ -125,7 +125,7 @@ func (c *Cluster) Stop(id int32) error {
 // Crash cuts broker id's power: it stops at once, with no controlled
 // shutdown and no clean close, and its disk loses every byte not fsynced
 // (vfs.Mem's Crash in vfs.LoseUnsynced mode, seeded by the id; with
-// Config.Dir, the VolatileCache over its files drops what it holds). By
+// Config.Dir, a vfs.VolatileCache over its files drops what it holds). By
 // default a broker leaves flushing to the OS, as Kafka's does, so it
 // loses the tail of its logs; replication is what keeps acknowledged
 // records (acks=all: every ISR member had them). The controller fences it
@@ -137,8 +137,8 @@ func (c *Cluster) Crash(id int32) error {
 		return err
 	}
 	n.h.Kill()
-	if n.vc != nil {
-		n.vc.Crash()
+	if n.osd != nil {
+		n.osd.crash()
 		return nil
 	}
 	c.mu.Lock()
