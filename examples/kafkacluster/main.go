@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/kaenlog/kaenlog/examples/internal/nodecmd"
 	"github.com/kaenlog/kaenlog/replica"
@@ -25,9 +23,6 @@ import (
 // nodeFlag, as the first argument, makes the process one of the
 // cluster's nodes (see runNode); it is not in the usage.
 const nodeFlag = "-node"
-
-// startLimit bounds the wait for each node to start.
-const startLimit = 60 * time.Second
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == nodeFlag {
@@ -99,34 +94,24 @@ func run(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Si
 		*dir = d
 	}
 	rf := min(3, *brokers)
-	c := &cluster{self: self, log: log, stop: stop}
+	c := &cluster{self: self, log: log}
+	c.nodes = nodecmd.Nodes{Stop: stop, Say: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }}
 	seeds, err := c.start(*dir, *brokers, rf)
 	if err != nil {
 		log.Error("starting", "err", err)
-		c.kill()
+		c.nodes.Kill()
 		return 1
 	}
 	log.Info("cluster ready", "dir", *dir, "brokers", *brokers, "replication_factor", rf, "min_isr", min(2, rf), "auto_create_topics", autoCreate)
 	fmt.Fprintf(stdout, "bootstrap: %s\n", strings.Join(seeds, ","))
-	return c.wait()
+	return c.nodes.Wait()
 }
 
 // cluster is the running nodes.
 type cluster struct {
 	self  string
 	log   *slog.Logger
-	stop  <-chan os.Signal
-	nodes []*node // the brokers, then the controller
-}
-
-// node is one node process.
-type node struct {
-	name    string
-	cmd     *exec.Cmd
-	lines   chan string   // its stdout, line by line, while someone reads
-	exited  chan struct{} // closed when it has exited
-	waitErr error         // its exit, once exited is closed
-	done    bool          // its exit is accounted for
+	nodes nodecmd.Nodes
 }
 
 // start starts the controller, then the brokers, waits until every
@@ -137,12 +122,12 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, err := c.awaitLine(ctl, "controller listening on ")
+	line, err := c.nodes.AwaitLine(ctl, "controller listening on ")
 	if err != nil {
 		return nil, err
 	}
 	ctlAddr := strings.TrimSuffix(strings.Fields(line)[3], ",")
-	var bs []*node
+	var bs []*nodecmd.Node
 	var seeds []string
 	for id := 1; id <= brokers; id++ {
 		b, err := c.spawn(fmt.Sprintf("broker %d", id), "broker", strconv.Itoa(rf), "-id", strconv.Itoa(id),
@@ -150,7 +135,7 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		line, err := c.awaitLine(b, b.name+" Kafka listener on ")
+		line, err := c.nodes.AwaitLine(b, b.Name+" Kafka listener on ")
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +143,7 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 		seeds = append(seeds, strings.Fields(line)[5])
 	}
 	for _, b := range bs {
-		if _, err := c.awaitLine(b, b.name+" ready"); err != nil {
+		if _, err := c.nodes.AwaitLine(b, b.Name+" ready"); err != nil {
 			return nil, err
 		}
 	}
@@ -166,132 +151,13 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 }
 
 // spawn starts self as a node; its output goes to the log, a record per
-// line naming the node.
-func (c *cluster) spawn(name string, args ...string) (*node, error) {
-	cmd := exec.Command(c.self, append([]string{nodeFlag}, args...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
+// line naming the node (stderr's as warnings).
+func (c *cluster) spawn(name string, args ...string) (*nodecmd.Node, error) {
+	n, err := c.nodes.Start(name, exec.Command(c.self, append([]string{nodeFlag}, args...)...),
+		func(line string) { c.log.Info(line, "node", name) },
+		func(line string) { c.log.Warn(line, "node", name) })
+	if err == nil {
+		c.log.Info("node started", "node", name, "pid", n.Pid())
 	}
-	errOut, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	setNodeAttrs(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	c.log.Info("node started", "node", name, "pid", cmd.Process.Pid)
-	n := &node{name: name, cmd: cmd, lines: make(chan string, 64), exited: make(chan struct{})}
-	// The brokers stop first, so a broker is put before the controller.
-	if name == "controller" {
-		c.nodes = append(c.nodes, n)
-	} else {
-		c.nodes = append(c.nodes[:len(c.nodes)-1], n, c.nodes[len(c.nodes)-1])
-	}
-	stderrDone := make(chan struct{})
-	go func() {
-		defer close(stderrDone)
-		sc := bufio.NewScanner(errOut)
-		for sc.Scan() {
-			c.log.Warn(sc.Text(), "node", name)
-		}
-	}()
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			c.log.Info(sc.Text(), "node", name)
-			select {
-			case n.lines <- sc.Text():
-			default: // nobody is waiting for its lines any more
-			}
-		}
-		<-stderrDone
-		n.waitErr = cmd.Wait()
-		close(n.exited)
-	}()
-	return n, nil
-}
-
-// awaitLine waits for a line of n's output starting with prefix.
-func (c *cluster) awaitLine(n *node, prefix string) (string, error) {
-	limit := time.NewTimer(startLimit)
-	defer limit.Stop()
-	for {
-		select {
-		case line := <-n.lines:
-			if strings.HasPrefix(line, prefix) {
-				return line, nil
-			}
-		case <-n.exited:
-			return "", fmt.Errorf("%s exited while starting: %v", n.name, n.waitErr)
-		case s := <-c.stop:
-			return "", fmt.Errorf("%v while starting", s)
-		case <-limit.C:
-			return "", fmt.Errorf("%s did not start within %v", n.name, startLimit)
-		}
-	}
-}
-
-// wait runs until a signal, then stops the nodes. A node that exits on
-// its own is logged; the others keep serving.
-func (c *cluster) wait() int {
-	exited := make(chan *node, len(c.nodes))
-	for _, n := range c.nodes {
-		go func() {
-			<-n.exited
-			exited <- n
-		}()
-	}
-	for {
-		select {
-		case s := <-c.stop:
-			c.log.Info("stopping the brokers one by one (controlled shutdown), then the controller", "signal", s.String())
-			return c.shutdown()
-		case n := <-exited:
-			if !n.done {
-				n.done = true
-				c.log.Error("node exited", "node", n.name, "err", fmt.Sprint(n.waitErr))
-			}
-		}
-	}
-}
-
-// shutdown stops every running node with SIGTERM, one at a time, the
-// brokers first; it returns 0 if each stopped cleanly. A second signal
-// kills what is left.
-func (c *cluster) shutdown() int {
-	status := 0
-	for _, n := range c.nodes {
-		select {
-		case <-n.exited:
-			continue // exited before: logged then
-		default:
-		}
-		n.done = true
-		n.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-n.exited:
-			if n.waitErr != nil {
-				c.log.Error("node did not stop cleanly", "node", n.name, "err", n.waitErr.Error())
-				status = 1
-			}
-		case s := <-c.stop:
-			c.log.Error("killing every node", "signal", s.String())
-			c.kill()
-			return 1
-		}
-	}
-	if status == 0 {
-		c.log.Info("every node stopped cleanly")
-	}
-	return status
-}
-
-// kill sends SIGKILL to every node and waits for them.
-func (c *cluster) kill() {
-	for _, n := range c.nodes {
-		n.cmd.Process.Kill()
-		<-n.exited
-	}
+	return n, err
 }

@@ -1,6 +1,7 @@
 // Package nodecmd is the code of the commands examples/controller,
 // examples/broker and examples/cluster (and of examples/kafkacluster's
-// nodes, whose brokers add a Kafka listener: RunBrokerWithKafka): their flags, their validation and
+// nodes, whose brokers add a Kafka listener: RunBrokerWithKafka): their flags,
+// the node processes of the two cluster commands (Nodes), their validation and
 // their lives as processes — a node hosted by a
 // [github.com/kaenlog/kaenlog/replica/server.Host] on the wall clock, a
 // clean shutdown on SIGTERM or SIGINT, a hard exit on a second signal.
