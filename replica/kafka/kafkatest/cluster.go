@@ -48,7 +48,8 @@ type Config struct {
 	// what AdvanceClock added to it) and every wait of the Cluster's
 	// methods; nil means the wall clock. A clock.Manual moves only when
 	// its owner advances it: heartbeats, sessions, timeouts and the
-	// methods' bounded waits then wait for that.
+	// methods' bounded waits then wait for that, NewCluster's among them:
+	// advance it from another goroutine.
 	Clock clock.Clock
 	// ReplicaLagMs is replica.lag.time.max.ms: a follower not caught up
 	// for this long on its leader's clock leaves the ISR; 0 means
