@@ -10,7 +10,7 @@ import (
 )
 
 // TestListOffsetsAnswersByTimeAndMaxTimestampWithTheRecordsTimestamp:
-// ListOffsets v5 finds the first record whose timestamp is at least the
+// ListOffsets v10 finds the first record whose timestamp is at least the
 // one asked for, and for -3 the first record with the largest timestamp,
 // each answered with the record's timestamp and the leader epoch; where
 // no record qualifies the answer is offset -1, timestamp -1, no error.
@@ -43,7 +43,7 @@ func TestListOffsetsAnswersByTimeAndMaxTimestampWithTheRecordsTimestamp(t *testi
 		{"-2, the earliest", -2, 0, -1},
 	} {
 		req := kmsg.NewPtrListOffsetsRequest()
-		req.Version = 5
+		req.Version = 10
 		rt := kmsg.NewListOffsetsRequestTopic()
 		rt.Topic = topic
 		rp := kmsg.NewListOffsetsRequestTopicPartition()
