@@ -33,7 +33,7 @@
 //	key  API             advertised  served
 //	0    Produce         v0-v12      v3-v12 (v0-v2 answered UNSUPPORTED_VERSION)
 //	1    Fetch           v4-v12
-//	2    ListOffsets     v1-v10      -1, -2, -3 (max timestamp), -4, -5, by timestamp
+//	2    ListOffsets     v1-v10      -1, -2, by timestamp; -3 from v7, -4 from v8, -5 from v9
 //	3    Metadata        v0-v11
 //	18   ApiVersions     v0-v4       KIP-511: a newer version is answered at v0
 //	22   InitProducerID  v0-v5       idempotence only
