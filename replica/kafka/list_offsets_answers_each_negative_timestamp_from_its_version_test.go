@@ -6,6 +6,20 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// listOffsetsOf is a consumer's ListOffsets of topic's partition 0 at ts,
+// naming no leader epoch.
+func listOffsetsOf(topic string, ts int64) *kmsg.ListOffsetsRequest {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewListOffsetsRequestTopicPartition()
+	rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = 0, ts, -1
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	return req
+}
+
 // TestListOffsetsAnswersEachNegativeTimestampFromTheVersionThatHasIt:
 // ListOffsets v1-v10 answers -3 (max timestamp) from v7, -4 (earliest
 // local: the log start, no tiered storage) from v8 and -5 (latest
@@ -44,14 +58,8 @@ func TestListOffsetsAnswersEachNegativeTimestampFromTheVersionThatHasIt(t *testi
 		{-7, 0, unsupported},
 	} {
 		for v := int16(1); v <= 10; v++ {
-			req := kmsg.NewPtrListOffsetsRequest()
-			req.ReplicaID, req.TimeoutMillis = -1, 1
-			rt := kmsg.NewListOffsetsRequestTopic()
-			rt.Topic = topic
-			rp := kmsg.NewListOffsetsRequestTopicPartition()
-			rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = 0, tc.ts, -1
-			rt.Partitions = append(rt.Partitions, rp)
-			req.Topics = append(req.Topics, rt)
+			req := listOffsetsOf(topic, tc.ts)
+			req.TimeoutMillis = 1
 			resp := roundTrip(t, rc, req, v).(*kmsg.ListOffsetsResponse)
 			p := resp.Topics[0].Partitions[0]
 			got := answer{p.ErrorCode, p.Offset, p.Timestamp, p.LeaderEpoch}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestListOffsetsAnswersByTimeAndMaxTimestampWithTheRecordsTimestamp:
@@ -42,14 +41,8 @@ func TestListOffsetsAnswersByTimeAndMaxTimestampWithTheRecordsTimestamp(t *testi
 		{"-1, the latest", -1, 5, -1},
 		{"-2, the earliest", -2, 0, -1},
 	} {
-		req := kmsg.NewPtrListOffsetsRequest()
+		req := listOffsetsOf(topic, tc.ask)
 		req.Version = 10
-		rt := kmsg.NewListOffsetsRequestTopic()
-		rt.Topic = topic
-		rp := kmsg.NewListOffsetsRequestTopicPartition()
-		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = 0, tc.ask, -1
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
 		resp, err := req.RequestWith(ctx, cl)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
