@@ -126,6 +126,8 @@ func TestBadInputGetsAnAnswerOrAClosedConnectionNeverACrash(t *testing.T) {
 		// kmsg v1.14.0 looped 2^32 times on the tag count (the fuzz target's find).
 		{"InitProducerID v4 with a huge tag count", []byte("\x00\x16\x00\x04\x00\x00\x00\a\xff\x00\x00\x00\x00\xff\x00\x01\xff\xff\xff\xff\xff\x00\x00\x00\x00\xff\xff\xff\xeb\xff\x00")},
 		{"a produce announcing 2^31 topics", []byte{0, 0, 0, 7, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 1, 0, 0, 0, 0, 0x7f, 0xff, 0xff, 0xff}},
+		// v9: request header v2, a null TransactionalID, acks, timeout, a compact count of 2^31-1.
+		{"a flexible produce announcing 2^31 topics", []byte{0, 0, 0, 9, 0, 0, 0, 1, 0xff, 0xff, 0, 0, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x07}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rc := dialRaw(t, addr)
