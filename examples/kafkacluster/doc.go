@@ -20,8 +20,9 @@
 // topics get replication factor min(3, N) and min.insync.replicas
 // min(2, RF). With replica/kafka's Config.AutoCreateTopics (build with
 // -tags adminapis until it is merged) a topic is created the first time a
-// client names it; without it, create topics on the controller
-// (examples/cluster's -topic, or a wire CreateTopicsRequest).
+// client names it; without it, send the controller (its address is on
+// its "controller listening on" log line) a wire.CreateTopicsRequest, as
+// this command's test does.
 //
 // Ctrl-C (SIGINT) or SIGTERM stops the brokers one by one with SIGTERM —
 // each a controlled shutdown and a clean close — then the controller, and
