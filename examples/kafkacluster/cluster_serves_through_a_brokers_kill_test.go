@@ -48,6 +48,7 @@ func TestTheClusterServesKafkaClientsThroughABrokersKillAndStopsCleanly(t *testi
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	prod, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic(topic),
+		kgo.AllowAutoTopicCreation(), // kgo's Metadata asks for it only so
 		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerBatchCompression(kgo.NoCompression()))
 	if err != nil {
 		t.Fatal(err)
