@@ -21,10 +21,16 @@ import (
 
 // Defaults of Config's zero fields.
 const (
-	DefaultBrokers          = 3
-	DefaultMinISR           = 2
+	// DefaultBrokers is how many brokers a Cluster starts.
+	DefaultBrokers = 3
+	// DefaultMinISR is the min.insync.replicas of CreateTopic's topics
+	// (at most their replication factor).
+	DefaultMinISR = 2
+	// DefaultSessionTimeoutMs is broker.session.timeout.ms (Kafka's is
+	// 9000).
 	DefaultSessionTimeoutMs = 2000
-	DefaultWaitMs           = 60_000
+	// DefaultWaitMs bounds each wait of the Cluster's methods.
+	DefaultWaitMs = 60_000
 )
 
 // Config configures a Cluster. The zero Config is a cluster of three

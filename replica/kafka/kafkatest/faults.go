@@ -201,8 +201,9 @@ func (c *Cluster) setCut(from, to int32, cut bool) error {
 // every follower whose last fetch up to its log end is now older than
 // that (a follower that is Cut, surely; one still fetching only if the
 // leader's check runs before its next fetch) and asks the controller to
-// commit the smaller ISR. Its records' LogAppendTime and its heartbeats
-// carry its clock; the controller's session of it does not move.
+// commit the smaller ISR. The times it stamps (LogAppendTime) are read
+// from its clock; the controller's session of it runs on the
+// controller's, which does not move.
 func (c *Cluster) AdvanceClock(id int32, ms int64) error {
 	n, err := c.node(id)
 	if err != nil {
