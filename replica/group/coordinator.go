@@ -918,7 +918,7 @@ func (c *Coordinator) prepareRebalance(nowMs int64, g *group) {
 	}
 	g.pendingSync = map[string]bool{}
 	timeout := g.rebalanceTimeoutMs()
-	if g.state == Empty {
+	if g.state == Empty && c.cfg.InitialRebalanceDelayMs > 0 {
 		delay := min(c.cfg.InitialRebalanceDelayMs, timeout)
 		g.initialDelay, g.newMemberAdded = true, false
 		g.delayRemainingMs = timeout - delay
