@@ -288,6 +288,9 @@ func (c *Coordinator) Loaded(nowMs int64) {
 		}
 	}
 	for id, offs := range c.loadedOffsets {
+		if len(offs) == 0 && c.groups[id] == nil {
+			continue // every offset was tombstoned
+		}
 		g := c.groupOf(id, true)
 		for tp, v := range offs {
 			g.offsets[tp] = v

@@ -47,7 +47,7 @@ const (
 	maxReadValueVersion  = 3
 	legacyOffsetKeyV0    = 0
 	noLeaderEpoch        = -1
-	minMemberRecordBytes = 2 + 2 + 2 + 4 + 4 + 4 + 4 // v0: ids, timeouts, two empty byte fields
+	minMemberRecordBytes = 2 + 2 + 2 + 4 + 4 + 4 // v0: three empty strings, a timeout, two empty byte fields
 )
 
 // ErrMalformedRecord is the family of every error DecodeKey and DecodeValue
