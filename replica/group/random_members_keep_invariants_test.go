@@ -66,11 +66,11 @@ func runMembers(t *testing.T, seed int64, steps int) {
 		}
 		sims = append(sims, s)
 	}
-	leaderOf := map[int32]string{}                // generation -> the member that assigned it
-	assigned := map[int32]map[string][]byte{}     // generation -> member -> bytes
-	ownerOf := map[int32]map[int32]string{}       // generation -> partition -> member
-	seen := map[int32]int64{}                     // partition -> last offset OffsetFetch showed
-	resetOK := map[int32]bool{}                   // partition -> an acknowledged reset allows going back
+	leaderOf := map[int32]string{}            // generation -> the member that assigned it
+	assigned := map[int32]map[string][]byte{} // generation -> member -> bytes
+	ownerOf := map[int32]map[int32]string{}   // generation -> partition -> member
+	seen := map[int32]int64{}                 // partition -> last offset OffsetFetch showed
+	resetOK := map[int32]bool{}               // partition -> an acknowledged reset allows going back
 	var resetRef uint64
 
 	join := func(s *simMember) {
