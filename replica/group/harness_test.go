@@ -123,23 +123,25 @@ func (h *harness) commit(req group.OffsetCommitRequest) uint64 {
 	return req.Ref
 }
 
-// joinAnswer returns the answer to ref, failing if there is none yet.
-func (h *harness) joinAnswer(ref uint64) group.JoinGroupResponse {
+// answerTo returns the answer to ref, failing if there is none yet.
+func answerTo[T group.Response](h *harness, ref uint64) T {
 	h.t.Helper()
-	a, ok := h.answers[ref].(group.JoinGroupResponse)
+	a, ok := h.answers[ref].(T)
 	if !ok {
-		h.t.Fatalf("JoinGroup %d is not answered", ref)
+		var zero T
+		h.t.Fatalf("request %d has no %T answer", ref, zero)
 	}
 	return a
 }
 
+func (h *harness) joinAnswer(ref uint64) group.JoinGroupResponse {
+	h.t.Helper()
+	return answerTo[group.JoinGroupResponse](h, ref)
+}
+
 func (h *harness) syncAnswer(ref uint64) group.SyncGroupResponse {
 	h.t.Helper()
-	a, ok := h.answers[ref].(group.SyncGroupResponse)
-	if !ok {
-		h.t.Fatalf("SyncGroup %d is not answered", ref)
-	}
-	return a
+	return answerTo[group.SyncGroupResponse](h, ref)
 }
 
 func (h *harness) answered(ref uint64) bool {

@@ -10,11 +10,7 @@ import (
 
 func commitAnswer(t *testing.T, h *harness, ref uint64) group.OffsetCommitResponse {
 	t.Helper()
-	a, ok := h.answers[ref].(group.OffsetCommitResponse)
-	if !ok {
-		t.Fatalf("OffsetCommit %d is not answered", ref)
-	}
-	return a
+	return answerTo[group.OffsetCommitResponse](h, ref)
 }
 
 func fetchOne(h *harness, g, topic string, p int32) group.FetchedOffset {
