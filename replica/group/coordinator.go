@@ -756,11 +756,14 @@ func (c *Coordinator) JoinGroup(nowMs int64, req JoinGroupRequest) {
 	}
 }
 
-// maybeDropEmpty removes a group a refused first join just created.
-func (c *Coordinator) maybeDropEmpty(g *group) {
+// maybeDropEmpty removes a group that never formed and holds nothing: one
+// a refused first join, or a pending member that never came back, made.
+func (c *Coordinator) maybeDropEmpty(g *group) bool {
 	if g.state == Empty && len(g.members) == 0 && len(g.pendingMembers) == 0 && len(g.offsets) == 0 && g.generation == 0 {
 		delete(c.groups, g.id)
+		return true
 	}
+	return false
 }
 
 // acceptJoining is Kafka's acceptJoiningMember: group.max.size counts
@@ -1217,6 +1220,9 @@ func (c *Coordinator) Tick(nowMs int64) {
 			if d <= nowMs {
 				delete(g.pendingMembers, pid)
 			}
+		}
+		if c.maybeDropEmpty(g) {
+			continue // a group only a forgotten pending member had made
 		}
 		for _, m := range slices.Clone(g.members) {
 			if m.sessionRuns() && m.heartbeatDeadline <= nowMs {

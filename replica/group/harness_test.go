@@ -18,6 +18,7 @@ type harness struct {
 	now         int64
 	log         []group.Record
 	holdCommits bool
+	hw          uint64 // the high watermark last reported
 	failWrites  error
 	answers     map[uint64]group.Response
 	nextRef     uint64
@@ -66,7 +67,8 @@ func (h *harness) pump() {
 			h.c.Appended(w.Seq, uint64(len(h.log)-1))
 		}
 		if !h.holdCommits {
-			h.c.Committed(uint64(len(h.log)))
+			h.hw = uint64(len(h.log))
+			h.c.Committed(h.hw)
 		}
 		for _, a := range r.Responses {
 			if _, dup := h.answers[a.RequestRef()]; dup {

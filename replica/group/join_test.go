@@ -35,6 +35,9 @@ func TestAPendingMemberIDIsForgottenAfterTheSessionTimeout(t *testing.T) {
 	h := newHarness(t, quickConfig())
 	first := h.joinAnswer(h.join(group.JoinGroupRequest{Group: "g", SessionTimeoutMs: 10_000, RequireKnownMemberID: true}))
 	h.advance(10_000)
+	if got := h.c.ListGroups(group.ListGroupsRequest{}).Groups; len(got) != 0 {
+		t.Fatalf("the group only the pending member made is still listed: %+v", got)
+	}
 	late := h.joinAnswer(h.join(group.JoinGroupRequest{Group: "g", MemberID: first.MemberID, RequireKnownMemberID: true}))
 	if !errors.Is(late.Err, wire.ErrUnknownMemberID) {
 		t.Fatalf("join with an expired pending id: %v, want UNKNOWN_MEMBER_ID", late.Err)

@@ -20,7 +20,6 @@ import (
 type simMember struct {
 	name, instance string
 	id             string
-	prevID         string // the id a restarting static member had
 	gen            int32
 	state          string // out, joining, syncing, stable, paused
 	ref            uint64
@@ -72,9 +71,18 @@ func runMembers(t *testing.T, seed int64, steps int) {
 	seen := map[int32]int64{}                 // partition -> last offset OffsetFetch showed
 	resetOK := map[int32]bool{}               // partition -> an acknowledged reset allows going back
 	var resetRef uint64
+	instanceOf := map[string]string{} // member id -> group.instance.id
+	failovers := 0
 
+	// Answers the old coordinator released before a failover may name a
+	// generation the log never recorded, which the new one reuses: the
+	// model learns nothing from them (the member's next request meets the
+	// new coordinator, which must refuse it).
+	epoch, lastLoadedGen := 0, int32(0)
+	refEpoch := map[uint64]int{}
 	join := func(s *simMember) {
 		s.state, s.rejoin = "joining", false
+		defer func() { refEpoch[s.ref] = epoch }()
 		s.ref = h.join(group.JoinGroupRequest{Group: "g", MemberID: s.id, GroupInstanceID: s.instance, ClientID: s.name,
 			RequireKnownMemberID: true, Protocols: []group.Protocol{{Name: "range", Metadata: subscription("t")}}})
 	}
@@ -143,17 +151,23 @@ func runMembers(t *testing.T, seed int64, steps int) {
 				case a.Err != nil:
 					out(s, false)
 				default:
-					if b, ok := assigned[a.Generation][s.prevID]; ok && s.prevID != a.MemberID {
-						// KIP-345: the restarted static member keeps its
-						// assignment under its new id.
-						assigned[a.Generation][a.MemberID] = b
-						delete(assigned[a.Generation], s.prevID)
+					stale := refEpoch[s.ref] != epoch && a.Generation > lastLoadedGen
+					if _, ok := assigned[a.Generation][a.MemberID]; !ok && s.instance != "" && !stale {
+						// KIP-345: a static member joining again in the same
+						// generation keeps its instance's assignment under
+						// its new id.
+						for id, b := range assigned[a.Generation] {
+							if instanceOf[id] == s.instance {
+								assigned[a.Generation][a.MemberID] = b
+								delete(assigned[a.Generation], id)
+							}
+						}
 					}
-					s.prevID = ""
+					instanceOf[a.MemberID] = s.instance
 					s.id, s.gen, s.state = a.MemberID, a.Generation, "syncing"
 					s.lastBeat = h.now
 					req := group.SyncGroupRequest{Group: "g", Generation: a.Generation, MemberID: s.id, GroupInstanceID: s.instance}
-					if a.Leader == s.id && !a.SkipAssignment {
+					if a.Leader == s.id && !a.SkipAssignment && !stale {
 						if other, ok := leaderOf[a.Generation]; ok && other != s.name {
 							fail("generation %d has two leaders, %s and %s", a.Generation, other, s.name)
 						}
@@ -241,7 +255,6 @@ func runMembers(t *testing.T, seed int64, steps int) {
 		case r < 55 && s.state == "stable" && len(s.inflight) == 0:
 			s.state, s.pauseUntil = "paused", h.now+int64(5000+rng.Intn(20000))
 		case r < 58 && s.instance != "" && s.state == "stable" && len(s.inflight) == 0:
-			s.prevID = s.id
 			out(s, true) // a static member restarts: same instance id, no member id
 			join(s)
 		case r < 60 && resetRef == 0:
@@ -251,12 +264,50 @@ func runMembers(t *testing.T, seed int64, steps int) {
 		}
 		h.advance(int64(rng.Intn(1500)))
 		if !h.holdCommits {
-			h.c.Committed(uint64(len(h.log)))
+			h.hw = uint64(len(h.log))
+			h.c.Committed(h.hw)
 			h.pump()
+		}
+		if step%250 == 249 {
+			// The partition's leadership moves: the new leader's log is the
+			// committed prefix, the old coordinator unloads, the new one
+			// loads it. Generations the log never recorded may be reused.
+			h.log = h.log[:h.hw]
+			next := group.New(group.Config{MinSessionTimeoutMs: cfg.MinSessionTimeoutMs, MaxSessionTimeoutMs: cfg.MaxSessionTimeoutMs,
+				InitialRebalanceDelayMs: cfg.InitialRebalanceDelayMs, MaxGroupSize: cfg.MaxGroupSize, MaxMetadataBytes: cfg.MaxMetadataBytes,
+				MemberIDSeed: uint64(seed)*7919 + uint64(step)})
+			next.BeginLoad()
+			if err := next.Load(h.log...); err != nil {
+				fail("load: %v", err)
+			}
+			next.Loaded(h.now)
+			h.c.Unload()
+			h.pump()
+			h.c = next
+			loadedGen := int32(0)
+			for _, rec := range h.log {
+				if k, ok, _ := group.DecodeKey(rec.Key); ok && k.IsGroup && k.Group == "g" && rec.Value != nil {
+					v, err := group.DecodeGroupValue(rec.Value)
+					if err != nil {
+						fail("group record: %v", err)
+					}
+					loadedGen = v.Generation
+				}
+			}
+			for gen := range leaderOf {
+				if gen > loadedGen {
+					delete(leaderOf, gen)
+					delete(assigned, gen)
+					delete(ownerOf, gen)
+				}
+			}
+			failovers++
+			epoch++
+			lastLoadedGen = loadedGen
 		}
 		checkOffsets()
 	}
-	t.Logf("seed %d: %d generations assigned, %d records written, %d partitions with offsets", seed, len(leaderOf), len(h.log), len(seen))
+	t.Logf("seed %d: %d generations assigned, %d records in the log, %d partitions with offsets, %d failovers", seed, len(leaderOf), len(h.log), len(seen), failovers)
 	if len(leaderOf) < 5 {
 		fail("only %d generations were assigned: the test did not exercise rebalances", len(leaderOf))
 	}
