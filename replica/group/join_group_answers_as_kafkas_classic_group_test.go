@@ -158,3 +158,14 @@ func TestAJoinPastTheGroupMaxSizeIsRefused(t *testing.T) {
 		t.Fatalf("third member: %v, want GROUP_MAX_SIZE_REACHED", a.Err)
 	}
 }
+
+// Before KIP-394 (JoinGroup v0-3) a dynamic member without an id joins at
+// once: the coordinator gives it an id in the JoinGroup answer.
+func TestAnOldClientsJoinWithoutMemberIDJoinsAtOnce(t *testing.T) {
+	h := newHarness(t, quickConfig())
+	ref := h.join(group.JoinGroupRequest{Group: "g", ClientID: "old", RequireKnownMemberID: false})
+	h.settle()
+	if a := h.joinAnswer(ref); a.Err != nil || !strings.HasPrefix(a.MemberID, "old-") || a.Generation != 1 {
+		t.Fatalf("answered %+v, want generation 1 with a new id", a)
+	}
+}
