@@ -1285,10 +1285,16 @@ func (c *Coordinator) OffsetCommit(nowMs int64, req OffsetCommitRequest) {
 		}
 		g = c.groupOf(req.Group, true) // a simple group
 	}
-	if err := g.validateCommit(req); err != nil {
+	m, err := g.validateCommit(req)
+	if err != nil {
 		failAll(err)
 		c.maybeDropEmpty(g)
 		return
+	}
+	if m != nil {
+		// A member's commit is also a heartbeat (Kafka's
+		// completeAndScheduleNextHeartbeatExpiration in doCommitOffsets).
+		m.heartbeatDeadline = nowMs + int64(m.sessionTimeoutMs)
 	}
 	var records []Record
 	var written []int
@@ -1319,25 +1325,27 @@ func (c *Coordinator) OffsetCommit(nowMs int64, req OffsetCommitRequest) {
 	})
 }
 
-// validateCommit is Kafka's ClassicGroup.validateOffsetCommit.
-func (g *group) validateCommit(req OffsetCommitRequest) error {
+// validateCommit is Kafka's ClassicGroup.validateOffsetCommit; it returns
+// the committing member, nil for a commit outside group management.
+func (g *group) validateCommit(req OffsetCommitRequest) (*member, error) {
 	if g.state == Dead {
-		return wire.ErrCoordinatorNotAvailable
+		return nil, wire.ErrCoordinatorNotAvailable
 	}
 	if req.Generation < 0 && g.state == Empty {
-		return nil // outside group management
+		return nil, nil // outside group management
 	}
-	if _, err := g.validateMember(req.MemberID, req.GroupInstanceID); err != nil {
-		return err
+	m, err := g.validateMember(req.MemberID, req.GroupInstanceID)
+	if err != nil {
+		return nil, err
 	}
 	if req.Generation != g.generation {
-		return wire.ErrIllegalGeneration
+		return nil, wire.ErrIllegalGeneration
 	}
 	if g.state == CompletingRebalance {
 		// The member has the new generation but not its assignment yet.
-		return wire.ErrRebalanceInProgress
+		return nil, wire.ErrRebalanceInProgress
 	}
-	return nil
+	return m, nil
 }
 
 // OffsetFetch handles an OffsetFetchRequest: committed offsets only; a

@@ -99,7 +99,7 @@
 //     no state: a "simple" group is created); metadata longer than
 //     offset.metadata.max.bytes is OFFSET_METADATA_TOO_LARGE for its
 //     partition. A commit carries the offset, its leader epoch (KIP-320) and
-//     metadata.
+//     metadata; a member's commit also counts as its heartbeat.
 //   - OffsetFetch of a partition, or a group, with no committed offset
 //     answers -1 with no error.
 //   - DeleteGroups deletes only an Empty group (NON_EMPTY_GROUP otherwise,

@@ -159,3 +159,17 @@ func TestAMemberThatNeverSyncsIsRemovedAfterTheRebalanceTimeout(t *testing.T) {
 		t.Fatalf("heartbeat of the member that never synced: %v, want UNKNOWN_MEMBER_ID", err)
 	}
 }
+
+// Kafka's doCommitOffsets: a member's offset commit also resets its
+// session, as a heartbeat does.
+func TestAMembersOffsetCommitKeepsItsSessionAlive(t *testing.T) {
+	h := newHarness(t, quickConfig())
+	ids, gen := h.stableGroup("g", 1)
+	for i := 0; i < 3; i++ {
+		h.advance(8_000)
+		commitAnswer(t, h, h.commit(group.OffsetCommitRequest{Group: "g", Generation: gen, MemberID: ids[0], Partitions: []group.CommitPartition{{Topic: "t", Offset: int64(i)}}}))
+	}
+	if err := h.c.Heartbeat(h.now, group.HeartbeatRequest{Group: "g", Generation: gen, MemberID: ids[0]}); err != nil {
+		t.Fatalf("after 24 s of commits and no heartbeat: %v, want the member kept", err)
+	}
+}
