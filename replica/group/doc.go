@@ -121,6 +121,10 @@
 // OffsetCommit v9 (v9+ says GROUP_ID_NOT_FOUND). Transactional offset
 // commits (TxnOffsetCommit) and offset expiry (offsets.retention.minutes)
 // are not implemented; without them OffsetFetch never answers
-// UNSTABLE_OFFSET_COMMIT. Kafka's member ids carry random UUIDs; kaenlog's
-// come from [Config.MemberIDSeed], which the host varies per load.
+// UNSTABLE_OFFSET_COMMIT. A JoinGroup or SyncGroup that replaces one of the
+// same member still waiting (a client that retried on another connection)
+// releases the older with REBALANCE_IN_PROGRESS, where Kafka drops it
+// unanswered: every request gets one answer. Kafka's member ids carry
+// random UUIDs; kaenlog's come from [Config.MemberIDSeed], which the host
+// varies per load.
 package group
