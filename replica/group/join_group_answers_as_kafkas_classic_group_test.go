@@ -169,3 +169,23 @@ func TestAnOldClientsJoinWithoutMemberIDJoinsAtOnce(t *testing.T) {
 		t.Fatalf("answered %+v, want generation 1 with a new id", a)
 	}
 }
+
+// Every request gets one answer: a member's second JoinGroup while its
+// first still waits releases the first with REBALANCE_IN_PROGRESS (Kafka
+// drops it unanswered) and takes its place in the rebalance.
+func TestAJoinThatReplacesAWaitingOneReleasesItWithRebalanceInProgress(t *testing.T) {
+	h := newHarness(t, quickConfig())
+	ids, _ := h.stableGroup("g", 2)
+	first := h.join(group.JoinGroupRequest{Group: "g", MemberID: ids[0]})
+	second := h.join(group.JoinGroupRequest{Group: "g", MemberID: ids[0]})
+	if a := h.joinAnswer(first); !errors.Is(a.Err, wire.ErrRebalanceInProgress) {
+		t.Fatalf("the replaced join answered %v", a.Err)
+	}
+	if h.answered(second) {
+		t.Fatal("the second join was answered before the rebalance completed")
+	}
+	h.join(group.JoinGroupRequest{Group: "g", MemberID: ids[1]})
+	if a := h.joinAnswer(second); a.Err != nil || a.Leader != ids[0] {
+		t.Fatalf("the second join answered %+v", a)
+	}
+}
