@@ -140,10 +140,11 @@ type group struct {
 	offsets        map[TopicPartition]OffsetValue
 
 	// PreparingRebalance: the join completes at joinDeadline, or when all
-	// have joined unless initialDelay. initialDelay's remaining budget is
-	// delayRemainingMs (Kafka's InitialDelayedJoin).
+	// have joined unless initialDelay. initialDelay waits delayMs, then
+	// again within delayRemainingMs (Kafka's InitialDelayedJoin).
 	joinDeadline     int64
 	initialDelay     bool
+	delayMs          int64
 	delayRemainingMs int64
 	newMemberAdded   bool
 
@@ -877,8 +878,8 @@ func (m *member) updateFrom(req JoinGroupRequest) {
 func (c *Coordinator) addMemberAndRebalance(nowMs int64, g *group, id string, req JoinGroupRequest) {
 	m := &member{id: id, instanceID: req.GroupInstanceID, isNew: true}
 	m.updateFrom(req)
-	if g.state == PreparingRebalance && g.initialDelay {
-		g.newMemberAdded = true
+	if g.state == PreparingRebalance && g.generation == 0 {
+		g.newMemberAdded = true // the initial delay may wait again
 	}
 	if len(g.members) == 0 {
 		g.protocolType = req.ProtocolType
@@ -927,7 +928,7 @@ func (c *Coordinator) prepareRebalance(nowMs int64, g *group) {
 	if g.state == Empty && c.cfg.InitialRebalanceDelayMs > 0 {
 		delay := min(c.cfg.InitialRebalanceDelayMs, timeout)
 		g.initialDelay, g.newMemberAdded = true, false
-		g.delayRemainingMs = timeout - delay
+		g.delayMs, g.delayRemainingMs = delay, timeout-delay
 		g.joinDeadline = nowMs + delay
 	} else {
 		g.initialDelay = false
@@ -1231,9 +1232,11 @@ func (c *Coordinator) Tick(nowMs int64) {
 		}
 		if g.state == PreparingRebalance && g.joinDeadline <= nowMs {
 			if g.initialDelay && g.newMemberAdded && g.delayRemainingMs > 0 {
+				// Kafka's InitialDelayedJoin.onComplete: wait again, the
+				// remaining budget less the delay that just passed.
 				delay := min(c.cfg.InitialRebalanceDelayMs, g.delayRemainingMs)
-				g.delayRemainingMs -= delay
-				g.newMemberAdded = false
+				g.delayRemainingMs = max(g.delayRemainingMs-g.delayMs, 0)
+				g.delayMs, g.newMemberAdded = delay, false
 				g.joinDeadline = nowMs + delay
 			} else {
 				g.initialDelay = false
