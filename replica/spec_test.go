@@ -1,12 +1,12 @@
 package replica_test
 
-// The spec, in order: chapter 8's rules (/work/shared/seed, "การทำสำเนา"),
-// then the KIPs it leans on — 101, 279, 320, 966 — each test the primary
-// statement of its rule and citing its section. A learner reads this file
-// top to bottom to find each rule's test; the rules whose tests live in
-// another package (the pure halves: isr, epoch, log, the controller) are
-// named in specElsewhere, which TestSpecNamesOnlyTestsThatExist keeps
-// true.
+// The spec, in order: the rules of chapter 8 (the kaen-log course's
+// replication chapter, "การทำสำเนา"), then the KIPs it leans on — 101,
+// 279, 320, 966 — each test the primary statement of its rule and citing
+// its section. A learner reads this file top to bottom to find each rule's
+// test; the rules whose tests live in another package (the pure halves:
+// isr, epoch, log, the controller) are named in specElsewhere, which
+// TestSpecNamesOnlyTestsThatExist keeps true.
 //
 //   §1 A follower is a consumer that carries a replica id: it reads to the
 //      log end, a consumer stops at the high watermark.
