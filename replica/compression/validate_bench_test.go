@@ -1,0 +1,139 @@
+package compression
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/kaenlog/kaenlog/log"
+		"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// The benchmarks compare the leader's validation of one compressed batch
+// (Log.AppendAsLeader: CRC, decompression into the log's reused buffer,
+// the walk of every record, the append to an in-memory file system) with
+// decompressing the same bytes alone with the library, into a reused
+// buffer. The batch is 1 MiB of 100-byte JSON-like records (10,000),
+// compressed by franz-go's producer compressor. BENCHMARKS.md has the
+// command and the ratios.
+
+// benchBatch is the compressed batch of codec, and its records' size.
+func benchBatch(b *testing.B, codec kgo.CompressionCodec, c log.Compression) (sent []byte, inflated int) {
+	plain := plainBatch(b, 10000, 100)
+	return withBody(b, plain, kgoEncoder(codec)(b, plain[log.BatchHeaderSize:]), c), len(plain) - log.BatchHeaderSize
+}
+
+// benchValidate appends sent as a leader, b.N times, to a log in
+// b.TempDir() (run with TMPDIR=/dev/shm: the write is then a page-cache
+// copy of the compressed bytes); the log is replaced every 64 appends
+// (outside the timer) so that the directory stays small.
+func benchValidate(b *testing.B, codec kgo.CompressionCodec, c log.Compression) {
+	sent, inflated := benchBatch(b, codec, c)
+	batch := bytes.Clone(sent)
+	opts := log.Options{SegmentBytes: 64 << 20}
+	root := b.TempDir()
+	var l *log.Log
+	dir := ""
+	open := func() {
+		if dir != "" {
+			l.Close()
+			os.RemoveAll(dir)
+		}
+		var err error
+		dir = filepath.Join(root, strconv.Itoa(rand.Int()))
+		if l, err = log.Open(dir, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	open()
+	b.SetBytes(int64(inflated))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i++; i%64 == 0 {
+			b.StopTimer()
+			open()
+			b.StartTimer()
+		}
+		clear(batch[:8]) // the base offset the append stamped (outside the CRC)
+		if _, err := l.AppendAsLeader(batch, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	l.Close()
+	b.ReportMetric(float64(inflated)/float64(len(sent)), "ratio")
+}
+
+func BenchmarkValidateSnappy(b *testing.B) {
+	benchValidate(b, kgo.SnappyCompression(), log.CompressionSnappy)
+}
+
+func BenchmarkRawDecompressSnappy(b *testing.B) {
+	sent, inflated := benchBatch(b, kgo.SnappyCompression(), log.CompressionSnappy)
+	body, out := sent[log.BatchHeaderSize:], make([]byte, inflated)
+	b.SetBytes(int64(inflated))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s2.Decode(out, body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkValidateLZ4(b *testing.B) {
+	benchValidate(b, kgo.Lz4Compression(), log.CompressionLZ4)
+}
+
+func BenchmarkRawDecompressLZ4(b *testing.B) {
+	sent, inflated := benchBatch(b, kgo.Lz4Compression(), log.CompressionLZ4)
+	body, out := sent[log.BatchHeaderSize:], make([]byte, inflated+1)
+	var src bytes.Reader
+	r := lz4.NewReader(&src)
+	b.SetBytes(int64(inflated))
+	b.ReportAllocs()
+	for b.Loop() {
+		src.Reset(body)
+		r.Reset(&src)
+		n, err := r.Read(out)
+		for err == nil && n < inflated {
+			var k int
+			k, err = r.Read(out[n:])
+			n += k
+		}
+		if n != inflated {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+func BenchmarkValidateZstd(b *testing.B) {
+	benchValidate(b, kgo.ZstdCompression(), log.CompressionZstd)
+}
+
+func BenchmarkRawDecompressZstd(b *testing.B) {
+	sent, inflated := benchBatch(b, kgo.ZstdCompression(), log.CompressionZstd)
+	body, out := sent[log.BatchHeaderSize:], make([]byte, 0, inflated)
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	b.SetBytes(int64(inflated))
+	b.ReportAllocs()
+	for b.Loop() {
+		if out, err = d.DecodeAll(body, out[:0]); err != nil || len(out) != inflated {
+			b.Fatal(len(out), err)
+		}
+	}
+}
+
+func BenchmarkValidateGzip(b *testing.B) {
+	benchValidate(b, kgo.GzipCompression(), log.CompressionGzip)
+}
