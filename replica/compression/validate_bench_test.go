@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/log"
-		"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 	"github.com/twmb/franz-go/pkg/kgo"
