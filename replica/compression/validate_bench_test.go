@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/log/vfs"
@@ -21,6 +22,29 @@ import (
 // buffer. The batch is 1 MiB of 100-byte JSON-like records (10,000),
 // compressed by franz-go's producer compressor. BENCHMARKS.md has the
 // command and the ratios.
+
+// cpuMeter sums the process's CPU time over the timed parts of a
+// benchmark and reports it per operation as cpu-ns/op: on a shared
+// machine, wall time per op varies with the load several times over, CPU
+// time much less.
+type cpuMeter struct {
+	at, total time.Duration
+	ok        bool
+}
+
+func (m *cpuMeter) start() { m.at, m.ok = processCPU() }
+
+func (m *cpuMeter) stop() {
+	if now, ok := processCPU(); ok && m.ok {
+		m.total += now - m.at
+	}
+}
+
+func (m *cpuMeter) report(b *testing.B, ops int) {
+	if m.ok && ops > 0 {
+		b.ReportMetric(float64(m.total.Nanoseconds())/float64(ops), "cpu-ns/op")
+	}
+}
 
 // benchBatch is the compressed batch of codec, and its records' size.
 func benchBatch(b *testing.B, codec kgo.CompressionCodec, c log.Compression) (sent []byte, inflated int) {
@@ -49,11 +73,15 @@ func benchValidate(b *testing.B, codec kgo.CompressionCodec, c log.Compression) 
 	open()
 	b.SetBytes(int64(inflated))
 	b.ReportAllocs()
+	var cpu cpuMeter
+	cpu.start()
 	i := 0
 	for b.Loop() {
 		if i++; i%64 == 0 {
 			b.StopTimer()
+			cpu.stop()
 			open()
+			cpu.start()
 			b.StartTimer()
 		}
 		clear(batch[:8]) // the base offset the append stamped (outside the CRC)
@@ -62,6 +90,8 @@ func benchValidate(b *testing.B, codec kgo.CompressionCodec, c log.Compression) 
 		}
 	}
 	b.StopTimer()
+	cpu.stop()
+	cpu.report(b, i)
 	l.Close()
 	b.ReportMetric(float64(inflated)/float64(len(sent)), "ratio")
 }
@@ -103,11 +133,17 @@ func BenchmarkRawDecompressSnappy(b *testing.B) {
 	body, out := sent[log.BatchHeaderSize:], make([]byte, inflated)
 	b.SetBytes(int64(inflated))
 	b.ReportAllocs()
+	var cpu cpuMeter
+	cpu.start()
+	ops := 0
 	for b.Loop() {
 		if _, err := s2.Decode(out, body); err != nil {
 			b.Fatal(err)
 		}
+		ops++
 	}
+	cpu.stop()
+	cpu.report(b, ops)
 }
 
 func BenchmarkValidateLZ4(b *testing.B) {
@@ -121,7 +157,11 @@ func BenchmarkRawDecompressLZ4(b *testing.B) {
 	r := lz4.NewReader(&src)
 	b.SetBytes(int64(inflated))
 	b.ReportAllocs()
+	var cpu cpuMeter
+	cpu.start()
+	ops := 0
 	for b.Loop() {
+		ops++
 		src.Reset(body)
 		r.Reset(&src)
 		n, err := r.Read(out)
@@ -134,6 +174,8 @@ func BenchmarkRawDecompressLZ4(b *testing.B) {
 			b.Fatal(n, err)
 		}
 	}
+	cpu.stop()
+	cpu.report(b, ops)
 }
 
 func BenchmarkValidateZstd(b *testing.B) {
@@ -150,11 +192,17 @@ func BenchmarkRawDecompressZstd(b *testing.B) {
 	defer d.Close()
 	b.SetBytes(int64(inflated))
 	b.ReportAllocs()
+	var cpu cpuMeter
+	cpu.start()
+	ops := 0
 	for b.Loop() {
 		if out, err = d.DecodeAll(body, out[:0]); err != nil || len(out) != inflated {
 			b.Fatal(len(out), err)
 		}
+		ops++
 	}
+	cpu.stop()
+	cpu.report(b, ops)
 }
 
 func BenchmarkValidateGzip(b *testing.B) {
