@@ -106,7 +106,7 @@ func TestABombIsRefusedWithoutInflating(t *testing.T) {
 	boundedZstdDecoder(limit)
 	boundedZstdDecoder(log.DefaultMaxInflatedBytes)
 	for _, b := range bombs() {
-		dst := make([]byte, len(header), len(header))
+		dst := make([]byte, len(header))
 		copy(dst, header)
 		var before, after runtime.MemStats
 		runtime.GC()
