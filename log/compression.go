@@ -105,7 +105,8 @@ var decompressors [CompressionZstd + 1]atomic.Pointer[Decompressor]
 // swap the standard library's gzip for a faster one). gzip is registered
 // by default; snappy, lz4 and zstd are not, since the main module keeps
 // the standard library's codecs only: a module that has them registers
-// them, typically from an init function. A batch whose codec has none is
+// them, typically from an init function (importing
+// github.com/kaenlog/kaenlog/replica/compression registers all three). A batch whose codec has none is
 // ErrUnsupportedCompression, as is one of the codecs 5-7, which Kafka does
 // not define. It is safe to call concurrently with everything else; it
 // panics for a c other than gzip, snappy, lz4 and zstd, or a nil d.
