@@ -35,17 +35,29 @@
 // to (log.Options.MaxInflation times MaxBatchBytes); more is
 // log.ErrInflationLimit, Kafka's CORRUPT_MESSAGE. Every size the
 // compressed data claims is bounded by it before anything is allocated
-// for it: snappy's decoded length (each chunk's, summed over the xerial
-// chunks, before the first is decoded), zstd's frame content size and
-// window (a decoder per bound, WithDecoderMaxMemory; it decodes into the
-// output, so the window costs nothing of its own), and lz4's block
-// maximum size (a frame declaring blocks larger than the bound is refused
-// before a block buffer is taken). lz4 streams into the output through
-// log.AppendDecompressed, which stops one byte past the bound. Decoders
-// are pooled (lz4), shared (zstd's decoder is safe for concurrent
-// DecodeAll) or stateless (snappy), and each decodes straight into the
-// log's reused buffer, so validating a compressed batch costs its
-// decompression and the record walk, with no copy between them.
+// for it:
+//
+//   - snappy: each block's decoded length, summed over the xerial chunks
+//     before the first is decoded;
+//   - zstd: the frame and block headers are read first (a frame's
+//     declared content size above the bound is refused there); when the
+//     blocks they allow fit the bound, one shared decoder (safe for
+//     concurrent DecodeAll, which decodes into the output, so the window
+//     needs no memory of its own) decodes them; otherwise a decoder of
+//     that bound (WithDecoderMaxMemory, which also bounds the window)
+//     decodes into a buffer of the bound and stops a bomb there. A frame
+//     without a content size whose window exceeds the bound and whose
+//     output comes within a block of it is refused as a bomb;
+//   - lz4: a frame declaring a block maximum size above the bound is
+//     refused before the reader takes a block buffer (franz-go writes
+//     4 MiB blocks, so a log whose bound is under 4 MiB refuses them);
+//     the frames stream into the output through log.AppendDecompressed,
+//     which stops one byte past the bound.
+//
+// Decoders are pooled (lz4), shared (zstd) or stateless (snappy), and
+// each decodes straight into the log's reused buffer, so validating a
+// compressed batch costs its decompression and the record walk, with no
+// copy between them (BENCHMARKS.md).
 //
 // Bodies that do not decompress (truncated, garbled, a checksum that
 // does not match, bytes after the last xerial chunk that are no chunk)
