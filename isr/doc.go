@@ -11,11 +11,14 @@
 // committed. HW 0 means nothing is committed, whatever is on disk.
 //
 // Maximal ISR. AdvanceHW starts at the leader's LEO and takes the minimum
-// over the followers in the maximal ISR; it proposes nothing while the ISR is
-// smaller than min.insync.replicas. It proposes, it does not set: it has no
-// access to the current HW, so keeping the HW monotonic is the caller's job
-// (the replica layer accepts only a larger proposal), as Kafka's
+// over the followers in the maximal ISR and the caught-up followers outside
+// it (ReplicaLEO.CaughtUp); it proposes nothing while the ISR is smaller
+// than min.insync.replicas. It proposes, it does not set: it has no access
+// to the current HW, so keeping the HW monotonic is the caller's job (the
+// replica layer accepts only a larger proposal), as Kafka's
 // maybeIncrementLeaderHW leaves it to maybeIncrementHighWatermark.
+// State.ProposeHW is AdvanceHW over a State, and the replica layer's leader
+// runs it: there is no other high-watermark rule.
 //
 // Proposed, then committed. A leader that answers to a controller never
 // changes its ISR itself (alterpartition.go, Kafka's AlterPartition): the
@@ -59,14 +62,12 @@
 //
 // # Where Kafka 4.0 differs
 //
-//   - AdvanceHW and State.ProposeHW follow the chapter: only members of
-//     the maximal ISR hold the HW back. Kafka's maybeIncrementLeaderHW also
-//     waits for a follower outside the ISR that is caught up (within
-//     replica.lag.time.max.ms) and ISR-eligible, so that a busy leader's HW
-//     does not run ahead of a follower about to rejoin. kaenlog's leader
-//     does too: package replica lowers the proposal to such a follower's
-//     LEO (read with State.FollowerLEO and State.LastCaughtUpMs) before it
-//     takes it. A caller of this package alone gets the chapter's rule.
+//   - The chapter's advance_hw counts only the maximal ISR. AdvanceHW also
+//     counts, as Kafka's maybeIncrementLeaderHW does, a follower outside it
+//     that is caught up (within replica.lag.time.max.ms) and ISR-eligible
+//     (ReplicaLEO.CaughtUp), so that a busy leader's HW does not run ahead
+//     of a follower about to rejoin. With CaughtUp unset it is the
+//     chapter's rule.
 //   - Kafka keeps a follower in the ISR when its LEO equals the leader's LEO,
 //     whatever the time (Replica.isCaughtUp). kaenlog's ShrinkISR uses time
 //     only, as the chapter does: a follower that stops fetching is removed by
