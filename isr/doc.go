@@ -29,7 +29,8 @@
 // one being removed counts only once committed. State.UnderMinISR, which
 // freezes the high watermark (KIP-966) and refuses acks=all, reads the
 // committed ISR; the acks=all gate reads the maximal one. min.insync.replicas
-// is capped at the replication factor (EffectiveMinISR), as in Kafka.
+// is capped at the replication factor (EffectiveMinISR), as in Kafka, by
+// the leader and the controller alike.
 // ShrinkISR, Readmit and RemoveLostSession apply their rule at once: the
 // chapter's single-process leader, which has no controller to ask. A
 // partition state the controller publishes is taken as Kafka's makeLeader
@@ -47,8 +48,10 @@
 // Two judges. A follower leaves the ISR by either of two unrelated rules:
 // the leader's time rule (State.ShrinkISR: not caught up for longer than
 // replica.lag.time.max.ms, default 30000) because the leader sees every
-// fetch, and the controller's session rule (State.RemoveLostSession) because
-// the controller holds the session. It comes back by one path only, the
+// fetch, and the controller's session rule (WithoutLostSession, which
+// package replica/controller applies when it fences a broker, and
+// State.RemoveLostSession on a State) because the controller holds the
+// session. It comes back by one path only, the
 // controller's (State.Readmit), when its LEO has reached both the HW and the
 // start of the leader's current epoch. Time never readmits. The leader is
 // always a member of its own ISR; no call removes it.

@@ -223,12 +223,17 @@ func (s *State) LeaderID() int32 { return s.leaderID }
 // MinISR returns min.insync.replicas as given to NewState.
 func (s *State) MinISR() int { return s.minISR }
 
-// EffectiveMinISR is the ISR size the rules compare against:
-// min(MinISR, number of assigned replicas), as Kafka's
-// Partition.effectiveMinIsr caps min.insync.replicas at the replication
-// factor, so a topic configured with more than it has still commits once
-// every replica is in sync.
-func (s *State) EffectiveMinISR() int { return min(s.minISR, len(s.followers)+1) }
+// EffectiveMinISR is the ISR size the rules compare against: the package
+// function EffectiveMinISR of MinISR and the number of assigned replicas.
+func (s *State) EffectiveMinISR() int { return EffectiveMinISR(s.minISR, len(s.followers)+1) }
+
+// EffectiveMinISR is min.insync.replicas capped at the replication factor,
+// min(minISR, replicationFactor), so a topic configured with more than it
+// has still commits once every replica is in sync. Kafka computes it twice,
+// on the leader (Partition.effectiveMinIsr) and on the controller
+// (getTopicEffectiveMinIsr); kaenlog's leader (State.EffectiveMinISR) and
+// controller (package replica/controller, for the ELR) both call this.
+func EffectiveMinISR(minISR, replicationFactor int) int { return min(minISR, replicationFactor) }
 
 // LagMaxMs returns the effective replica.lag.time.max.ms (DefaultLagMaxMs if
 // the Config asked for <= 0).
