@@ -265,13 +265,14 @@ func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 		return nil, configError("ProducerConfig.DeliveryTimeoutMs", "%d is below LingerMs + AckTimeoutMs = %d + %d: a record could time out before its first answer (Kafka's rule for delivery.timeout.ms)", cfg.DeliveryTimeoutMs, cfg.LingerMs, cfg.AckTimeoutMs)
 	}
 	// A request goes out as one frame, and a broker closes the connection
-	// on a frame above its MaxFrameSize (wire.DefaultMaxFrameSize, as the
-	// client's Config.MaxFrameBytes): a batch or request that cannot fit
+	// on a frame above its server.Config.MaxFrameSize (by default
+	// wire.DefaultMaxFrameSize, as the client's Config.MaxFrameSize): a
+	// batch or request that cannot fit
 	// would be retried until its delivery timeout.
 	if room := c.maxRequestBatchBytes(); cfg.MaxRecordBytes > room {
-		return nil, configError("ProducerConfig.MaxRecordBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameBytes %d: at most %d", cfg.MaxRecordBytes, c.cfg.MaxFrameBytes, room)
+		return nil, configError("ProducerConfig.MaxRecordBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameSize %d: at most %d", cfg.MaxRecordBytes, c.cfg.MaxFrameSize, room)
 	} else if cfg.BatchBytes > room {
-		return nil, configError("ProducerConfig.BatchBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameBytes %d: at most %d", cfg.BatchBytes, c.cfg.MaxFrameBytes, room)
+		return nil, configError("ProducerConfig.BatchBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameSize %d: at most %d", cfg.BatchBytes, c.cfg.MaxFrameSize, room)
 	}
 	p := &Producer{
 		c: c, cfg: cfg, acks: cfg.Acks.Wire(), idem: idem,
