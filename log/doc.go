@@ -69,24 +69,9 @@
 //
 // # On-disk formats
 //
-// A batch (big-endian; Kafka RecordBatch v2, magic 2; compression.go for
-// compressed records):
-//
-//	offset width field
-//	     0     8 baseOffset            stamped by the leader; not in the CRC
-//	     8     4 batchLength           bytes after this field
-//	    12     4 partitionLeaderEpoch  stamped by the leader; not in the CRC
-//	    16     1 magic                 2
-//	    17     4 crc                   CRC-32C of bytes [21, end of batch)
-//	    21     2 attributes
-//	    23     4 lastOffsetDelta       last offset = baseOffset + this
-//	    27     8 baseTimestamp
-//	    35     8 maxTimestamp          retention by time reads this
-//	    43     8 producerId
-//	    51     2 producerEpoch
-//	    53     4 baseSequence
-//	    57     4 recordCount
-//	    61     - records (varint-framed)
+// A batch is Kafka's RecordBatch v2 (magic 2, big-endian): the 61-byte
+// header that [BatchHeader] draws field by field, then the records
+// (varint-framed, [Record]; compression.go for compressed records).
 //
 // An empty batch (compaction's, or a follower's over its leader's gap) is
 // exactly these 61 bytes: recordCount 0, attributes 0, producer fields -1,
