@@ -6,7 +6,9 @@
 // failed.
 //
 // The package has two halves. The codec (ReadBatchHeader, VerifyBatch,
-// AppendBatch, DecodeBatch, BatchScanner, ...) reads and writes batches. The
+// AppendBatch, DecodeBatch, BatchScanner, ...) reads and writes batches;
+// AppendRecord and RecordSize are its record encoding, for a producer that
+// builds a batch in place (PutBatchHeader last). The
 // storage (Open and the methods of Log) keeps them: appends and reads never
 // re-encode a batch, so what a producer checksummed is what a follower or
 // consumer reads, byte for byte (only compaction rewrites batches). Every
