@@ -8,6 +8,25 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
+// The controller's effective min ISR, which decides the ELR, is
+// isr.EffectiveMinISR, the leader's: min.insync.replicas capped at the
+// replication factor (Kafka's getTopicEffectiveMinIsr and
+// Partition.effectiveMinIsr).
+func TestTheControllersEffectiveMinISRIsTheLeaders(t *testing.T) {
+	// want[minISR-1][rf-1]: min(minISR, rf).
+	want := [4][3]int{{1, 1, 1}, {1, 2, 2}, {1, 2, 3}, {1, 2, 3}}
+	replicas := []int32{1, 2, 3}
+	for m := range int32(4) {
+		for rf := 1; rf <= 3; rf++ {
+			got := effectiveMinISR(&topicState{Topic: Topic{MinISR: m + 1}}, &PartitionState{Replicas: replicas[:rf]})
+			leader := isr.EffectiveMinISR(int(m+1), rf)
+			if w := want[m][rf-1]; got != w || leader != w {
+				t.Errorf("min ISR %d over %d replicas: controller %d, isr.EffectiveMinISR %d, want %d", m+1, rf, got, leader, w)
+			}
+		}
+	}
+}
+
 // The controller's session rule is isr.WithoutLostSession, the one the
 // chapter's TwoJudges section and isr.State.RemoveLostSession show: when a
 // broker's session expires, every ISR it was in becomes exactly that
@@ -33,29 +52,6 @@ func TestTheControllerRemovesALostSessionByIsrWithoutLostSession(t *testing.T) {
 		}
 		if got := h.part("orders", p).ISR; !slices.Equal(got, want) {
 			t.Fatalf("orders-%d: ISR %v after broker 1 lost its session, isr.WithoutLostSession(%v, 1) = %v", p, got, before[p], want)
-		}
-	}
-}
-
-// The controller's effective min ISR, which decides the ELR, is
-// isr.EffectiveMinISR, the leader's: min.insync.replicas capped at the
-// replication factor (Kafka's getTopicEffectiveMinIsr and
-// Partition.effectiveMinIsr).
-func TestTheControllersEffectiveMinISRIsTheLeaders(t *testing.T) {
-	for _, c := range []struct {
-		minISR   int32
-		replicas []int32
-		want     int
-	}{
-		{1, []int32{1, 2, 3}, 1},
-		{2, []int32{1, 2, 3}, 2},
-		{3, []int32{1, 2}, 2},
-		{5, []int32{1}, 1},
-	} {
-		got := effectiveMinISR(&topicState{Topic: Topic{MinISR: c.minISR}}, &PartitionState{Replicas: c.replicas})
-		leader := isr.EffectiveMinISR(int(c.minISR), len(c.replicas))
-		if got != c.want || leader != c.want {
-			t.Errorf("min ISR %d over %v: controller %d, isr.EffectiveMinISR %d, want %d", c.minISR, c.replicas, got, leader, c.want)
 		}
 	}
 }
