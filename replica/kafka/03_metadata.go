@@ -3,14 +3,13 @@ package kafka
 import (
 	"crypto/sha256"
 	"fmt"
-	"slices"
 
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Metadata (key 3), v0-v8 (v9+ is flexible: see the package doc).
+// Metadata (key 3), v0-v11.
 //
 // Behavior:
 //   - answered by the broker from its metadata image (any broker, as in
@@ -24,15 +23,20 @@ import (
 //     committed, and as OfflineReplicas the replicas whose broker is not
 //     registered or is fenced. KIP-966's ELR is not in Metadata at any
 //     version (Kafka has it in DescribeTopicPartitions, not served);
-//   - topic ids (v10+, once advertised) are derived from the name (TopicID), the same on
-//     every broker; a request naming a topic by id alone is answered from
-//     every topic, filtered by id;
+//   - topic ids (v10+) are derived from the name (TopicID), the same on
+//     every broker: kaenlog's metadata has none of its own;
+//   - a v10 or v11 request that names a topic by id, or leaves a name
+//     null, is answered INVALID_REQUEST for each topic it names, with no
+//     brokers, as Kafka's KafkaApis refuses it (topic ids in requests
+//     come with v12);
 //   - AllowAutoTopicCreation is ignored: an unknown topic is
 //     UNKNOWN_TOPIC_OR_PARTITION (topics are created on the controller);
-//   - v13 (the top-level error code) is not advertised.
+//   - v12 (topics named by id) is not advertised: Kafka answers an id it
+//     does not know UNKNOWN_TOPIC_ID, which wire's error table lacks;
+//     v13 (KIP-1102's top-level error code) neither, as it comes after.
 
 func init() {
-	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 8, decode: decodeMetadata, encode: encodeMetadata})
+	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 11, decode: decodeMetadata, encode: encodeMetadata})
 }
 
 // TopicID is the Kafka topic id the listener gives topic: the first 16
@@ -58,19 +62,34 @@ func decodeMetadata(_ *Codec, st *request, _ *server.Request) (wire.Message, err
 	}
 	m.Topics = []string{}
 	for _, t := range kr.Topics {
-		if t.Topic == nil {
-			st.metadataIDs = append(st.metadataIDs, t.TopicID)
-			continue
+		if t.Topic == nil || t.TopicID != ([16]byte{}) {
+			return nil, refuseMetadata(st, kr)
 		}
 		m.Topics = append(m.Topics, *t.Topic)
-	}
-	if len(st.metadataIDs) > 0 {
-		m.Topics = nil // every topic: the ids are filtered at Frame
 	}
 	return m, nil
 }
 
-func encodeMetadata(c *Codec, st *request, m wire.Message) (kmsg.Response, error) {
+// refuseMetadata answers a request naming topics by id before v12 as
+// Kafka's MetadataRequest.getErrorResponse does: each topic it names
+// with INVALID_REQUEST, a null name as "", nothing else.
+func refuseMetadata(st *request, kr *kmsg.MetadataRequest) error {
+	resp := kmsg.NewPtrMetadataResponse()
+	for _, t := range kr.Topics {
+		rt := kmsg.NewMetadataResponseTopic()
+		name := ""
+		if t.Topic != nil {
+			name = *t.Topic
+		}
+		rt.Topic, rt.TopicID, rt.ErrorCode = &name, t.TopicID, kafkaCode(wire.CodeInvalidRequest)
+		rt.Partitions = []kmsg.MetadataResponseTopicPartition{}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	st.local = resp
+	return errLocal
+}
+
+func encodeMetadata(c *Codec, _ *request, m wire.Message) (kmsg.Response, error) {
 	w, ok := m.(*wire.MetadataResponse)
 	if !ok {
 		return nil, fmt.Errorf("kafka: a %v answer to a Metadata", m.APIKey())
@@ -92,15 +111,11 @@ func encodeMetadata(c *Codec, st *request, m wire.Message) (kmsg.Response, error
 	}
 	for i := range w.Topics {
 		t := &w.Topics[i]
-		id := TopicID(t.Name)
-		if len(st.metadataIDs) > 0 && !slices.Contains(st.metadataIDs, id) {
-			continue
-		}
 		rt := kmsg.NewMetadataResponseTopic()
 		name := t.Name
 		rt.Topic, rt.ErrorCode = &name, kafkaCode(t.ErrorCode)
 		if t.ErrorCode == wire.CodeNone {
-			rt.TopicID = id
+			rt.TopicID = TopicID(t.Name)
 		}
 		for j := range t.Partitions {
 			p := &t.Partitions[j]

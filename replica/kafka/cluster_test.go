@@ -48,6 +48,8 @@ type cluster struct {
 	// kill can cut a broker's power (vfs.Mem.Crash) and startBroker can
 	// open what the cut left. They outlive the brokers.
 	disks map[int32]*vfs.Mem
+	// hostCfg, if set, adjusts each broker's host config (budgets, say).
+	hostCfg func(*server.Config)
 }
 
 type clusterBroker struct {
@@ -90,7 +92,14 @@ func listen(t testing.TB) net.Listener {
 // every broker is registered, unfenced and caught up.
 func startCluster(t testing.TB, n int) *cluster {
 	t.Helper()
-	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}}
+	return startClusterWith(t, n, nil)
+}
+
+// startClusterWith is startCluster with hostCfg adjusting each broker's
+// host config.
+func startClusterWith(t testing.TB, n int, hostCfg func(*server.Config)) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}, hostCfg: hostCfg}
 	store, err := controller.OpenLogStore(filepath.Join(c.dir, "controller"), log.Options{Sync: log.SyncEveryAppend})
 	if err != nil {
 		t.Fatal(err)
@@ -136,10 +145,14 @@ func (c *cluster) startBroker(id int32) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	h, err := server.Serve(ln, b, server.Config{
+	hcfg := server.Config{
 		Clock: c.clk, Controller: c.ctlH.Addr().String(), OnEvent: c.signal, ShutdownTimeoutMs: 5000,
 		Listeners: []server.Listener{{Listener: kln, Codec: kafka.NewCodec(b, kafka.Config{})}},
-	})
+	}
+	if c.hostCfg != nil {
+		c.hostCfg(&hcfg)
+	}
+	h, err := server.Serve(ln, b, hcfg)
 	if err != nil {
 		c.t.Fatal(err)
 	}
