@@ -66,7 +66,25 @@ func timestampSupported(ts int64, version int16) bool {
 }
 
 func init() {
-	regKey(&api{key: listOffsetsKey, name: "ListOffsets", min: 1, max: 10, decode: decodeListOffsets, encode: encodeListOffsets})
+	regKey(&api{key: listOffsetsKey, name: "ListOffsets", min: 1, max: 10, decode: decodeListOffsets, encode: encodeListOffsets, shape: listOffsetsShape})
+}
+
+// listOffsetsShape is a ListOffsets request's layout, v1-v10 (kmsg's
+// ListOffsetsRequest).
+func listOffsetsShape(version int16, flexible bool) shape {
+	head, partition := 4, 4+8 // ReplicaID; Partition, Timestamp
+	if version >= 2 {
+		head++ // IsolationLevel
+	}
+	if version >= 4 {
+		partition += 4 // CurrentLeaderEpoch
+	}
+	topic := append(shape{str, array(append(shape{fixedBytes(partition)}, tagsIf(flexible)...)...)}, tagsIf(flexible)...)
+	s := shape{fixedBytes(head), array(topic...)}
+	if version >= 10 {
+		s = append(s, fixedBytes(4)) // TimeoutMillis
+	}
+	return append(s, tagsIf(flexible)...)
 }
 
 func decodeListOffsets(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {
