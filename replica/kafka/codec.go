@@ -66,8 +66,10 @@ type request struct {
 	// local is the answer the codec gives without the broker, if any.
 	local kmsg.Response
 	// listTimestamps are the timestamps a ListOffsets request asked, by
-	// partition in request order: some are answered at Frame.
+	// partition in request order: some are answered at Frame, as is each
+	// partition listDuplicated marks (named more than once).
 	listTimestamps []int64
+	listDuplicated []bool
 }
 
 // errLocal sends a request to Refuse, which gives the answer the codec
