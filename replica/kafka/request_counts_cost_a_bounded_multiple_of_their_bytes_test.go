@@ -13,6 +13,18 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
+// memCodec is the Kafka codec of a broker on an in-memory file system
+// that is no cluster's member: enough to decode requests.
+func memCodec(t *testing.T) *kafka.Codec {
+	t.Helper()
+	b, err := replica.OpenBroker(replica.BrokerConfig{ID: 1, Dir: "/b", IncarnationID: [16]byte{1},
+		Replica: replica.Options{Log: log.Options{FS: vfs.NewMem()}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kafka.NewCodec(b, kafka.Config{})
+}
+
 // countFrameBytes is the size of each request countRequests builds: just
 // under the listener's 1 MiB bound for requests other than a produce.
 const countFrameBytes = 1<<20 - 64
@@ -95,12 +107,7 @@ func countRequests() []struct {
 // allocates at most maxDecodeAmplification times its size, and it is
 // refused (it does not decode).
 func TestARequestsCountsCostABoundedMultipleOfItsBytes(t *testing.T) {
-	b, err := replica.OpenBroker(replica.BrokerConfig{ID: 1, Dir: "/b", IncarnationID: [16]byte{1},
-		Replica: replica.Options{Log: log.Options{FS: vfs.NewMem()}}}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	codec := kafka.NewCodec(b, kafka.Config{})
+	codec := memCodec(t)
 	for _, tc := range countRequests() {
 		r := &server.Request{Produce: new(wire.ProduceRequest), Fetch: new(wire.FetchRequest)}
 		var before, after runtime.MemStats
