@@ -73,12 +73,13 @@
 // it cannot serve: an unknown API key (kmsg.RequestForKey's nil is
 // checked, never dereferenced), a version outside the advertised range
 // (ApiVersions excepted: KIP-511), a truncated header, a body that does
-// not decode, a produce whose array and tagged-field counts exceed 1<<16
-// elements or what its bytes could hold, and a request other than a
-// produce over 1 MiB (kmsg sizes an array's allocation, and its map of
-// unknown tagged fields, only by the bytes left, so counts alone could
-// make it allocate many times the frame). Frames are bounded by the host's
-// MaxFrameSize before anything is allocated.
+// not decode, a request whose array and tagged-field counts exceed 1<<16
+// elements in all or what its bytes could hold (walked before kmsg
+// decodes it: kmsg sizes an array's allocation, and its map of unknown
+// tagged fields, by one or two bytes per element, so a 1 MiB Fetch of
+// counts made it allocate 32 MiB, and 250,000 unknown tagged fields 40
+// MiB), and a request other than a produce over 1 MiB. Frames are bounded
+// by the host's MaxFrameSize before anything is allocated.
 //
 // # Not supported, and what a client gets instead
 //

@@ -31,6 +31,9 @@ type api struct {
 	decode func(c *Codec, st *request, r *server.Request) (wire.Message, error)
 	// encode turns the broker's answer into the Kafka response.
 	encode func(c *Codec, st *request, m wire.Message) (kmsg.Response, error)
+	// shape is the request body's layout at a version, which
+	// checkCounts walks before kmsg decodes it.
+	shape func(version int16, flexible bool) shape
 }
 
 // apis is the listener's table, sorted by key: ApiVersions advertises it.
