@@ -41,6 +41,11 @@ var apis []*api
 
 // regKey registers an API (each NN_name.go's init).
 func regKey(a *api) {
+	if a.shape == nil {
+		// Every request is walked by its shape before kmsg decodes it:
+		// an API without one would be decoded unbounded.
+		panic("kafka: API " + a.name + " registered without a request shape")
+	}
 	apis = append(apis, a)
 	slices.SortFunc(apis, func(x, y *api) int { return int(x.key) - int(y.key) })
 }
