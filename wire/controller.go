@@ -24,6 +24,8 @@ const (
 	APIMetadata APIKey = 3
 	// APICreateTopics marks CreateTopicsRequest and CreateTopicsResponse.
 	APICreateTopics APIKey = 19
+	// APIDeleteTopics marks DeleteTopicsRequest and DeleteTopicsResponse.
+	APIDeleteTopics APIKey = 20
 	// APIInitProducerID marks InitProducerIDRequest and
 	// InitProducerIDResponse.
 	APIInitProducerID APIKey = 22
@@ -524,6 +526,10 @@ type CreateTopicsRequest struct {
 	// explicitly, in preference order; nil lets the controller place them.
 	// Empty decodes as nil, as does each empty replica list.
 	Assignment [][]int32
+	// ValidateOnly asks the controller to check the request as it would
+	// create the topic, and answer so, without creating it (Kafka's
+	// CreateTopics validateOnly).
+	ValidateOnly bool
 }
 
 // AppendTo appends the encoded request to dst. It refuses, with dst
@@ -536,7 +542,7 @@ func (m CreateTopicsRequest) AppendTo(dst []byte) ([]byte, error) {
 	if err := checkCount(name, "Assignment", len(m.Assignment)); err != nil {
 		return dst, err
 	}
-	size := headerSize + encodedString(m.Name) + 4 + 2 + 4 + 1 + 4
+	size := headerSize + encodedString(m.Name) + 4 + 2 + 4 + 1 + 4 + 1
 	for _, replicas := range m.Assignment {
 		if err := checkCount(name, "Assignment.Replicas", len(replicas)); err != nil {
 			return dst, err
@@ -554,7 +560,7 @@ func (m CreateTopicsRequest) AppendTo(dst []byte) ([]byte, error) {
 	for _, replicas := range m.Assignment {
 		dst = appendInt32s(dst, replicas)
 	}
-	return dst, nil
+	return appendBool(dst, m.ValidateOnly), nil
 }
 
 // DecodeCreateTopicsRequest decodes a CreateTopicsRequest payload. Errors
@@ -574,6 +580,7 @@ func DecodeCreateTopicsRequest(payload []byte) (CreateTopicsRequest, error) {
 			m.Assignment[i] = d.int32s("Assignment.Replicas")
 		}
 	}
+	m.ValidateOnly = d.boolean("ValidateOnly")
 	if err := d.finish(); err != nil {
 		return CreateTopicsRequest{}, err
 	}

@@ -114,8 +114,13 @@
 //	CreateTopicsRequest (19):
 //	  Name string | Partitions i32 | ReplicationFactor i16 | MinISR i32
 //	  | UncleanLeaderElection bool | Assignment [n]{[n]{i32}}
+//	  | ValidateOnly bool
 //	CreateTopicsResponse (19):
 //	  ErrorCode i16 | ErrorMessage string
+//	DeleteTopicsRequest (20):
+//	  Names [n]{string}
+//	DeleteTopicsResponse (20):
+//	  Topics [n]{Name string | ErrorCode i16}
 //	InitProducerIDRequest (22):
 //	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
 //	InitProducerIDResponse (22):
@@ -270,6 +275,7 @@
 //	  36  OFFSET_NOT_AVAILABLE                 78  yes        new leader's high watermark not caught up yet
 //	  37  DUPLICATE_BROKER_REGISTRATION       101             another incarnation of the broker id has a live session
 //	  38  INCONSISTENT_CLUSTER_ID             104             cluster id differs from the controller's
+//	  39  INVALID_CONFIG                       40             a config kaenlog does not apply, or an invalid value
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a

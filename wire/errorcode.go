@@ -214,6 +214,11 @@ const (
 	// registration that names another cluster id than the controller's:
 	// the broker's data directory belongs to another cluster.
 	CodeInconsistentClusterID ErrorCode = 38
+
+	// CodeInvalidConfig is returned to a CreateTopics that sets a topic
+	// config kaenlog does not apply, or sets one to a value it cannot
+	// take (a min.insync.replicas that is not a positive number).
+	CodeInvalidConfig ErrorCode = 39
 )
 
 // Error is the type of every code's sentinel error (ErrNotEnoughReplicas,
@@ -326,6 +331,7 @@ var errorTable = [...]Error{
 	{CodeOffsetNotAvailable, "OFFSET_NOT_AVAILABLE", 78, true, "new leader's high watermark not caught up yet"},
 	{CodeDuplicateBrokerRegistration, "DUPLICATE_BROKER_REGISTRATION", 101, false, "another incarnation of the broker id has a live session"},
 	{CodeInconsistentClusterID, "INCONSISTENT_CLUSTER_ID", 104, false, "cluster id differs from the controller's"},
+	{CodeInvalidConfig, "INVALID_CONFIG", 40, false, "a config kaenlog does not apply, or an invalid value"},
 }
 
 // row returns c's row, or nil for a code the table does not list.
@@ -427,6 +433,8 @@ var (
 	ErrDuplicateBrokerRegistration = row(CodeDuplicateBrokerRegistration)
 	// ErrInconsistentClusterID is CodeInconsistentClusterID's error.
 	ErrInconsistentClusterID = row(CodeInconsistentClusterID)
+	// ErrInvalidConfig is CodeInvalidConfig's error.
+	ErrInvalidConfig = row(CodeInvalidConfig)
 )
 
 // String returns the Kafka-style name ("NONE", "NOT_ENOUGH_REPLICAS", ...),

@@ -69,6 +69,7 @@ func TestErrorCodeTable(t *testing.T) {
 		{CodeOffsetNotAvailable, 36, "OFFSET_NOT_AVAILABLE", 78, true, ErrOffsetNotAvailable},
 		{CodeDuplicateBrokerRegistration, 37, "DUPLICATE_BROKER_REGISTRATION", 101, false, ErrDuplicateBrokerRegistration},
 		{CodeInconsistentClusterID, 38, "INCONSISTENT_CLUSTER_ID", 104, false, ErrInconsistentClusterID},
+		{CodeInvalidConfig, 39, "INVALID_CONFIG", 40, false, ErrInvalidConfig},
 	} {
 		if int16(tc.code) != tc.num {
 			t.Errorf("%s = %d, want %d", tc.name, tc.code, tc.num)
@@ -111,7 +112,7 @@ func TestErrorCodeTable(t *testing.T) {
 			t.Errorf("IsRetriable(wrapped %s) = %v", tc.name, !tc.retriable)
 		}
 	}
-	if got := len(errorTable); got != 40 {
+	if got := len(errorTable); got != 41 {
 		t.Errorf("errorTable has %d rows; add a new code to this test too", got)
 	}
 }

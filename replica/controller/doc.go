@@ -164,6 +164,7 @@
 //	                                   ELR ids | LastKnownELR ids | Leader i32 |
 //	                                   LeaderEpoch i32 | PartitionEpoch i32 | LeaderRecoveryState i8
 //	5  PartitionChangeRecord           as PartitionRecord without Replicas
+//	9  RemoveTopicRecord               Name str
 //	15 ProducerIDsRecord               BrokerID i32 | BrokerEpoch i64 | NextProducerID i64
 //	17 BrokerRegistrationChangeRecord  BrokerID i32 | BrokerEpoch i64 |
 //	                                   Fenced i8 | InControlledShutdown i8

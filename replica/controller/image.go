@@ -275,6 +275,8 @@ func (im *Image) Apply(r Record) error {
 		err = im.applyPartition(r)
 	case PartitionChangeRecord:
 		err = im.applyPartitionChange(r)
+	case RemoveTopicRecord:
+		err = im.applyRemoveTopic(r)
 	case ProducerIDsRecord:
 		err = im.applyProducerIDs(r)
 	default:
@@ -337,6 +339,14 @@ func (im *Image) applyTopic(r TopicRecord) error {
 		return invariant("topic %q has min ISR %d", r.Name, r.MinISR)
 	}
 	im.topics[r.Name] = &topicState{Topic: Topic{Name: r.Name, MinISR: r.MinISR, UncleanLeaderElection: r.UncleanLeaderElection}}
+	return nil
+}
+
+func (im *Image) applyRemoveTopic(r RemoveTopicRecord) error {
+	if _, ok := im.topics[r.Name]; !ok {
+		return invariant("removal of topic %q, which does not exist", r.Name)
+	}
+	delete(im.topics, r.Name)
 	return nil
 }
 
