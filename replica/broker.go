@@ -267,6 +267,10 @@ type Broker struct {
 
 	image *controller.Image
 	parts map[TopicPartition]*Replica
+	// created holds, per hosted partition, the CreatedOffset of the topic
+	// its replica belongs to, once known (broker_topics.go): a replica
+	// whose topic is gone or was created again is deleted.
+	created map[TopicPartition]uint64
 	// hosted is parts sorted by partition, rebuilt (never changed in
 	// place) whenever parts changes: the per-event loops walk it without
 	// sorting or allocating, and a walk in progress keeps its own copy.
@@ -393,7 +397,7 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1, clusterID: stamp.ClusterID,
-		image: controller.NewImage(), parts: map[TopicPartition]*Replica{},
+		image: controller.NewImage(), parts: map[TopicPartition]*Replica{}, created: map[TopicPartition]uint64{},
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
 		produces: map[uint64]*producing{},
 	}
@@ -416,6 +420,13 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	for _, e := range entries {
 		tp, ok := parsePartitionDir(e.Name)
 		if !ok || e.Regular {
+			continue
+		}
+		if dir := filepath.Join(cfg.Dir, e.Name); b.markedForDeletion(dir) {
+			// A deletion the last process did not finish.
+			if err := b.finishDeletion(dir); err != nil {
+				return nil, errors.Join(fmt.Errorf("replica: broker %d: finishing the deletion of %s: %w", cfg.ID, tp, storageError(err)), b.closeReplicas())
+			}
 			continue
 		}
 		if _, err := b.open(tp); err != nil {
@@ -543,8 +554,8 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 		b.reply(env.From, b.handleListOffsets(m))
 	case *wire.MetadataRequest:
 		b.reply(env.From, b.handleMetadata(m))
-	case *wire.InitProducerIDRequest:
-		b.forwardInitProducerID(env.From, m, nowMs)
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
+		b.forward(env.From, m, nowMs)
 	}
 	// Anything else is not a broker's to serve; a transport that decoded it
 	// closes the connection (the wire has no response for an unknown API).
@@ -571,8 +582,8 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 		b.onEpochAnswers(env.From.ID, out.msg.(*wire.OffsetsForLeaderEpochRequest), m, nowMs)
 	case *wire.AlterPartitionResponse:
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
-	case *wire.InitProducerIDResponse:
-		b.onForwarded(m.CorrelationID, m)
+	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse:
+		b.onForwarded(m)
 	}
 }
 
@@ -657,8 +668,8 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 		if b.fetching[out.to.ID] == m.CorrelationID {
 			delete(b.fetching, out.to.ID)
 		}
-	case *wire.InitProducerIDRequest:
-		b.forwardTimedOut(m.CorrelationID)
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
+		b.forwardTimedOut(m.Correlation())
 	}
 }
 
@@ -969,9 +980,13 @@ func (b *Broker) onMetadata(m *wire.FetchResponse, nowMs int64) {
 	}
 }
 
-// applyImage makes every partition this broker is assigned take the role
-// the image gives it.
+// applyImage deletes the replicas of deleted topics and makes every
+// partition this broker is assigned take the role the image gives it.
 func (b *Broker) applyImage(nowMs int64) {
+	b.removeDeletedReplicas()
+	if b.halted != nil {
+		return
+	}
 	for _, p := range b.image.Partitions() {
 		if !slices.Contains(p.Replicas, b.cfg.ID) {
 			continue
@@ -982,6 +997,9 @@ func (b *Broker) applyImage(nowMs int64) {
 			var err error
 			if r, err = b.open(tp); err != nil {
 				continue
+			}
+			if t, ok := b.image.Topic(p.Topic); ok {
+				b.created[tp] = t.CreatedOffset
 			}
 		}
 		if r.LeaderEpoch() == p.LeaderEpoch && r.PartitionEpoch() == p.PartitionEpoch &&

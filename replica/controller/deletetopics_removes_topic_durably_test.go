@@ -41,6 +41,9 @@ func TestDeleteTopicsRemovesTheTopicAndTheRemovalReplays(t *testing.T) {
 		t.Fatalf("topics %v, want [b]", names)
 	}
 	h.createTopic(wire.CreateTopicsRequest{Name: "a", Partitions: 1, ReplicationFactor: 2})
+	if tp, _ := h.c.Image().Topic("a"); tp.CreatedOffset <= before {
+		t.Fatalf("recreated topic a: created at %d, want after the first one's deletion at %d", tp.CreatedOffset, before)
+	}
 	if p := h.part("a", 0); p.LeaderEpoch != 0 || p.PartitionEpoch != 0 {
 		t.Fatalf("recreated a-0: %v, want epochs 0/0", p)
 	}
