@@ -97,7 +97,9 @@ func (b *Broker) dropInFlight(leader int32, tp TopicPartition) {
 	case *wire.FetchRequest:
 		names = slices.ContainsFunc(m.Partitions, func(p wire.FetchPartition) bool { return p.Topic == tp.Topic && p.Partition == tp.Partition })
 	case *wire.OffsetsForLeaderEpochRequest:
-		names = slices.ContainsFunc(m.Partitions, func(p wire.OffsetsForLeaderEpochPartition) bool { return p.Topic == tp.Topic && p.Partition == tp.Partition })
+		names = slices.ContainsFunc(m.Partitions, func(p wire.OffsetsForLeaderEpochPartition) bool {
+			return p.Topic == tp.Topic && p.Partition == tp.Partition
+		})
 	}
 	if names {
 		delete(b.pending, corr)
