@@ -17,8 +17,9 @@ import (
 //     Kafka), which lags the controller by at most one metadata fetch;
 //   - Brokers: every registered, unfenced broker that has a Kafka
 //     listener, at the endpoint it registered (BrokerConfig.KafkaEndpoint);
-//   - ControllerID is -1: Kafka's clients cannot reach kaenlog's
-//     controller, and no broker serves the admin APIs yet;
+//   - ControllerID is the answering broker: Kafka's clients cannot reach
+//     kaenlog's controller, and every broker forwards CreateTopics and
+//     DeleteTopics to it (a KRaft broker names a random live broker);
 //   - per partition: the leader (-1 and LEADER_NOT_AVAILABLE when there is
 //     none), the leader epoch, the replicas, the real ISR the controller
 //     committed, and as OfflineReplicas the replicas whose broker is not
@@ -78,6 +79,13 @@ func encodeMetadata(c *Codec, st *request, m wire.Message) (kmsg.Response, error
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.ClusterID = &c.cfg.ClusterID
 	resp.ControllerID = -1
+	if _, ok := c.broker(c.b.ID()); ok {
+		// Kafka's clients send admin requests to the controller; any
+		// broker forwards them to kaenlog's, so the answering broker is
+		// named, as a KRaft broker names a random live broker
+		// (KRaftMetadataCache.getRandomAliveBrokerId).
+		resp.ControllerID = c.b.ID()
+	}
 	live := map[int32]bool{}
 	for _, b := range w.Brokers {
 		if b.Fenced {

@@ -44,6 +44,8 @@ type cluster struct {
 
 	mu      sync.Mutex
 	brokers map[int32]*clusterBroker
+	// kcfg configures every broker's Kafka listener.
+	kcfg kafka.Config
 	// disks are the brokers' file systems, by id: in memory, so that
 	// kill can cut a broker's power (vfs.Mem.Crash) and startBroker can
 	// open what the cut left. They outlive the brokers.
@@ -90,7 +92,13 @@ func listen(t testing.TB) net.Listener {
 // every broker is registered, unfenced and caught up.
 func startCluster(t testing.TB, n int) *cluster {
 	t.Helper()
-	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}}
+	return startClusterWith(t, n, kafka.Config{})
+}
+
+// startClusterWith is startCluster with kcfg for every Kafka listener.
+func startClusterWith(t testing.TB, n int, kcfg kafka.Config) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}, kcfg: kcfg}
 	store, err := controller.OpenLogStore(filepath.Join(c.dir, "controller"), log.Options{Sync: log.SyncEveryAppend})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +146,7 @@ func (c *cluster) startBroker(id int32) {
 	}
 	h, err := server.Serve(ln, b, server.Config{
 		Clock: c.clk, Controller: c.ctlH.Addr().String(), OnEvent: c.signal, ShutdownTimeoutMs: 5000,
-		Listeners: []server.Listener{{Listener: kln, Codec: kafka.NewCodec(b, kafka.Config{})}},
+		Listeners: []server.Listener{{Listener: kln, Codec: kafka.NewCodec(b, c.kcfg)}},
 	})
 	if err != nil {
 		c.t.Fatal(err)
