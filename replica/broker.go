@@ -453,6 +453,11 @@ func (b *Broker) Fenced() bool { return b.epoch < 0 || b.fenced }
 // change it).
 func (b *Broker) Image() *controller.Image { return b.image }
 
+// LogOptions returns the options every hosted log opens with, the
+// zero fields meaning the log package's defaults: what a Kafka listener
+// reports as the topics' segment.bytes and max.message.bytes.
+func (b *Broker) LogOptions() log.Options { return b.cfg.Replica.Log }
+
 // Replica returns the hosted replica of a partition.
 func (b *Broker) Replica(tp TopicPartition) (*Replica, bool) {
 	r, ok := b.parts[tp]
