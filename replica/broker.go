@@ -341,6 +341,11 @@ type Broker struct {
 	// controller, by the correlation id it sent them with
 	// (broker_metadata.go).
 	forwards map[int32]forwarded
+	// autoCreating are the topics a Metadata request's AutoCreate is
+	// creating, by the correlation id of the CreateTopics in flight;
+	// autoCreateFailed the refusal of the last attempt, answered once.
+	autoCreating     map[string]int32
+	autoCreateFailed map[string]wire.ErrorCode
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -558,7 +563,7 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 	case *wire.ListOffsetsRequest:
 		b.reply(env.From, b.handleListOffsets(m))
 	case *wire.MetadataRequest:
-		b.reply(env.From, b.handleMetadata(m))
+		b.reply(env.From, b.handleMetadata(m, nowMs))
 	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
 		b.forward(env.From, m, nowMs)
 	}

@@ -19,7 +19,12 @@ import (
 // once is answered once ([wire.MetadataRequest.TopicSet]). The image lags
 // the controller's by at most a metadata fetch; a client sent to a leader
 // that no longer is learns it from NOT_LEADER_OR_FOLLOWER, as from Kafka.
-func (b *Broker) handleMetadata(req *wire.MetadataRequest) *wire.MetadataResponse {
+//
+// With AutoCreate, a topic the image does not know is created through the
+// controller and answered LEADER_NOT_AVAILABLE until the image has it, as
+// Kafka's AutoTopicCreationManager does; a creation the controller refused
+// is answered with its refusal once (then tried again).
+func (b *Broker) handleMetadata(req *wire.MetadataRequest, nowMs int64) *wire.MetadataResponse {
 	resp := &wire.MetadataResponse{CorrelationID: req.CorrelationID}
 	for _, r := range b.image.Brokers() {
 		resp.Brokers = append(resp.Brokers, wire.MetadataBroker{ID: r.ID, Endpoint: r.Endpoint, Fenced: r.Fenced})
@@ -32,7 +37,11 @@ func (b *Broker) handleMetadata(req *wire.MetadataRequest) *wire.MetadataRespons
 	for _, name := range names {
 		t, ok := b.image.Topic(name)
 		if !ok {
-			resp.Topics = append(resp.Topics, wire.MetadataTopic{Name: name, ErrorCode: wire.CodeUnknownTopicOrPartition})
+			code := wire.CodeUnknownTopicOrPartition
+			if req.AutoCreate != (wire.AutoCreate{}) {
+				code = b.autoCreate(name, req.AutoCreate, nowMs)
+			}
+			resp.Topics = append(resp.Topics, wire.MetadataTopic{Name: name, ErrorCode: code})
 			continue
 		}
 		mt := wire.MetadataTopic{Name: name, Partitions: make([]wire.MetadataPartition, 0, t.Partitions)}
@@ -57,11 +66,47 @@ func (b *Broker) handleMetadata(req *wire.MetadataRequest) *wire.MetadataRespons
 
 // forwarded is a client's request the broker sent on to the controller:
 // who asked, with which correlation id, and what (for the answer a
-// timeout gets).
+// timeout gets); or, with auto, the broker's own creation of a topic a
+// Metadata request named.
 type forwarded struct {
 	from Addr
 	corr int32
 	req  wire.Message
+	auto bool
+}
+
+// autoCreate starts, or follows, the creation of topic name for a
+// Metadata request and returns what that request is answered for it.
+func (b *Broker) autoCreate(name string, spec wire.AutoCreate, nowMs int64) wire.ErrorCode {
+	if code, ok := b.autoCreateFailed[name]; ok {
+		delete(b.autoCreateFailed, name)
+		return code
+	}
+	if _, ok := b.autoCreating[name]; ok {
+		return wire.CodeLeaderNotAvailable
+	}
+	if b.autoCreating == nil {
+		b.autoCreating, b.autoCreateFailed = map[string]int32{}, map[string]wire.ErrorCode{}
+	}
+	if b.forwards == nil {
+		b.forwards = map[int32]forwarded{}
+	}
+	req := &wire.CreateTopicsRequest{CorrelationID: b.nextCorrelation(), Name: name, Partitions: spec.Partitions, ReplicationFactor: spec.ReplicationFactor}
+	b.forwards[req.CorrelationID] = forwarded{req: req, auto: true}
+	b.autoCreating[name] = req.CorrelationID
+	b.send(ControllerAt(), req, nowMs)
+	return wire.CodeLeaderNotAvailable
+}
+
+// autoCreated ends an auto-creation: a refusal other than
+// TOPIC_ALREADY_EXISTS (another broker's creation won) is kept for the
+// next Metadata request to answer.
+func (b *Broker) autoCreated(f forwarded, code wire.ErrorCode) {
+	name := f.req.(*wire.CreateTopicsRequest).Name
+	delete(b.autoCreating, name)
+	if code != wire.CodeNone && code != wire.CodeTopicAlreadyExists {
+		b.autoCreateFailed[name] = code
+	}
 }
 
 // forward sends a client's request that only the controller may decide
@@ -120,6 +165,12 @@ func (b *Broker) onForwarded(m wire.Message) {
 		return
 	}
 	delete(b.forwards, m.Correlation())
+	if f.auto {
+		if r, ok := m.(*wire.CreateTopicsResponse); ok {
+			b.autoCreated(f, r.ErrorCode)
+		}
+		return
+	}
 	resp, ok := copyForwarded(m)
 	if !ok {
 		return
@@ -136,6 +187,10 @@ func (b *Broker) forwardTimedOut(corr int32) {
 		return
 	}
 	delete(b.forwards, corr)
+	if f.auto {
+		b.autoCreated(f, wire.CodeRequestTimedOut)
+		return
+	}
 	var resp wire.Message
 	switch m := f.req.(type) {
 	case *wire.InitProducerIDRequest:

@@ -674,6 +674,7 @@ func TestControllerGoldenEncodings(t *testing.T) {
 		{"init_producer_id_response_refused", InitProducerIDResponse{CorrelationID: 11, ErrorCode: CodeNotController, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch}},
 		{"metadata_request_all", MetadataRequest{CorrelationID: 8}},
 		{"metadata_request", MetadataRequest{CorrelationID: 9, Topics: []string{"orders"}}},
+		{"metadata_request_auto_create", MetadataRequest{CorrelationID: 14, Topics: []string{"new"}, AutoCreate: AutoCreate{Partitions: 3, ReplicationFactor: 2}}},
 		{"metadata_response", MetadataResponse{CorrelationID: 9, Brokers: []MetadataBroker{{ID: 1, Endpoint: "b1:9092"}, {ID: 2, Endpoint: "b2:9092", Fenced: true}},
 			Topics: []MetadataTopic{{Name: "orders", Partitions: []MetadataPartition{{Partition: 0, Leader: 1, LeaderEpoch: 2, PartitionEpoch: 8,
 				Replicas: []int32{1, 2, 3}, ISR: []int32{1}, ELR: []int32{2}}}}}}},

@@ -105,6 +105,7 @@
 //
 //	MetadataRequest (3):
 //	  Topics [n]?{string}, null = every topic
+//	  [| AutoCreate{Partitions i32 | ReplicationFactor i16}, only when set]
 //	MetadataResponse (3):
 //	  ErrorCode i16 | Brokers [n]{ID i32 | Endpoint string | Fenced bool}
 //	  | Topics [n]{Name string | ErrorCode i16

@@ -28,8 +28,14 @@ import (
 //   - topic ids (v10+, once advertised) are derived from the name (TopicID), the same on
 //     every broker; a request naming a topic by id alone is answered from
 //     every topic, filtered by id;
-//   - AllowAutoTopicCreation is ignored: an unknown topic is
-//     UNKNOWN_TOPIC_OR_PARTITION (topics are created on the controller);
+//   - an unknown topic is UNKNOWN_TOPIC_OR_PARTITION; with
+//     Config.AutoCreateTopics (auto.create.topics.enable) and
+//     AllowAutoTopicCreation (v4+; always at v0-v3) the broker creates it
+//     through the controller with Config.DefaultPartitions and
+//     DefaultReplicationFactor and answers LEADER_NOT_AVAILABLE (retriable)
+//     until its image has it, as Kafka does; a creation the controller
+//     refused (INVALID_REPLICATION_FACTOR, INVALID_TOPIC_EXCEPTION) is
+//     answered with that refusal once, then tried again;
 //   - v13 (the top-level error code) is not advertised.
 
 func init() {
@@ -50,7 +56,7 @@ func TopicID(topic string) [16]byte {
 	return id
 }
 
-func decodeMetadata(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {
+func decodeMetadata(c *Codec, st *request, _ *server.Request) (wire.Message, error) {
 	kr := st.kreq.(*kmsg.MetadataRequest)
 	m := &wire.MetadataRequest{CorrelationID: st.corr}
 	all := kr.Topics == nil || (st.version == 0 && len(kr.Topics) == 0)
@@ -67,6 +73,9 @@ func decodeMetadata(_ *Codec, st *request, _ *server.Request) (wire.Message, err
 	}
 	if len(st.metadataIDs) > 0 {
 		m.Topics = nil // every topic: the ids are filtered at Frame
+	}
+	if c.cfg.AutoCreateTopics && m.Topics != nil && (st.version < 4 || kr.AllowAutoTopicCreation) {
+		m.AutoCreate = wire.AutoCreate{Partitions: c.defaultPartitions(), ReplicationFactor: c.defaultReplicationFactor()}
 	}
 	return m, nil
 }

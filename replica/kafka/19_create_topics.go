@@ -132,7 +132,9 @@ func (c *Codec) createRequest(t kmsg.CreateTopicsRequestTopic, validateOnly bool
 			return req, wire.CodeInvalidRequest, "both a replica assignment and NumPartitions or ReplicationFactor: one or the other"
 		}
 		as := slices.Clone(t.ReplicaAssignment)
-		slices.SortFunc(as, func(x, y kmsg.CreateTopicsRequestTopicReplicaAssignment) int { return int(x.Partition) - int(y.Partition) })
+		slices.SortFunc(as, func(x, y kmsg.CreateTopicsRequestTopicReplicaAssignment) int {
+			return int(x.Partition) - int(y.Partition)
+		})
 		req.Partitions, req.ReplicationFactor = 0, 0
 		for p, a := range as {
 			if a.Partition != int32(p) {
