@@ -143,7 +143,7 @@ func TestBadInputGetsAnAnswerOrAClosedConnectionNeverACrash(t *testing.T) {
 	for _, k := range full.ApiKeys {
 		ranges[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
 	}
-	if full.ErrorCode != 0 || ranges[0] != [2]int16{0, 8} || ranges[1] != [2]int16{4, 11} || ranges[18] != [2]int16{0, 2} || len(ranges) != 6 {
+	if full.ErrorCode != 0 || ranges[0] != [2]int16{0, 8} || ranges[1] != [2]int16{4, 11} || ranges[18] != [2]int16{0, 2} || ranges[19] != [2]int16{0, 4} || ranges[23] != [2]int16{0, 3} || len(ranges) != 10 {
 		t.Fatalf("ApiVersions v2: %v", ranges)
 	}
 	// Produce v2: advertised, refused per partition.

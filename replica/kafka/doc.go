@@ -11,7 +11,8 @@
 // per-connection order, muting, MaxInFlight and MaxFrameSize as kaenlog's
 // own listener. The codec turns each Kafka request into the wire request
 // the broker already serves (a produce, a consumer's fetch, list offsets,
-// metadata, an InitProducerID the broker forwards to the controller) and
+// metadata, a consumer's epoch question, and the InitProducerID,
+// CreateTopics and DeleteTopics the broker forwards to the controller) and
 // the broker's answer into the Kafka response, in the version the request
 // came with. Brokers keep replicating among themselves on kaenlog's
 // protocol and port. A broker advertises its Kafka listener by
@@ -30,13 +31,21 @@
 // One file per API, named by its key (00_produce.go, ...), each beginning
 // with what it does and does not do:
 //
-//	key  API             advertised  served
-//	0    Produce         v0-v8       v3-v8 (v0-v2 answered UNSUPPORTED_VERSION)
-//	1    Fetch           v4-v11
-//	2    ListOffsets     v1-v5       -1, -2, -3 (max timestamp), -4, by timestamp
-//	3    Metadata        v0-v8
-//	18   ApiVersions     v0-v2       KIP-511: a newer version is answered at v0
-//	22   InitProducerID  v0-v1       idempotence only
+//	key  API                   advertised  served
+//	0    Produce               v0-v8       v3-v8 (v0-v2 answered UNSUPPORTED_VERSION)
+//	1    Fetch                 v4-v11
+//	2    ListOffsets           v1-v5       -1, -2, -3 (max timestamp), -4, by timestamp
+//	3    Metadata              v0-v8       auto-creation with Config.AutoCreateTopics
+//	18   ApiVersions           v0-v2       KIP-511: a newer version is answered at v0
+//	19   CreateTopics          v0-v4       one topic per request; v5-v7 written, flexible
+//	20   DeleteTopics          v0-v3       by name; v4-v5 written, flexible
+//	22   InitProducerID        v0-v1       idempotence only
+//	23   OffsetForLeaderEpoch  v0-v3       consumers (KIP-320); v4 written, flexible
+//	32   DescribeConfigs       v0-v3       topics and brokers; v4 written, flexible
+//
+// "Written, flexible": the API's file implements those versions (its
+// xxxFlexibleMax constant) and advertises them once the listener reads
+// flexible versions.
 //
 // No flexible version (KIP-482) is advertised yet: kmsg reads a
 // tagged-field count of up to 2^32 and loops that many times whatever
@@ -83,9 +92,11 @@
 //     LeaveGroup, OffsetCommit, OffsetFetch), KIP-848 and share groups:
 //     not advertised, so group consumers fail to find a coordinator;
 //     assign partitions directly (kgo.ConsumePartitions, kcat -C -p);
-//   - OffsetForLeaderEpoch, CreateTopics, DeleteTopics, DescribeConfigs and
-//     the other admin APIs: not advertised (a client that sends one
-//     anyway is disconnected); topics are created on the controller;
+//   - the admin APIs beyond CreateTopics, DeleteTopics and
+//     DescribeConfigs (AlterConfigs, CreatePartitions, DescribeCluster,
+//     ...): not advertised (a client that sends one anyway is
+//     disconnected); a CreateTopics of several topics creates the first
+//     and refuses the others (one request each);
 //   - compressed batches: the leader's log validates them through the
 //     decompressors registered with it (log.RegisterDecompressor) and
 //     stores them as sent; gzip is built in, and a batch in a codec with
