@@ -10,8 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Produce (key 0), v0-v8 advertised, v3-v8 served (no flexible version:
-// see the package doc).
+// Produce (key 0), v0-v12 advertised, v3-v12 served.
 //
 // Behavior:
 //   - v0-v2 (message formats v0/v1) are advertised, as Kafka 4.0 does
@@ -25,14 +24,21 @@ import (
 //     with the original offsets); Kafka's numbers come from wire's table;
 //   - acks=0 is never answered; a refused acks=0 produce closes the
 //     connection, as Kafka does;
-//   - NOT_LEADER_OR_FOLLOWER carries the leader the broker's metadata
-//     image knows (CurrentLeader and the leader's endpoint, v10+, once
-//     flexible versions are advertised);
+//   - v10+ (KIP-951): NOT_LEADER_OR_FOLLOWER carries the leader and epoch
+//     the broker's metadata image knows (CurrentLeader, -1/-1 when it
+//     knows none) and, in NodeEndpoints, that leader's Kafka listener
+//     when it is registered and unfenced, as Kafka's KafkaApis answers
+//     from its metadata cache;
 //   - a transactional produce (TransactionID set) is refused per
 //     partition with INVALID_REQUEST: kaenlog has no transactions;
 //   - ErrorRecords stays empty: the log refuses a batch as a whole and
 //     does not name the record;
-//   - v13 (topic ids instead of names) is not advertised.
+//   - v11 (TRANSACTION_ABORTABLE) and v12 (KIP-890's implicit
+//     AddPartitionsToTxn) change only what a transactional produce gets,
+//     which is refused here at every version;
+//   - v13 (topic ids instead of names) is not advertised: the wire
+//     produce request names topics, and an id the image cannot map
+//     would need UNKNOWN_TOPIC_ID, which wire's error table lacks.
 //
 // Version notes: v3 RecordBatch v2; v5 LogStartOffset; v8 ErrorRecords;
 // v9 flexible; v10 CurrentLeader, NodeEndpoints.
@@ -41,7 +47,7 @@ import (
 const minServedProduce = 3
 
 func init() {
-	regKey(&api{key: produceKey, name: "Produce", min: 0, max: 8, decode: decodeProduce, encode: encodeProduce})
+	regKey(&api{key: produceKey, name: "Produce", min: 0, max: 12, decode: decodeProduce, encode: encodeProduce})
 }
 
 func decodeProduce(_ *Codec, st *request, r *server.Request) (wire.Message, error) {

@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Fetch (key 1), v4-v11 (no flexible version: see the package doc).
+// Fetch (key 1), v4-v12.
 //
 // Behavior:
 //   - always a consumer's fetch: the ReplicaID a request carries is
@@ -28,15 +28,25 @@ import (
 //     which tells a client to send every partition each time;
 //     ForgottenTopics, which only an incremental fetch carries, is ignored;
 //   - a negative FetchOffset is OFFSET_OUT_OF_RANGE;
-//   - v12's CurrentLeader (once advertised) comes from the broker (NOT_LEADER_OR_FOLLOWER,
-//     FENCED_LEADER_EPOCH); LastFetchedEpoch is a follower's field and is
-//     not consulted for a consumer; PreferredReadReplica is -1 (no rack
-//     awareness);
-//   - v13+ (topic ids) is not advertised; v0-v3 (before RecordBatch v2)
-//     are not either, as Kafka 4.0 (KIP-896).
+//   - v12 (flexible): a LastFetchedEpoch >= 0 is checked against the
+//     leader's epoch cache for a consumer as for a follower, as Kafka's
+//     Partition.readRecords does (KIP-320): a fetch whose epoch ended on
+//     the leader below its FetchOffset, or that the leader's epochs place
+//     at an older epoch, is answered DivergingEpoch (that epoch and its
+//     end offset) and no records; an epoch the leader cannot place
+//     (it has none) is OFFSET_OUT_OF_RANGE. kaenlog's epoch lookup
+//     places an epoch above the leader's latest at the latest
+//     (epoch.EndOffsetForEpoch), where Kafka's answers OFFSET_OUT_OF_RANGE;
+//   - CurrentLeader is left -1/-1: Kafka writes it to a fetch response
+//     only from v16 (KIP-951, with NodeEndpoints), which is not
+//     advertised; PreferredReadReplica is -1 (no rack awareness);
+//   - v13+ (topic ids) is not advertised: the wire fetch names topics,
+//     and an id the image cannot map would need UNKNOWN_TOPIC_ID, which
+//     wire's error table lacks; v0-v3 (before RecordBatch v2) are not
+//     either, as Kafka 4.0 (KIP-896).
 
 func init() {
-	regKey(&api{key: fetchKey, name: "Fetch", min: 4, max: 11, decode: decodeFetch, encode: encodeFetch})
+	regKey(&api{key: fetchKey, name: "Fetch", min: 4, max: 12, decode: decodeFetch, encode: encodeFetch})
 }
 
 func decodeFetch(_ *Codec, st *request, r *server.Request) (wire.Message, error) {
@@ -49,13 +59,16 @@ func decodeFetch(_ *Codec, st *request, r *server.Request) (wire.Message, error)
 			if p.FetchOffset >= 0 {
 				offset = uint64(p.FetchOffset)
 			}
-			epoch := wire.NoEpoch
+			epoch, lastFetched := wire.NoEpoch, wire.NoEpoch
 			if st.version >= 9 && p.CurrentLeaderEpoch >= 0 {
 				epoch = p.CurrentLeaderEpoch
 			}
+			if st.version >= 12 && p.LastFetchedEpoch >= 0 {
+				lastFetched = p.LastFetchedEpoch
+			}
 			parts = append(parts, wire.FetchPartition{
 				Topic: t.Topic, Partition: p.Partition, CurrentLeaderEpoch: epoch,
-				FetchOffset: offset, LastFetchedEpoch: wire.NoEpoch, MaxBytes: max(p.PartitionMaxBytes, 0),
+				FetchOffset: offset, LastFetchedEpoch: lastFetched, MaxBytes: max(p.PartitionMaxBytes, 0),
 			})
 		}
 	}
@@ -70,7 +83,7 @@ func decodeFetch(_ *Codec, st *request, r *server.Request) (wire.Message, error)
 	return m, nil
 }
 
-func encodeFetch(_ *Codec, st *request, m wire.Message) (kmsg.Response, error) {
+func encodeFetch(_ *Codec, _ *request, m wire.Message) (kmsg.Response, error) {
 	w, ok := m.(*wire.FetchResponse)
 	if !ok {
 		return nil, fmt.Errorf("kafka: a %v answer to a Fetch", m.APIKey())
@@ -94,8 +107,8 @@ func encodeFetch(_ *Codec, st *request, m wire.Message) (kmsg.Response, error) {
 			rp.LogStartOffset = offsetOrNone(p.LogStartOffset, true)
 			rp.RecordBatches = p.Records
 		}
-		if p.HasCurrentLeader && st.version >= 12 {
-			rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch
+		if p.HasDivergingEpoch {
+			rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset = p.DivergingEpoch.Epoch, offsetOrNone(p.DivergingEpoch.EndOffset, true)
 		}
 		rp.PreferredReadReplica = -1
 		t.Partitions = append(t.Partitions, rp)

@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// ListOffsets (key 2), v1-v5 (v6 is flexible: see the package doc).
+// ListOffsets (key 2), v1-v10.
 //
 // Behavior:
 //   - always a consumer's question (the ReplicaID is ignored): -2 (the
@@ -18,29 +18,55 @@ import (
 //     timestamp -1;
 //   - a timestamp >= 0 is a lookup by time: the first record whose
 //     timestamp is at least it, answered with that record's timestamp
-//     and its batch's leader epoch; -3 (KIP-734) the first record with
-//     the largest timestamp. Both only below the high watermark: where
-//     no committed record qualifies the answer is offset -1 and
+//     and its batch's leader epoch; -3 (KIP-734, v7) the first record
+//     with the largest timestamp. Both only below the high watermark:
+//     where no committed record qualifies the answer is offset -1 and
 //     timestamp -1 with no error, as Kafka answers;
-//   - -3 is answered at every served version: Kafka's clients send it
-//     only from v7 (flexible, not advertised yet: see the package doc),
-//     but its broker, like this listener, does not check the version;
-//   - -4 (KIP-405's earliest local offset) is the log start offset, as
-//     Kafka answers it for a topic without tiered storage; other
-//     timestamps below -3 (KIP-1005's -5 included, which Kafka's clients
-//     send only from v9) are looked up as times, so they answer the first
-//     record: kaenlog differs from Kafka there;
+//   - a negative timestamp the version does not have is answered
+//     UNSUPPORTED_VERSION for its partition, before any other check, as
+//     Kafka's ReplicaManager answers it (isListOffsetsTimestampUnsupported):
+//     -1 and -2 from v1, -3 from v7, -4 from v8, -5 from v9, and no other;
+//   - -4 (KIP-405's earliest local offset, v8) is the log start offset,
+//     as Kafka answers it for a topic without tiered storage;
+//   - -5 (KIP-1005's latest tiered offset, v9) is offset -1, timestamp -1
+//     and leader epoch -1 with no error once the partition's leadership
+//     and epoch checks pass, as Kafka's UnifiedLog answers it without
+//     tiered storage;
+//   - v10's TimeoutMillis (KIP-1075) bounds Kafka's wait for remote
+//     storage: there is none, every answer is immediate, and it is
+//     ignored;
 //   - read_committed reads the same (no transactions: LSO = HW);
 //   - v4+ fences on CurrentLeaderEpoch (FENCED_LEADER_EPOCH,
-//     UNKNOWN_LEADER_EPOCH) and answers the leader epoch;
+//     UNKNOWN_LEADER_EPOCH) and answers the leader epoch; below v5,
+//     OFFSET_NOT_AVAILABLE is answered LEADER_NOT_AVAILABLE, as Kafka
+//     answers clients that predate it;
 //   - v0 (several offsets per partition) is not advertised: Kafka 4.0
-//     dropped it (KIP-896), and librdkafka needs v1.
+//     dropped it (KIP-896), and librdkafka needs v1; v11 (KIP-1023's -6,
+//     the earliest offset pending upload) is not either: what Kafka
+//     answers it without tiered storage was not checked.
 
-// earliestLocalTimestamp is KIP-405's EARLIEST_LOCAL_TIMESTAMP.
-const earliestLocalTimestamp = -4
+// The timestamps of KIP-405 and KIP-1005.
+const (
+	earliestLocalTimestamp = -4
+	latestTieredTimestamp  = -5
+)
+
+// timestampSince is the first ListOffsets version of each negative
+// timestamp (Kafka's ReplicaManager.timestampMinSupportedVersion).
+var timestampSince = map[int64]int16{
+	wire.EarliestTimestamp: 1, wire.LatestTimestamp: 1,
+	wire.MaxTimestamp: 7, earliestLocalTimestamp: 8, latestTieredTimestamp: 9,
+}
+
+// timestampSupported reports whether a ListOffsets request at version
+// may ask ts.
+func timestampSupported(ts int64, version int16) bool {
+	since, ok := timestampSince[ts]
+	return ts >= 0 || ok && version >= since
+}
 
 func init() {
-	regKey(&api{key: listOffsetsKey, name: "ListOffsets", min: 1, max: 5, decode: decodeListOffsets, encode: encodeListOffsets})
+	regKey(&api{key: listOffsetsKey, name: "ListOffsets", min: 1, max: 10, decode: decodeListOffsets, encode: encodeListOffsets})
 }
 
 func decodeListOffsets(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {
@@ -52,8 +78,14 @@ func decodeListOffsets(_ *Codec, st *request, _ *server.Request) (wire.Message, 
 			if st.version >= 4 && p.CurrentLeaderEpoch >= 0 {
 				epoch = p.CurrentLeaderEpoch
 			}
+			st.listTimestamps = append(st.listTimestamps, p.Timestamp)
 			ts := p.Timestamp
-			if ts == earliestLocalTimestamp { // no tiered storage: the local log is the log
+			switch {
+			case !timestampSupported(ts, st.version): // answered at Frame; the broker's answer is not used
+				ts = wire.EarliestTimestamp
+			case ts == earliestLocalTimestamp: // no tiered storage: the local log is the log
+				ts = wire.EarliestTimestamp
+			case ts == latestTieredTimestamp: // nothing is tiered: -1, after the broker's checks
 				ts = wire.EarliestTimestamp
 			}
 			m.Partitions = append(m.Partitions, wire.ListOffsetsPartition{Topic: t.Topic, Partition: p.Partition, CurrentLeaderEpoch: epoch, Timestamp: ts})
@@ -62,7 +94,7 @@ func decodeListOffsets(_ *Codec, st *request, _ *server.Request) (wire.Message, 
 	return m, nil
 }
 
-func encodeListOffsets(_ *Codec, _ *request, m wire.Message) (kmsg.Response, error) {
+func encodeListOffsets(_ *Codec, st *request, m wire.Message) (kmsg.Response, error) {
 	w, ok := m.(*wire.ListOffsetsResponse)
 	if !ok {
 		return nil, fmt.Errorf("kafka: a %v answer to a ListOffsets", m.APIKey())
@@ -79,7 +111,13 @@ func encodeListOffsets(_ *Codec, _ *request, m wire.Message) (kmsg.Response, err
 		rp := kmsg.NewListOffsetsResponseTopicPartition()
 		rp.Partition, rp.ErrorCode = p.Partition, kafkaCode(p.ErrorCode)
 		rp.Timestamp, rp.Offset, rp.LeaderEpoch = -1, -1, -1
-		if p.ErrorCode == wire.CodeNone && p.Found { // not found: -1 and -1, no error
+		asked := st.listTimestamps[i] // the broker answers each partition in order
+		switch {
+		case !timestampSupported(asked, st.version):
+			rp.ErrorCode = kafkaCode(wire.CodeUnsupportedVersion)
+		case p.ErrorCode == wire.CodeOffsetNotAvailable && st.version < 5:
+			rp.ErrorCode = kafkaCode(wire.CodeLeaderNotAvailable)
+		case p.ErrorCode == wire.CodeNone && p.Found && asked != latestTieredTimestamp: // not found: -1 and -1, no error
 			rp.Offset, rp.Timestamp, rp.LeaderEpoch = offsetOrNone(p.Offset, true), p.Timestamp, p.LeaderEpoch
 		}
 		t.Partitions = append(t.Partitions, rp)

@@ -3,14 +3,13 @@ package kafka
 import (
 	"crypto/sha256"
 	"fmt"
-	"slices"
 
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// Metadata (key 3), v0-v8 (v9+ is flexible: see the package doc).
+// Metadata (key 3), v0-v11.
 //
 // Behavior:
 //   - answered by the broker from its metadata image (any broker, as in
@@ -25,9 +24,12 @@ import (
 //     committed, and as OfflineReplicas the replicas whose broker is not
 //     registered or is fenced. KIP-966's ELR is not in Metadata at any
 //     version (Kafka has it in DescribeTopicPartitions, not served);
-//   - topic ids (v10+, once advertised) are derived from the name (TopicID), the same on
-//     every broker; a request naming a topic by id alone is answered from
-//     every topic, filtered by id;
+//   - topic ids (v10+) are derived from the name (TopicID), the same on
+//     every broker: kaenlog's metadata has none of its own;
+//   - a v10 or v11 request that names a topic by id, or leaves a name
+//     null, is answered INVALID_REQUEST for each topic it names, with no
+//     brokers, as Kafka's KafkaApis refuses it (topic ids in requests
+//     come with v12);
 //   - an unknown topic is UNKNOWN_TOPIC_OR_PARTITION; with
 //     Config.AutoCreateTopics (auto.create.topics.enable) and
 //     AllowAutoTopicCreation (v4+; always at v0-v3) the broker creates it
@@ -36,17 +38,20 @@ import (
 //     until its image has it, as Kafka does; a creation the controller
 //     refused (INVALID_REPLICATION_FACTOR, INVALID_TOPIC_EXCEPTION) is
 //     answered with that refusal once, then tried again;
-//   - v13 (the top-level error code) is not advertised.
+//   - v12 (topics named by id) is not advertised: Kafka answers an id it
+//     does not know UNKNOWN_TOPIC_ID, which wire's error table lacks;
+//     v13 (KIP-1102's top-level error code) neither, as it comes after.
 
 func init() {
-	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 8, decode: decodeMetadata, encode: encodeMetadata})
+	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 11, decode: decodeMetadata, encode: encodeMetadata})
 }
 
 // TopicID is the Kafka topic id the listener gives topic: the first 16
 // bytes of SHA-256("kaenlog topic id\x00" + name), marked as an RFC 9562
 // version 8 UUID. kaenlog's metadata log has no topic ids of its own; a
-// name's id is stable across brokers and restarts. (kaenlog cannot delete
-// topics, so a name never names a second topic.)
+// name's id is stable across brokers and restarts. A topic deleted and
+// created again under its name gets the same id (kaenlog's own identity
+// for it, controller.Topic.CreatedOffset, is not in the id).
 func TopicID(topic string) [16]byte {
 	sum := sha256.Sum256([]byte("kaenlog topic id\x00" + topic))
 	var id [16]byte
@@ -65,22 +70,37 @@ func decodeMetadata(c *Codec, st *request, _ *server.Request) (wire.Message, err
 	}
 	m.Topics = []string{}
 	for _, t := range kr.Topics {
-		if t.Topic == nil {
-			st.metadataIDs = append(st.metadataIDs, t.TopicID)
-			continue
+		if t.Topic == nil || t.TopicID != ([16]byte{}) {
+			return nil, refuseMetadata(st, kr)
 		}
 		m.Topics = append(m.Topics, *t.Topic)
 	}
-	if len(st.metadataIDs) > 0 {
-		m.Topics = nil // every topic: the ids are filtered at Frame
-	}
-	if c.cfg.AutoCreateTopics && m.Topics != nil && (st.version < 4 || kr.AllowAutoTopicCreation) {
+	if c.cfg.AutoCreateTopics && (st.version < 4 || kr.AllowAutoTopicCreation) {
 		m.AutoCreate = wire.AutoCreate{Partitions: c.defaultPartitions(), ReplicationFactor: c.defaultReplicationFactor()}
 	}
 	return m, nil
 }
 
-func encodeMetadata(c *Codec, st *request, m wire.Message) (kmsg.Response, error) {
+// refuseMetadata answers a request naming topics by id before v12 as
+// Kafka's MetadataRequest.getErrorResponse does: each topic it names
+// with INVALID_REQUEST, a null name as "", nothing else.
+func refuseMetadata(st *request, kr *kmsg.MetadataRequest) error {
+	resp := kmsg.NewPtrMetadataResponse()
+	for _, t := range kr.Topics {
+		rt := kmsg.NewMetadataResponseTopic()
+		name := ""
+		if t.Topic != nil {
+			name = *t.Topic
+		}
+		rt.Topic, rt.TopicID, rt.ErrorCode = &name, t.TopicID, kafkaCode(wire.CodeInvalidRequest)
+		rt.Partitions = []kmsg.MetadataResponseTopicPartition{}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	st.local = resp
+	return errLocal
+}
+
+func encodeMetadata(c *Codec, _ *request, m wire.Message) (kmsg.Response, error) {
 	w, ok := m.(*wire.MetadataResponse)
 	if !ok {
 		return nil, fmt.Errorf("kafka: a %v answer to a Metadata", m.APIKey())
@@ -109,15 +129,11 @@ func encodeMetadata(c *Codec, st *request, m wire.Message) (kmsg.Response, error
 	}
 	for i := range w.Topics {
 		t := &w.Topics[i]
-		id := TopicID(t.Name)
-		if len(st.metadataIDs) > 0 && !slices.Contains(st.metadataIDs, id) {
-			continue
-		}
 		rt := kmsg.NewMetadataResponseTopic()
 		name := t.Name
 		rt.Topic, rt.ErrorCode = &name, kafkaCode(t.ErrorCode)
 		if t.ErrorCode == wire.CodeNone {
-			rt.TopicID = id
+			rt.TopicID = TopicID(t.Name)
 		}
 		for j := range t.Partitions {
 			p := &t.Partitions[j]

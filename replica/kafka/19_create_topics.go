@@ -10,8 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// CreateTopics (key 19), v0-v4; v5-v7 (flexible) are implemented here too
-// and wait for the listener's flexible versions (createTopicsFlexibleMax).
+// CreateTopics (key 19), v0-v7 (Kafka's newest).
 //
 // Behavior:
 //   - the broker forwards the creation to the controller (as it forwards
@@ -42,10 +41,6 @@ import (
 //   - TimeoutMillis is not waited on: the answer comes when the
 //     controller has committed.
 
-// createTopicsFlexibleMax is the highest version this file implements;
-// v5+ is flexible (see the package doc).
-const createTopicsFlexibleMax = 7
-
 // The topic configs the listener applies (Kafka's names).
 const (
 	configMinISR         = "min.insync.replicas"
@@ -55,7 +50,7 @@ const (
 )
 
 func init() {
-	regKey(&api{key: createTopicsKey, name: "CreateTopics", min: 0, max: 4, decode: decodeCreateTopics, encode: encodeCreateTopics})
+	regKey(&api{key: createTopicsKey, name: "CreateTopics", min: 0, max: 7, decode: decodeCreateTopics, encode: encodeCreateTopics})
 }
 
 // createPlan is what the listener makes of a CreateTopics request: each

@@ -8,8 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DeleteTopics (key 20), v0-v3; v4-v5 (flexible) are implemented here too
-// and wait for the listener's flexible versions (deleteTopicsFlexibleMax).
+// DeleteTopics (key 20), v0-v5 (v6 names topics by id: see below).
 //
 // Behavior:
 //   - the broker forwards the deletion to the controller, which removes
@@ -26,12 +25,8 @@ import (
 //     fetch (a produce meanwhile may still reach the old replica);
 //   - a topic created again under a deleted one's name starts empty.
 
-// deleteTopicsFlexibleMax is the highest version this file implements;
-// v4+ is flexible (see the package doc).
-const deleteTopicsFlexibleMax = 5
-
 func init() {
-	regKey(&api{key: deleteTopicsKey, name: "DeleteTopics", min: 0, max: 3, decode: decodeDeleteTopics, encode: encodeDeleteTopics})
+	regKey(&api{key: deleteTopicsKey, name: "DeleteTopics", min: 0, max: 5, decode: decodeDeleteTopics, encode: encodeDeleteTopics})
 }
 
 // deleteNames returns the names of kr that go to the controller: each

@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// InitProducerID (key 22), v0-v1 (v2+ is flexible: see the package doc).
+// InitProducerID (key 22), v0-v5.
 //
 // Behavior:
 //   - an idempotent producer's id, cluster-unique: the broker forwards the
@@ -18,17 +18,26 @@ import (
 //   - every call gets a new id at epoch 0: for an idempotent producer a
 //     new id is as good as KIP-360's bumped epoch, its sequences start
 //     again at 0;
+//   - v3+ (KIP-360): the ProducerID and ProducerEpoch a producer names to
+//     resume are checked as Kafka's KafkaApis checks them (both -1, or
+//     neither: otherwise INVALID_REQUEST) and then not consulted: without
+//     a TransactionalID Kafka's transaction coordinator, too, hands out a
+//     new id at epoch 0 whatever they say;
 //   - a TransactionalID is refused with INVALID_REQUEST: kaenlog has no
-//     transactions (no transaction coordinator, no markers);
-//   - v3's ProducerID/ProducerEpoch, once advertised, are not consulted.
+//     transactions (no transaction coordinator, no markers), so v4's
+//     PRODUCER_FENCED and v5's TRANSACTION_ABORTABLE (KIP-890), which only
+//     a transactional id gets, are never answered;
+//   - v6 (KIP-939's two-phase commit) is transactional too, and kmsg
+//     v1.15.1 does not know it.
 
 func init() {
-	regKey(&api{key: initProducerIDKey, name: "InitProducerID", min: 0, max: 1, decode: decodeInitProducerID, encode: encodeInitProducerID})
+	regKey(&api{key: initProducerIDKey, name: "InitProducerID", min: 0, max: 5, decode: decodeInitProducerID, encode: encodeInitProducerID})
 }
 
 func decodeInitProducerID(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {
 	kr := st.kreq.(*kmsg.InitProducerIDRequest)
-	if kr.TransactionalID != nil {
+	halfResume := st.version >= 3 && (kr.ProducerID == wire.NoProducerID) != (kr.ProducerEpoch == wire.NoProducerEpoch)
+	if kr.TransactionalID != nil || halfResume {
 		resp := kmsg.NewPtrInitProducerIDResponse()
 		resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = kafkaCode(wire.CodeInvalidRequest), -1, -1
 		st.local = resp

@@ -8,8 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// OffsetForLeaderEpoch (key 23), v0-v3; v4 (flexible) is implemented here
-// too and waits for the listener's flexible versions (offsetForLeaderEpochFlexibleMax).
+// OffsetForLeaderEpoch (key 23), v0-v4 (Kafka's newest).
 //
 // Behavior:
 //   - a consumer's question (KIP-320: ReplicaID -1, or -2 from v3, and
@@ -27,12 +26,8 @@ import (
 //   - a ReplicaID >= 0 (a Kafka broker following this one) is answered as
 //     a consumer's: Kafka's brokers do not replicate from kaenlog's.
 
-// offsetForLeaderEpochFlexibleMax is the highest version this file
-// implements; v4 is flexible (see the package doc).
-const offsetForLeaderEpochFlexibleMax = 4
-
 func init() {
-	regKey(&api{key: offsetForLeaderEpochKey, name: "OffsetForLeaderEpoch", min: 0, max: 3, decode: decodeOffsetForLeaderEpoch, encode: encodeOffsetForLeaderEpoch})
+	regKey(&api{key: offsetForLeaderEpochKey, name: "OffsetForLeaderEpoch", min: 0, max: 4, decode: decodeOffsetForLeaderEpoch, encode: encodeOffsetForLeaderEpoch})
 }
 
 func decodeOffsetForLeaderEpoch(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {

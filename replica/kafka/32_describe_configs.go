@@ -11,8 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DescribeConfigs (key 32), v0-v3; v4 (flexible) is implemented here too
-// and waits for the listener's flexible versions (describeConfigsFlexibleMax).
+// DescribeConfigs (key 32), v0-v4 (Kafka's newest).
 //
 // Behavior:
 //   - a topic resource reports the configs the broker applies to it:
@@ -44,12 +43,8 @@ import (
 //     other resource types (groups, loggers, client metrics) are
 //     INVALID_REQUEST.
 
-// describeConfigsFlexibleMax is the highest version this file implements;
-// v4 is flexible (see the package doc).
-const describeConfigsFlexibleMax = 4
-
 func init() {
-	regKey(&api{key: describeConfigsKey, name: "DescribeConfigs", min: 0, max: 3, decode: decodeDescribeConfigs, encode: encodeDescribeConfigs})
+	regKey(&api{key: describeConfigsKey, name: "DescribeConfigs", min: 0, max: 4, decode: decodeDescribeConfigs, encode: encodeDescribeConfigs})
 }
 
 // The topics are asked of the broker's image by a Metadata request: it

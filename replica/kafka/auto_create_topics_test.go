@@ -15,7 +15,7 @@ import (
 // with the listener's defaults. Without it, or with
 // AllowAutoTopicCreation false, the topic stays unknown.
 func TestKgoProducesToAnUnknownTopicWhichMetadataCreates(t *testing.T) {
-	c := startClusterWith(t, 3, kafka.Config{AutoCreateTopics: true, DefaultPartitions: 2, DefaultReplicationFactor: 3})
+	c := startKafkaCluster(t, 3, kafka.Config{AutoCreateTopics: true, DefaultPartitions: 2, DefaultReplicationFactor: 3})
 	ctx := ctxFor(t)
 	cl := kgoClient(t, c, kgo.AllowAutoTopicCreation(), kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "fresh", Value: []byte("first")}).FirstErr(); err != nil {
@@ -34,8 +34,7 @@ func TestKgoProducesToAnUnknownTopicWhichMetadataCreates(t *testing.T) {
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr("untouched")
 	req.Topics = append(req.Topics, rt)
-	resp := kmsg.NewPtrMetadataResponse()
-	roundTrip(t, c.seeds()[0], req, 8, resp)
+	resp := roundTrip(t, dialRaw(t, c.seeds()[0]), req, 8).(*kmsg.MetadataResponse)
 	if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != kerr.UnknownTopicOrPartition.Code {
 		t.Fatalf("Metadata v8 without AllowAutoTopicCreation: %+v", resp.Topics)
 	}
@@ -44,19 +43,17 @@ func TestKgoProducesToAnUnknownTopicWhichMetadataCreates(t *testing.T) {
 		t.Fatal("a Metadata request that did not allow it created the topic")
 	}
 	// v0-v3 always allow it (as in Kafka): LEADER_NOT_AVAILABLE, then the topic.
-	resp = kmsg.NewPtrMetadataResponse()
-	roundTrip(t, c.seeds()[0], req, 3, resp)
+	resp = roundTrip(t, dialRaw(t, c.seeds()[0]), req, 3).(*kmsg.MetadataResponse)
 	if code := resp.Topics[0].ErrorCode; code != kerr.LeaderNotAvailable.Code {
 		t.Fatalf("Metadata v3 for an unknown topic: %v, want LEADER_NOT_AVAILABLE", kerr.ErrorForCode(code))
 	}
 	c.await("the topic Metadata v3 created", func() bool { _, ok := c.image().Topic("untouched"); return ok })
 
 	// A creation the controller refuses is answered with its refusal.
-	wide := startClusterWith(t, 1, kafka.Config{AutoCreateTopics: true, DefaultReplicationFactor: 3})
+	wide := startKafkaCluster(t, 1, kafka.Config{AutoCreateTopics: true, DefaultReplicationFactor: 3})
 	req.AllowAutoTopicCreation = true
 	for i := 0; ; i++ {
-		resp = kmsg.NewPtrMetadataResponse()
-		roundTrip(t, wide.seeds()[0], req, 8, resp)
+		resp = roundTrip(t, dialRaw(t, wide.seeds()[0]), req, 8).(*kmsg.MetadataResponse)
 		err := kerr.ErrorForCode(resp.Topics[0].ErrorCode)
 		if errors.Is(err, kerr.InvalidReplicationFactor) {
 			break
@@ -69,8 +66,7 @@ func TestKgoProducesToAnUnknownTopicWhichMetadataCreates(t *testing.T) {
 
 	// Without AutoCreateTopics the topic stays unknown.
 	off := startCluster(t, 1)
-	resp = kmsg.NewPtrMetadataResponse()
-	roundTrip(t, off.seeds()[0], req, 8, resp)
+	resp = roundTrip(t, dialRaw(t, off.seeds()[0]), req, 8).(*kmsg.MetadataResponse)
 	if resp.Topics[0].ErrorCode != kerr.UnknownTopicOrPartition.Code {
 		t.Fatalf("without AutoCreateTopics: %v", kerr.ErrorForCode(resp.Topics[0].ErrorCode))
 	}

@@ -50,6 +50,8 @@ type cluster struct {
 	// kill can cut a broker's power (vfs.Mem.Crash) and startBroker can
 	// open what the cut left. They outlive the brokers.
 	disks map[int32]*vfs.Mem
+	// hostCfg, if set, adjusts each broker's host config (budgets, say).
+	hostCfg func(*server.Config)
 }
 
 type clusterBroker struct {
@@ -92,13 +94,25 @@ func listen(t testing.TB) net.Listener {
 // every broker is registered, unfenced and caught up.
 func startCluster(t testing.TB, n int) *cluster {
 	t.Helper()
-	return startClusterWith(t, n, kafka.Config{})
+	return startClusterWith(t, n, nil)
 }
 
-// startClusterWith is startCluster with kcfg for every Kafka listener.
-func startClusterWith(t testing.TB, n int, kcfg kafka.Config) *cluster {
+// startClusterWith is startCluster with hostCfg adjusting each broker's
+// host config.
+func startClusterWith(t testing.TB, n int, hostCfg func(*server.Config)) *cluster {
 	t.Helper()
-	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}, kcfg: kcfg}
+	return startClusterOf(t, n, hostCfg, kafka.Config{})
+}
+
+// startKafkaCluster is startCluster with kcfg for every Kafka listener.
+func startKafkaCluster(t testing.TB, n int, kcfg kafka.Config) *cluster {
+	t.Helper()
+	return startClusterOf(t, n, nil, kcfg)
+}
+
+func startClusterOf(t testing.TB, n int, hostCfg func(*server.Config), kcfg kafka.Config) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}, hostCfg: hostCfg, kcfg: kcfg}
 	store, err := controller.OpenLogStore(filepath.Join(c.dir, "controller"), log.Options{Sync: log.SyncEveryAppend})
 	if err != nil {
 		t.Fatal(err)
@@ -144,10 +158,14 @@ func (c *cluster) startBroker(id int32) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	h, err := server.Serve(ln, b, server.Config{
+	hcfg := server.Config{
 		Clock: c.clk, Controller: c.ctlH.Addr().String(), OnEvent: c.signal, ShutdownTimeoutMs: 5000,
 		Listeners: []server.Listener{{Listener: kln, Codec: kafka.NewCodec(b, c.kcfg)}},
-	})
+	}
+	if c.hostCfg != nil {
+		c.hostCfg(&hcfg)
+	}
+	h, err := server.Serve(ln, b, hcfg)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -95,9 +95,9 @@ type request struct {
 	kreq kmsg.Request
 	// local is the answer the codec gives without the broker, if any.
 	local kmsg.Response
-	// metadataIDs are the topic ids a Metadata request named without a
-	// name: answered from the whole topic list, filtered at Frame.
-	metadataIDs [][16]byte
+	// listTimestamps are the timestamps a ListOffsets request asked, by
+	// partition in request order: some are answered at Frame.
+	listTimestamps []int64
 }
 
 // errLocal sends a request to Refuse, which gives the answer the codec
@@ -158,17 +158,9 @@ func (c *Codec) Decode(payload []byte, r *server.Request) (wire.Message, error) 
 		return nil, closeOn("a %s request of %d bytes, over %d", st.api.name, len(body), maxRequestBytes)
 	}
 	if st.key == produceKey {
-		if err := checkProduceCounts(body, st.version); err != nil {
+		if err := checkProduceCounts(body, st.version, st.flexible); err != nil {
 			return nil, err
 		}
-	}
-	if st.flexible {
-		// kmsg reads a tagged-field count of up to 2^32 and loops that
-		// many times whatever is left (internalReadTags): a 30-byte
-		// request would pin a core for seconds. No flexible version is
-		// advertised (the range check above refuses them) until the
-		// listener bounds those counts itself.
-		return nil, closeOn("%s v%d is flexible", st.api.name, st.version)
 	}
 	if err := kreq.ReadFrom(body); err != nil {
 		return nil, closeOn("%s v%d: %v", st.api.name, st.version, err)
@@ -176,72 +168,124 @@ func (c *Codec) Decode(payload []byte, r *server.Request) (wire.Message, error) 
 	return st.api.decode(c, st, r)
 }
 
-// maxProduceElements bounds the topics and the partitions of one produce
-// request (the broker answers at most 1<<16 partitions): kmsg allocates
-// every element an array's count announces, tens of bytes each, checking
-// the count only against the bytes left.
+// maxProduceElements bounds the topics, the partitions and the tagged
+// fields of one produce request (the broker answers at most 1<<16
+// partitions): kmsg allocates every element an array's count announces,
+// tens of bytes each, and a map entry per unknown tagged field, checking
+// a count only against the bytes left.
 const maxProduceElements = 1 << 16
 
-// checkProduceCounts walks a non-flexible produce body's arrays before
-// kmsg decodes it, refusing counts over maxProduceElements in all or over
-// what the bytes left could hold, so that a large frame of counts cannot
-// make the decoder allocate many times its size.
-func checkProduceCounts(b []byte, version int16) error {
+// checkProduceCounts walks a produce body's arrays and tagged fields
+// before kmsg decodes it, refusing counts over maxProduceElements in all
+// or over what the bytes left could hold, so that a large frame of counts
+// cannot make the decoder allocate many times its size. A flexible
+// version (v9+) has compact (uvarint) lengths and tagged fields after
+// each partition, each topic and the body.
+func checkProduceCounts(b []byte, version int16, flexible bool) error {
 	bad := closeOn("a produce request whose counts its bytes cannot hold")
-	str := func() bool { // an int16-length (nullable) string
-		if len(b) < 2 {
-			return false
+	// length reads a length: int16 or int32 (size bytes), or a compact
+	// uvarint of length+1; -1 is null.
+	length := func(size int) (int, bool) {
+		if flexible {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || n > math.MaxInt32 {
+				return 0, false
+			}
+			b = b[k:]
+			return int(n) - 1, true
 		}
-		n := int(int16(binary.BigEndian.Uint16(b)))
-		b = b[2:]
-		if n < 0 {
-			return true
-		}
-		if n > len(b) {
-			return false
-		}
-		b = b[n:]
-		return true
-	}
-	count := func(minSize int) (int, bool) {
-		if len(b) < 4 {
+		if len(b) < size {
 			return 0, false
 		}
-		n := int(int32(binary.BigEndian.Uint32(b)))
-		b = b[4:]
-		return n, n >= 0 && n <= len(b)/minSize
+		var n int
+		if size == 2 {
+			n = int(int16(binary.BigEndian.Uint16(b)))
+		} else {
+			n = int(int32(binary.BigEndian.Uint32(b)))
+		}
+		b = b[size:]
+		return n, true
 	}
-	if version >= 3 && !str() {
+	skip := func(size int) bool { // a (nullable) string or bytes
+		n, ok := length(size)
+		if !ok || n > len(b) {
+			return false
+		}
+		b = b[max(n, 0):]
+		return true
+	}
+	total := 0
+	count := func(minSize int) (int, bool) { // an array's elements
+		n, ok := length(4)
+		if !ok || n < 0 || n > len(b)/minSize {
+			return 0, false
+		}
+		total += n
+		return n, total <= maxProduceElements
+	}
+	tags := func() bool { // a flexible struct's tagged fields
+		if !flexible {
+			return true
+		}
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k)/2 {
+			return false
+		}
+		b = b[k:]
+		if total += int(n); total > maxProduceElements {
+			return false
+		}
+		for range n {
+			if _, k := binary.Uvarint(b); k <= 0 {
+				return false
+			}
+			b = b[k:]
+			size, k := binary.Uvarint(b)
+			if k <= 0 || size > uint64(len(b)-k) {
+				return false
+			}
+			b = b[k+int(size):]
+		}
+		return true
+	}
+	topicSize, partitionSize := 2+4, 4+4
+	if flexible {
+		topicSize, partitionSize = 1+1+1, 4+1+1
+	}
+	if version >= 3 && !skip(2) {
 		return bad
 	}
 	if len(b) < 6 {
 		return bad
 	}
 	b = b[6:] // acks, timeout
-	topics, ok := count(2 + 4)
+	topics, ok := count(topicSize)
 	if !ok {
 		return bad
 	}
-	total := topics
 	for range topics {
-		if !str() {
+		if !skip(2) {
 			return bad
 		}
-		parts, ok := count(4 + 4)
-		if total += parts; !ok || total > maxProduceElements {
+		parts, ok := count(partitionSize)
+		if !ok {
 			return bad
 		}
 		for range parts {
-			if len(b) < 8 {
+			if len(b) < 4 {
 				return bad
 			}
-			n := int(int32(binary.BigEndian.Uint32(b[4:])))
-			b = b[8:]
-			if n > len(b) {
+			b = b[4:] // partition
+			if !skip(4) || !tags() {
 				return bad
 			}
-			b = b[max(n, 0):]
 		}
+		if !tags() {
+			return bad
+		}
+	}
+	if !tags() {
+		return bad
 	}
 	return nil
 }

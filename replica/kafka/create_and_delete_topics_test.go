@@ -27,22 +27,6 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
-// roundTrip sends req at version v on a new connection to addr and decodes
-// the response into resp at the same version.
-func roundTrip(t *testing.T, addr string, req kmsg.Request, v int16, resp kmsg.Response) {
-	t.Helper()
-	conn := dialRaw(t, addr)
-	conn.request(req, v, 9)
-	corr, body := conn.response()
-	resp.SetVersion(v)
-	if resp.IsFlexible() {
-		body = body[1:] // the response header's empty tagged fields
-	}
-	if err := resp.ReadFrom(body); err != nil || corr != 9 {
-		t.Fatalf("%T v%d: correlation %d, %v", req, v, corr, err)
-	}
-}
-
 // partitionDirs lists broker id's partition directories.
 func (c *cluster) partitionDirs(id int32) []string {
 	c.t.Helper()
@@ -69,13 +53,16 @@ func (c *cluster) partitionDirs(id int32) []string {
 // UNKNOWN_TOPIC_OR_PARTITION, and a topic created again under the name
 // starts empty.
 func TestKadmCreatesAndDeletesTopicsThroughAnyBroker(t *testing.T) {
-	c := startClusterWith(t, 3, kafka.Config{DefaultPartitions: 3, DefaultReplicationFactor: 2})
+	c := startKafkaCluster(t, 3, kafka.Config{DefaultPartitions: 3, DefaultReplicationFactor: 2})
 	adm := adminClient(t, c)
 	ctx := ctxFor(t)
 
 	r, err := adm.CreateTopic(ctx, 2, 3, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, "orders")
 	if err != nil || r.Err != nil {
 		t.Fatalf("CreateTopic: %v, %v", err, r.Err)
+	}
+	if r.NumPartitions != 2 || r.ReplicationFactor != 3 || r.ID != kafka.TopicID("orders") {
+		t.Fatalf("CreateTopic (v7) answered %+v, want 2 partitions, factor 3 and the topic id", r)
 	}
 	c.awaitBrokers()
 	if tp, ok := c.image().Topic("orders"); !ok || tp.MinISR != 2 || tp.Partitions != 2 {
@@ -129,8 +116,7 @@ func TestKadmCreatesAndDeletesTopicsThroughAnyBroker(t *testing.T) {
 		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = n, 1, 1
 		req.Topics = append(req.Topics, rt)
 	}
-	resp := kmsg.NewPtrCreateTopicsResponse()
-	roundTrip(t, c.seeds()[0], req, 4, resp)
+	resp := roundTrip(t, dialRaw(t, c.seeds()[0]), req, 7).(*kmsg.CreateTopicsResponse)
 	var codes []int16
 	for _, rt := range resp.Topics {
 		codes = append(codes, rt.ErrorCode)

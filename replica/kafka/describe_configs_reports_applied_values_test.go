@@ -27,7 +27,7 @@ func configOf(t *testing.T, rc kadm.ResourceConfig, name string) kadm.Config {
 // broker applies, each with its source; an unknown topic is
 // UNKNOWN_TOPIC_OR_PARTITION for its resource alone.
 func TestDescribeConfigsReportsWhatTheBrokerApplies(t *testing.T) {
-	c := startClusterWith(t, 2, kafka.Config{AutoCreateTopics: true, DefaultPartitions: 4})
+	c := startKafkaCluster(t, 2, kafka.Config{AutoCreateTopics: true, DefaultPartitions: 4})
 	c.createTopic("plain", 1, 2, 1)
 	adm := adminClient(t, c)
 	ctx := ctxFor(t)

@@ -32,37 +32,39 @@
 // with what it does and does not do:
 //
 //	key  API                   advertised  served
-//	0    Produce               v0-v8       v3-v8 (v0-v2 answered UNSUPPORTED_VERSION)
-//	1    Fetch                 v4-v11
-//	2    ListOffsets           v1-v5       -1, -2, -3 (max timestamp), -4, by timestamp
-//	3    Metadata              v0-v8       auto-creation with Config.AutoCreateTopics
-//	18   ApiVersions           v0-v2       KIP-511: a newer version is answered at v0
-//	19   CreateTopics          v0-v4       one topic per request; v5-v7 written, flexible
-//	20   DeleteTopics          v0-v3       by name; v4-v5 written, flexible
-//	22   InitProducerID        v0-v1       idempotence only
-//	23   OffsetForLeaderEpoch  v0-v3       consumers (KIP-320); v4 written, flexible
-//	32   DescribeConfigs       v0-v3       topics and brokers; v4 written, flexible
+//	0    Produce               v0-v12      v3-v12 (v0-v2 answered UNSUPPORTED_VERSION)
+//	1    Fetch                 v4-v12
+//	2    ListOffsets           v1-v10      -1, -2, by timestamp; -3 from v7, -4 from v8, -5 from v9
+//	3    Metadata              v0-v11      auto-creation with Config.AutoCreateTopics
+//	18   ApiVersions           v0-v4       KIP-511: a newer version is answered at v0
+//	19   CreateTopics          v0-v7       one topic per request
+//	20   DeleteTopics          v0-v5       by name (v6 names topics by id)
+//	22   InitProducerID        v0-v5       idempotence only
+//	23   OffsetForLeaderEpoch  v0-v4       consumers (KIP-320)
+//	32   DescribeConfigs       v0-v4       topics and brokers
 //
-// "Written, flexible": the API's file implements those versions (its
-// xxxFlexibleMax constant) and advertises them once the listener reads
-// flexible versions.
-//
-// No flexible version (KIP-482) is advertised yet: kmsg reads a
-// tagged-field count of up to 2^32 and loops that many times whatever
-// bytes are left, so a 30-byte request pinned a core for seconds (found by
-// FuzzRequestPath); the listener refuses flexible versions until it bounds
-// those counts itself. The caps are Kafka 2.3's levels, which kgo and
-// librdkafka 2.0.2 work with.
+// Each API is advertised up to the highest version whose semantics the
+// listener implements; its file says why it stops there. Flexible
+// versions (KIP-482: compact lengths, tagged fields, request header v2
+// and response header v1, but ApiVersions' response header stays v0) are
+// read and written by kmsg. Before kmsg v1.15.1 they were refused: kmsg
+// v1.14.0 read a tagged-field count of up to 2^32 and looped that many
+// times whatever bytes were left, so a 30-byte request pinned a core for
+// seconds (found by FuzzRequestPath); v1.15.1 stops at the end of the
+// input, so a count costs at most the bytes that carry it. The request
+// header's tagged fields are skipped by the listener itself, bounded the
+// same way.
 //
 // Produce is advertised from v0 though v0-v2 are refused, as Kafka 4.0
 // does (KAFKA-18659): librdkafka up to 2.11.0 (Debian's kcat bundles
 // 2.0.2) turns compression off against a broker whose range starts above
-// 0. Beyond the flexible cap, the semantics set the limits: Fetch and
-// Produce v13 name topics by id, which the wire requests do not carry.
-// ListOffsets v7 (the first version Kafka's clients send -3 with) is
-// flexible; -3 is answered at v1-v5 as Kafka's broker answers it. Produce's and Fetch's CurrentLeader (v10+, v12+) and Metadata's
-// topic ids (v10+, [TopicID]) are written for those versions and wait for
-// them.
+// 0. The caps: Produce and Fetch v13 and Metadata v12 name topics by id,
+// and Kafka answers an id it does not know UNKNOWN_TOPIC_ID, which wire's
+// error table lacks (the wire requests name topics; Metadata's ids are
+// derived from names, [TopicID]); ListOffsets v11's -6 (KIP-1023) was not
+// checked; ApiVersions v5 (KIP-1242) needs REBOOTSTRAP_REQUIRED, also
+// missing from wire's table; InitProducerID v6 is KIP-939's transactions
+// and unknown to kmsg v1.15.1.
 //
 // # Errors
 //
@@ -76,10 +78,10 @@
 // it cannot serve: an unknown API key (kmsg.RequestForKey's nil is
 // checked, never dereferenced), a version outside the advertised range
 // (ApiVersions excepted: KIP-511), a truncated header, a body that does
-// not decode, a flexible version, a produce whose array counts exceed 1<<16 elements
-// or what its bytes could hold, and a request other than a produce over
-// 1 MiB (kmsg sizes
-// an array's allocation only by the bytes left, so counts alone could
+// not decode, a produce whose array and tagged-field counts exceed 1<<16
+// elements or what its bytes could hold, and a request other than a
+// produce over 1 MiB (kmsg sizes an array's allocation, and its map of
+// unknown tagged fields, only by the bytes left, so counts alone could
 // make it allocate many times the frame). Frames are bounded by the host's
 // MaxFrameSize before anything is allocated.
 //

@@ -12,7 +12,7 @@ import (
 // the listener's default partitions.
 func TestKcatProducesToAnUnknownTopicWhichMetadataCreates(t *testing.T) {
 	needKcat(t)
-	c := startClusterWith(t, 2, kafka.Config{AutoCreateTopics: true, DefaultPartitions: 1, DefaultReplicationFactor: 2})
+	c := startKafkaCluster(t, 2, kafka.Config{AutoCreateTopics: true, DefaultPartitions: 1, DefaultReplicationFactor: 2})
 	kcat(t, c, "one\ntwo\n", "-P", "-t", "kcat-auto", "-p", "0", "-z", "none", "-X", "acks=all")
 	if out := kcat(t, c, "", "-C", "-t", "kcat-auto", "-p", "0", "-o", "beginning", "-e", "-f", "%s@%o\n"); out != "one@0\ntwo@1\n" {
 		t.Fatalf("kcat -C read %q, want the two lines at offsets 0 and 1", out)

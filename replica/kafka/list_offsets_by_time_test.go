@@ -6,11 +6,10 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestListOffsetsAnswersByTimeAndMaxTimestampWithTheRecordsTimestamp:
-// ListOffsets v5 finds the first record whose timestamp is at least the
+// ListOffsets v10 finds the first record whose timestamp is at least the
 // one asked for, and for -3 the first record with the largest timestamp,
 // each answered with the record's timestamp and the leader epoch; where
 // no record qualifies the answer is offset -1, timestamp -1, no error.
@@ -42,14 +41,8 @@ func TestListOffsetsAnswersByTimeAndMaxTimestampWithTheRecordsTimestamp(t *testi
 		{"-1, the latest", -1, 5, -1},
 		{"-2, the earliest", -2, 0, -1},
 	} {
-		req := kmsg.NewPtrListOffsetsRequest()
-		req.Version = 5
-		rt := kmsg.NewListOffsetsRequestTopic()
-		rt.Topic = topic
-		rp := kmsg.NewListOffsetsRequestTopicPartition()
-		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = 0, tc.ask, -1
-		rt.Partitions = append(rt.Partitions, rp)
-		req.Topics = append(req.Topics, rt)
+		req := listOffsetsOf(topic, tc.ask)
+		req.Version = 10
 		resp, err := req.RequestWith(ctx, cl)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

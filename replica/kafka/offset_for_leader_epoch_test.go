@@ -101,8 +101,7 @@ func TestConsumersOffsetForLeaderEpochIsAnsweredFromTheLeadersEpochCache(t *test
 		rp.Partition, rp.CurrentLeaderEpoch, rp.LeaderEpoch = 0, current, epoch
 		rt.Partitions = append(rt.Partitions, rp)
 		req.Topics = append(req.Topics, rt)
-		resp := kmsg.NewPtrOffsetForLeaderEpochResponse()
-		roundTrip(t, leaderAddr, req, 3, resp)
+		resp := roundTrip(t, dialRaw(t, leaderAddr), req, 4).(*kmsg.OffsetForLeaderEpochResponse)
 		if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
 			t.Fatalf("answer %+v", resp)
 		}
