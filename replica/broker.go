@@ -267,6 +267,10 @@ type Broker struct {
 
 	image *controller.Image
 	parts map[TopicPartition]*Replica
+	// created holds, per hosted partition, the CreatedOffset of the topic
+	// its replica belongs to, once known (broker_topics.go): a replica
+	// whose topic is gone or was created again is deleted.
+	created map[TopicPartition]uint64
 	// hosted is parts sorted by partition, rebuilt (never changed in
 	// place) whenever parts changes: the per-event loops walk it without
 	// sorting or allocating, and a walk in progress keeps its own copy.
@@ -337,6 +341,11 @@ type Broker struct {
 	// controller, by the correlation id it sent them with
 	// (broker_metadata.go).
 	forwards map[int32]forwarded
+	// autoCreating are the topics a Metadata request's AutoCreate is
+	// creating, by the correlation id of the CreateTopics in flight;
+	// autoCreateFailed the refusal of the last attempt, answered once.
+	autoCreating     map[string]int32
+	autoCreateFailed map[string]wire.ErrorCode
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -393,7 +402,7 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1, clusterID: stamp.ClusterID,
-		image: controller.NewImage(), parts: map[TopicPartition]*Replica{},
+		image: controller.NewImage(), parts: map[TopicPartition]*Replica{}, created: map[TopicPartition]uint64{},
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
 		produces: map[uint64]*producing{},
 	}
@@ -416,6 +425,13 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	for _, e := range entries {
 		tp, ok := parsePartitionDir(e.Name)
 		if !ok || e.Regular {
+			continue
+		}
+		if dir := filepath.Join(cfg.Dir, e.Name); b.markedForDeletion(dir) {
+			// A deletion the last process did not finish.
+			if err := b.finishDeletion(dir); err != nil {
+				return nil, errors.Join(fmt.Errorf("replica: broker %d: finishing the deletion of %s: %w", cfg.ID, tp, storageError(err)), b.closeReplicas())
+			}
 			continue
 		}
 		if _, err := b.open(tp); err != nil {
@@ -441,6 +457,11 @@ func (b *Broker) Fenced() bool { return b.epoch < 0 || b.fenced }
 // Image returns the metadata this broker has applied (read it, do not
 // change it).
 func (b *Broker) Image() *controller.Image { return b.image }
+
+// LogOptions returns the options every hosted log opens with, the
+// zero fields meaning the log package's defaults: what a Kafka listener
+// reports as the topics' segment.bytes and max.message.bytes.
+func (b *Broker) LogOptions() log.Options { return b.cfg.Replica.Log }
 
 // Replica returns the hosted replica of a partition.
 func (b *Broker) Replica(tp TopicPartition) (*Replica, bool) {
@@ -556,9 +577,9 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 	case *wire.ListOffsetsRequest:
 		b.reply(env.From, b.handleListOffsets(m))
 	case *wire.MetadataRequest:
-		b.reply(env.From, b.handleMetadata(m))
-	case *wire.InitProducerIDRequest:
-		b.forwardInitProducerID(env.From, m, nowMs)
+		b.reply(env.From, b.handleMetadata(m, nowMs))
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
+		b.forward(env.From, m, nowMs)
 	}
 	// Anything else is not a broker's to serve; a transport that decoded it
 	// closes the connection (the wire has no response for an unknown API).
@@ -585,8 +606,8 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 		b.onEpochAnswers(env.From.ID, out.msg.(*wire.OffsetsForLeaderEpochRequest), m, nowMs)
 	case *wire.AlterPartitionResponse:
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
-	case *wire.InitProducerIDResponse:
-		b.onForwarded(m.CorrelationID, m)
+	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse:
+		b.onForwarded(m)
 	}
 }
 
@@ -671,8 +692,8 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 		if b.fetching[out.to.ID] == m.CorrelationID {
 			delete(b.fetching, out.to.ID)
 		}
-	case *wire.InitProducerIDRequest:
-		b.forwardTimedOut(m.CorrelationID)
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
+		b.forwardTimedOut(m.Correlation())
 	}
 }
 
@@ -983,9 +1004,13 @@ func (b *Broker) onMetadata(m *wire.FetchResponse, nowMs int64) {
 	}
 }
 
-// applyImage makes every partition this broker is assigned take the role
-// the image gives it.
+// applyImage deletes the replicas of deleted topics and makes every
+// partition this broker is assigned take the role the image gives it.
 func (b *Broker) applyImage(nowMs int64) {
+	b.removeDeletedReplicas()
+	if b.halted != nil {
+		return
+	}
 	for _, p := range b.image.Partitions() {
 		if !slices.Contains(p.Replicas, b.cfg.ID) {
 			continue
@@ -996,6 +1021,9 @@ func (b *Broker) applyImage(nowMs int64) {
 			var err error
 			if r, err = b.open(tp); err != nil {
 				continue
+			}
+			if t, ok := b.image.Topic(p.Topic); ok {
+				b.created[tp] = t.CreatedOffset
 			}
 		}
 		if r.LeaderEpoch() == p.LeaderEpoch && r.PartitionEpoch() == p.PartitionEpoch &&

@@ -5,8 +5,8 @@ import (
 )
 
 // This file is what a broker answers for clients beyond the data path:
-// Metadata from its own image, and InitProducerID forwarded to the
-// controller. Kafka's clients ask any broker for both (kaenlog's own
+// Metadata from its own image, and InitProducerID, CreateTopics and
+// DeleteTopics forwarded to the controller. Kafka's clients ask any broker for both (kaenlog's own
 // client asks the controller).
 
 // handleMetadata answers from the broker's metadata image, as a Kafka
@@ -19,7 +19,12 @@ import (
 // once is answered once ([wire.MetadataRequest.TopicSet]). The image lags
 // the controller's by at most a metadata fetch; a client sent to a leader
 // that no longer is learns it from NOT_LEADER_OR_FOLLOWER, as from Kafka.
-func (b *Broker) handleMetadata(req *wire.MetadataRequest) *wire.MetadataResponse {
+//
+// With AutoCreate, a topic the image does not know is created through the
+// controller and answered LEADER_NOT_AVAILABLE until the image has it, as
+// Kafka's AutoTopicCreationManager does; a creation the controller refused
+// is answered with its refusal once (then tried again).
+func (b *Broker) handleMetadata(req *wire.MetadataRequest, nowMs int64) *wire.MetadataResponse {
 	resp := &wire.MetadataResponse{CorrelationID: req.CorrelationID}
 	for _, r := range b.image.Brokers() {
 		resp.Brokers = append(resp.Brokers, wire.MetadataBroker{ID: r.ID, Endpoint: r.Endpoint, Fenced: r.Fenced})
@@ -32,7 +37,11 @@ func (b *Broker) handleMetadata(req *wire.MetadataRequest) *wire.MetadataRespons
 	for _, name := range names {
 		t, ok := b.image.Topic(name)
 		if !ok {
-			resp.Topics = append(resp.Topics, wire.MetadataTopic{Name: name, ErrorCode: wire.CodeUnknownTopicOrPartition})
+			code := wire.CodeUnknownTopicOrPartition
+			if req.AutoCreate != (wire.AutoCreate{}) {
+				code = b.autoCreate(name, req.AutoCreate, nowMs)
+			}
+			resp.Topics = append(resp.Topics, wire.MetadataTopic{Name: name, ErrorCode: code})
 			continue
 		}
 		mt := wire.MetadataTopic{Name: name, Partitions: make([]wire.MetadataPartition, 0, t.Partitions)}
@@ -56,55 +65,148 @@ func (b *Broker) handleMetadata(req *wire.MetadataRequest) *wire.MetadataRespons
 }
 
 // forwarded is a client's request the broker sent on to the controller:
-// who asked, and with which correlation id.
+// who asked, with which correlation id, and what (for the answer a
+// timeout gets); or, with auto, the broker's own creation of a topic a
+// Metadata request named.
 type forwarded struct {
 	from Addr
 	corr int32
+	req  wire.Message
+	auto bool
 }
 
-// forwardInitProducerID sends a client's InitProducerID on to the
-// controller, which alone hands out producer ids (cluster-unique, from
-// blocks its metadata log allocates), as Kafka's brokers forward what only
-// the controller may decide. The controller's answer goes back to the
-// client as it came; a request the controller does not answer within the
-// request timeout (or whose connection broke) is answered
-// REQUEST_TIMED_OUT, which Kafka's clients retry.
-func (b *Broker) forwardInitProducerID(from Addr, m *wire.InitProducerIDRequest, nowMs int64) {
+// autoCreate starts, or follows, the creation of topic name for a
+// Metadata request and returns what that request is answered for it.
+func (b *Broker) autoCreate(name string, spec wire.AutoCreate, nowMs int64) wire.ErrorCode {
+	if code, ok := b.autoCreateFailed[name]; ok {
+		delete(b.autoCreateFailed, name)
+		return code
+	}
+	if _, ok := b.autoCreating[name]; ok {
+		return wire.CodeLeaderNotAvailable
+	}
+	if b.autoCreating == nil {
+		b.autoCreating, b.autoCreateFailed = map[string]int32{}, map[string]wire.ErrorCode{}
+	}
 	if b.forwards == nil {
 		b.forwards = map[int32]forwarded{}
 	}
-	fwd := &wire.InitProducerIDRequest{
-		CorrelationID:        b.nextCorrelation(),
-		TransactionTimeoutMs: m.TransactionTimeoutMs,
-		ProducerID:           m.ProducerID,
-		ProducerEpoch:        m.ProducerEpoch,
-	}
-	b.forwards[fwd.CorrelationID] = forwarded{from: from, corr: m.CorrelationID}
-	b.send(ControllerAt(), fwd, nowMs)
+	req := &wire.CreateTopicsRequest{CorrelationID: b.nextCorrelation(), Name: name, Partitions: spec.Partitions, ReplicationFactor: spec.ReplicationFactor}
+	b.forwards[req.CorrelationID] = forwarded{req: req, auto: true}
+	b.autoCreating[name] = req.CorrelationID
+	b.send(ControllerAt(), req, nowMs)
+	return wire.CodeLeaderNotAvailable
 }
 
-// onForwarded relays the controller's answer to a forwarded request.
-func (b *Broker) onForwarded(corr int32, m *wire.InitProducerIDResponse) {
-	f, ok := b.forwards[corr]
+// autoCreated ends an auto-creation: a refusal other than
+// TOPIC_ALREADY_EXISTS (another broker's creation won) is kept for the
+// next Metadata request to answer.
+func (b *Broker) autoCreated(f forwarded, code wire.ErrorCode) {
+	name := f.req.(*wire.CreateTopicsRequest).Name
+	delete(b.autoCreating, name)
+	if code != wire.CodeNone && code != wire.CodeTopicAlreadyExists {
+		b.autoCreateFailed[name] = code
+	}
+}
+
+// forward sends a client's request that only the controller may decide
+// on — InitProducerID (producer ids are cluster-unique, from blocks the
+// metadata log allocates), CreateTopics, DeleteTopics — on to the
+// controller, as Kafka's brokers forward them (KIP-590). The controller's
+// answer goes back to the client as it came; a request the controller does
+// not answer within the request timeout (or whose connection broke) is
+// answered REQUEST_TIMED_OUT, which Kafka's clients retry. m is not
+// changed: the broker sends a copy under its own correlation id.
+func (b *Broker) forward(from Addr, m wire.Message, nowMs int64) {
+	fwd, ok := copyForwarded(m)
 	if !ok {
 		return
 	}
-	delete(b.forwards, corr)
-	resp := *m
-	resp.CorrelationID = f.corr
-	b.reply(f.from, &resp)
+	if b.forwards == nil {
+		b.forwards = map[int32]forwarded{}
+	}
+	corr := b.nextCorrelation()
+	wire.SetCorrelation(fwd, corr)
+	b.forwards[corr] = forwarded{from: from, corr: m.Correlation(), req: fwd}
+	b.send(ControllerAt(), fwd, nowMs)
+}
+
+// copyForwarded returns a copy of a request or response that is forwarded,
+// so that the broker changes no message it did not make; ok is false for
+// any other message.
+func copyForwarded(m wire.Message) (wire.Message, bool) {
+	switch m := m.(type) {
+	case *wire.InitProducerIDRequest:
+		c := *m
+		return &c, true
+	case *wire.CreateTopicsRequest:
+		c := *m
+		return &c, true
+	case *wire.DeleteTopicsRequest:
+		c := *m
+		return &c, true
+	case *wire.InitProducerIDResponse:
+		c := *m
+		return &c, true
+	case *wire.CreateTopicsResponse:
+		c := *m
+		return &c, true
+	case *wire.DeleteTopicsResponse:
+		c := *m
+		return &c, true
+	}
+	return nil, false
+}
+
+// onForwarded relays the controller's answer to a forwarded request.
+func (b *Broker) onForwarded(m wire.Message) {
+	f, ok := b.forwards[m.Correlation()]
+	if !ok {
+		return
+	}
+	delete(b.forwards, m.Correlation())
+	if f.auto {
+		if r, ok := m.(*wire.CreateTopicsResponse); ok {
+			b.autoCreated(f, r.ErrorCode)
+		}
+		return
+	}
+	resp, ok := copyForwarded(m)
+	if !ok {
+		return
+	}
+	wire.SetCorrelation(resp, f.corr)
+	b.reply(f.from, resp)
 }
 
 // forwardTimedOut answers a forwarded request the controller did not
-// answer in time.
+// answer in time: REQUEST_TIMED_OUT, for every topic a DeleteTopics named.
 func (b *Broker) forwardTimedOut(corr int32) {
 	f, ok := b.forwards[corr]
 	if !ok {
 		return
 	}
 	delete(b.forwards, corr)
-	b.reply(f.from, &wire.InitProducerIDResponse{
-		CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
-		ProducerID: wire.NoProducerID, ProducerEpoch: wire.NoProducerEpoch,
-	})
+	if f.auto {
+		b.autoCreated(f, wire.CodeRequestTimedOut)
+		return
+	}
+	var resp wire.Message
+	switch m := f.req.(type) {
+	case *wire.InitProducerIDRequest:
+		resp = &wire.InitProducerIDResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
+			ProducerID: wire.NoProducerID, ProducerEpoch: wire.NoProducerEpoch}
+	case *wire.CreateTopicsRequest:
+		resp = &wire.CreateTopicsResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
+			ErrorMessage: "the controller did not answer in time"}
+	case *wire.DeleteTopicsRequest:
+		d := &wire.DeleteTopicsResponse{CorrelationID: f.corr, Topics: make([]wire.DeletedTopic, len(m.Names))}
+		for i, name := range m.Names {
+			d.Topics[i] = wire.DeletedTopic{Name: name, ErrorCode: wire.CodeRequestTimedOut}
+		}
+		resp = d
+	default:
+		return
+	}
+	b.reply(f.from, resp)
 }

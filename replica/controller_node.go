@@ -8,7 +8,8 @@ import (
 
 // ControllerNode puts a controller.Controller on the network: it answers
 // the controller's requests (registration, heartbeats, AlterPartition,
-// CreateTopics, ElectLeaders, Metadata, and clients' InitProducerID),
+// CreateTopics, DeleteTopics, ElectLeaders, Metadata, and clients'
+// InitProducerID),
 // expires sessions on its Tick, and
 // serves the metadata log to brokers as a fetch of controller.MetadataTopic
 // partition 0. A broker's fetch of the metadata log is parked until there
@@ -64,6 +65,9 @@ func (n *ControllerNode) Receive(env Envelope, nowMs int64) {
 		n.reply(env.From, &resp)
 	case *wire.CreateTopicsRequest:
 		resp := n.c.CreateTopics(*m, nowMs)
+		n.reply(env.From, &resp)
+	case *wire.DeleteTopicsRequest:
+		resp := n.c.DeleteTopics(*m, nowMs)
 		n.reply(env.From, &resp)
 	case *wire.ElectLeadersRequest:
 		resp := n.c.ElectLeaders(*m, nowMs)

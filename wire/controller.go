@@ -24,6 +24,8 @@ const (
 	APIMetadata APIKey = 3
 	// APICreateTopics marks CreateTopicsRequest and CreateTopicsResponse.
 	APICreateTopics APIKey = 19
+	// APIDeleteTopics marks DeleteTopicsRequest and DeleteTopicsResponse.
+	APIDeleteTopics APIKey = 20
 	// APIInitProducerID marks InitProducerIDRequest and
 	// InitProducerIDResponse.
 	APIInitProducerID APIKey = 22
@@ -524,6 +526,10 @@ type CreateTopicsRequest struct {
 	// explicitly, in preference order; nil lets the controller place them.
 	// Empty decodes as nil, as does each empty replica list.
 	Assignment [][]int32
+	// ValidateOnly asks the controller to check the request as it would
+	// create the topic, and answer so, without creating it (Kafka's
+	// CreateTopics validateOnly).
+	ValidateOnly bool
 }
 
 // AppendTo appends the encoded request to dst. It refuses, with dst
@@ -536,7 +542,7 @@ func (m CreateTopicsRequest) AppendTo(dst []byte) ([]byte, error) {
 	if err := checkCount(name, "Assignment", len(m.Assignment)); err != nil {
 		return dst, err
 	}
-	size := headerSize + encodedString(m.Name) + 4 + 2 + 4 + 1 + 4
+	size := headerSize + encodedString(m.Name) + 4 + 2 + 4 + 1 + 4 + 1
 	for _, replicas := range m.Assignment {
 		if err := checkCount(name, "Assignment.Replicas", len(replicas)); err != nil {
 			return dst, err
@@ -554,7 +560,7 @@ func (m CreateTopicsRequest) AppendTo(dst []byte) ([]byte, error) {
 	for _, replicas := range m.Assignment {
 		dst = appendInt32s(dst, replicas)
 	}
-	return dst, nil
+	return appendBool(dst, m.ValidateOnly), nil
 }
 
 // DecodeCreateTopicsRequest decodes a CreateTopicsRequest payload. Errors
@@ -574,6 +580,7 @@ func DecodeCreateTopicsRequest(payload []byte) (CreateTopicsRequest, error) {
 			m.Assignment[i] = d.int32s("Assignment.Replicas")
 		}
 	}
+	m.ValidateOnly = d.boolean("ValidateOnly")
 	if err := d.finish(); err != nil {
 		return CreateTopicsRequest{}, err
 	}
@@ -719,6 +726,20 @@ type MetadataRequest struct {
 	// Topics lists the topics wanted. nil means every topic (count -1 on
 	// the wire, Kafka's null); an empty non-nil slice means none.
 	Topics []string
+	// AutoCreate, when set (Partitions > 0), asks a broker to create each
+	// named topic that does not exist, through the controller, with these
+	// partitions and replication factor: Kafka's AllowAutoTopicCreation
+	// under auto.create.topics.enable. Encoded last, and only when set.
+	AutoCreate AutoCreate
+}
+
+// AutoCreate is how a MetadataRequest's unknown topics are created; the
+// zero value creates none.
+type AutoCreate struct {
+	// Partitions is the new topics' partition count: > 0 when set.
+	Partitions int32
+	// ReplicationFactor is their replication factor: > 0 when set.
+	ReplicationFactor int16
 }
 
 // AppendTo appends the encoded request to dst. It refuses, with dst
@@ -728,7 +749,10 @@ func (m MetadataRequest) AppendTo(dst []byte) ([]byte, error) {
 	if err := checkCount(name, "Topics", len(m.Topics)); err != nil {
 		return dst, err
 	}
-	size := headerSize + 4
+	if a := m.AutoCreate; a != (AutoCreate{}) && (a.Partitions < 1 || a.ReplicationFactor < 1) {
+		return dst, fieldError(ErrInvalidValue, name, "AutoCreate", fmt.Sprintf(" = %+v, want both > 0 or both 0", a))
+	}
+	size := headerSize + 4 + 6
 	for _, t := range m.Topics {
 		if err := checkString(name, "Topics", t); err != nil {
 			return dst, err
@@ -738,11 +762,16 @@ func (m MetadataRequest) AppendTo(dst []byte) ([]byte, error) {
 	dst = grow(dst, size)
 	dst = appendHeader(dst, APIMetadata, m.CorrelationID)
 	if m.Topics == nil {
-		return appendInt32(dst, -1), nil
+		dst = appendInt32(dst, -1)
+	} else {
+		dst = appendInt32(dst, int32(len(m.Topics)))
+		for _, t := range m.Topics {
+			dst = appendString(dst, t)
+		}
 	}
-	dst = appendInt32(dst, int32(len(m.Topics)))
-	for _, t := range m.Topics {
-		dst = appendString(dst, t)
+	if m.AutoCreate != (AutoCreate{}) {
+		dst = appendInt32(dst, m.AutoCreate.Partitions)
+		dst = appendInt16(dst, m.AutoCreate.ReplicationFactor)
 	}
 	return dst, nil
 }
@@ -778,6 +807,13 @@ func DecodeMetadataRequest(payload []byte) (MetadataRequest, error) {
 		m.Topics = make([]string, n)
 		for i := range m.Topics {
 			m.Topics[i] = d.str("Topics")
+		}
+	}
+	if d.err == nil && d.off < len(d.buf) {
+		// Present only when set: zeros written out are not its encoding.
+		m.AutoCreate = AutoCreate{Partitions: d.int32("AutoCreate.Partitions"), ReplicationFactor: d.int16("AutoCreate.ReplicationFactor")}
+		if d.err == nil && (m.AutoCreate.Partitions < 1 || m.AutoCreate.ReplicationFactor < 1) {
+			d.fail(ErrInvalidValue, "AutoCreate", fmt.Sprintf(" = %+v, want both > 0", m.AutoCreate))
 		}
 	}
 	if err := d.finish(); err != nil {

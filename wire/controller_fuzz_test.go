@@ -60,7 +60,8 @@ func FuzzDecodeElectLeadersResponse(f *testing.F) {
 }
 
 func FuzzDecodeMetadataRequest(f *testing.F) {
-	addSeeds(f, MetadataRequest{}, MetadataRequest{Topics: []string{}}, MetadataRequest{Topics: []string{"a", "b"}})
+	addSeeds(f, MetadataRequest{}, MetadataRequest{Topics: []string{}}, MetadataRequest{Topics: []string{"a", "b"}},
+		MetadataRequest{Topics: []string{"a"}, AutoCreate: AutoCreate{Partitions: 2, ReplicationFactor: 1}})
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeMetadataRequest) })
 }
 

@@ -130,6 +130,7 @@ func genCreateTopicsRequest(r *rand.Rand) CreateTopicsRequest {
 		ReplicationFactor:     int16(r.Uint32()),
 		MinISR:                int32(r.Uint32()),
 		UncleanLeaderElection: r.IntN(2) == 0,
+		ValidateOnly:          r.IntN(2) == 0,
 	}
 	for range r.IntN(3) {
 		m.Assignment = append(m.Assignment, genInt32s(r))
@@ -271,6 +272,10 @@ func controllerMessages() []controllerMessage {
 	add("CreateTopicsRequest", g, d)
 	g, d = erase(genCreateTopicsResponse, DecodeCreateTopicsResponse)
 	add("CreateTopicsResponse", g, d)
+	g, d = erase(genDeleteTopicsRequest, DecodeDeleteTopicsRequest)
+	add("DeleteTopicsRequest", g, d)
+	g, d = erase(genDeleteTopicsResponse, DecodeDeleteTopicsResponse)
+	add("DeleteTopicsResponse", g, d)
 	g, d = erase(genElectLeadersRequest, DecodeElectLeadersRequest)
 	add("ElectLeadersRequest", g, d)
 	g, d = erase(genElectLeadersResponse, DecodeElectLeadersResponse)
@@ -610,7 +615,7 @@ func TestControllerMutatedPayloadsNeverPanicAndStayCanonical(t *testing.T) {
 
 func TestControllerAPIKeys(t *testing.T) {
 	for k, want := range map[APIKey]string{
-		APIMetadata: "Metadata", APICreateTopics: "CreateTopics", APIElectLeaders: "ElectLeaders",
+		APIMetadata: "Metadata", APICreateTopics: "CreateTopics", APIDeleteTopics: "DeleteTopics", APIElectLeaders: "ElectLeaders",
 		APIAlterPartition: "AlterPartition", APIBrokerRegistration: "BrokerRegistration", APIBrokerHeartbeat: "BrokerHeartbeat",
 		APIInitProducerID: "InitProducerID",
 	} {
@@ -619,7 +624,7 @@ func TestControllerAPIKeys(t *testing.T) {
 		}
 	}
 	// Kafka's numbers, from clients/src/main/resources/common/message/*.json.
-	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIInitProducerID: 22, APIElectLeaders: 43,
+	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIDeleteTopics: 20, APIInitProducerID: 22, APIElectLeaders: 43,
 		APIAlterPartition: 56, APIBrokerRegistration: 62, APIBrokerHeartbeat: 63} {
 		if int16(k) != want {
 			t.Errorf("%s = %d, want Kafka's %d", k, int16(k), want)
@@ -658,7 +663,10 @@ func TestControllerGoldenEncodings(t *testing.T) {
 		{"alter_partition_response", AlterPartitionResponse{CorrelationID: 4, Leader: 1, LeaderEpoch: 2, ISR: []int32{1, 2}, PartitionEpoch: 8}},
 		{"create_topics_request", CreateTopicsRequest{CorrelationID: 5, Name: "orders", Partitions: 2, ReplicationFactor: 3, MinISR: 2}},
 		{"create_topics_request_assigned", CreateTopicsRequest{CorrelationID: 6, Name: "pinned", UncleanLeaderElection: true, Assignment: [][]int32{{1, 2}, {2, 3}}}},
+		{"create_topics_request_validate_only", CreateTopicsRequest{CorrelationID: 12, Name: "orders", Partitions: 1, ReplicationFactor: 1, ValidateOnly: true}},
 		{"create_topics_response", CreateTopicsResponse{CorrelationID: 6, ErrorCode: CodeInvalidRequest, ErrorMessage: "bad"}},
+		{"delete_topics_request", DeleteTopicsRequest{CorrelationID: 13, Names: []string{"orders", "gone"}}},
+		{"delete_topics_response", DeleteTopicsResponse{CorrelationID: 13, Topics: []DeletedTopic{{Name: "orders"}, {Name: "gone", ErrorCode: CodeUnknownTopicOrPartition}}}},
 		{"elect_leaders_request", ElectLeadersRequest{CorrelationID: 7, Topic: "orders", Partition: 1, Unclean: true}},
 		{"elect_leaders_response", ElectLeadersResponse{CorrelationID: 7, Leader: 3, LeaderEpoch: 4, DataMayBeLost: true}},
 		{"init_producer_id_request", InitProducerIDRequest{CorrelationID: 10, TransactionTimeoutMs: -1, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch}},
@@ -666,6 +674,7 @@ func TestControllerGoldenEncodings(t *testing.T) {
 		{"init_producer_id_response_refused", InitProducerIDResponse{CorrelationID: 11, ErrorCode: CodeNotController, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch}},
 		{"metadata_request_all", MetadataRequest{CorrelationID: 8}},
 		{"metadata_request", MetadataRequest{CorrelationID: 9, Topics: []string{"orders"}}},
+		{"metadata_request_auto_create", MetadataRequest{CorrelationID: 14, Topics: []string{"new"}, AutoCreate: AutoCreate{Partitions: 3, ReplicationFactor: 2}}},
 		{"metadata_response", MetadataResponse{CorrelationID: 9, Brokers: []MetadataBroker{{ID: 1, Endpoint: "b1:9092"}, {ID: 2, Endpoint: "b2:9092", Fenced: true}},
 			Topics: []MetadataTopic{{Name: "orders", Partitions: []MetadataPartition{{Partition: 0, Leader: 1, LeaderEpoch: 2, PartitionEpoch: 8,
 				Replicas: []int32{1, 2, 3}, ISR: []int32{1}, ELR: []int32{2}}}}}}},

@@ -22,6 +22,8 @@ func TestSetCorrelationSetsEveryMessage(t *testing.T) {
 		&wire.MetadataResponse{},
 		&wire.CreateTopicsRequest{},
 		&wire.CreateTopicsResponse{},
+		&wire.DeleteTopicsRequest{},
+		&wire.DeleteTopicsResponse{},
 		&wire.ElectLeadersRequest{},
 		&wire.ElectLeadersResponse{},
 		&wire.AlterPartitionRequest{},

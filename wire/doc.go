@@ -105,6 +105,7 @@
 //
 //	MetadataRequest (3):
 //	  Topics [n]?{string}, null = every topic
+//	  [| AutoCreate{Partitions i32 | ReplicationFactor i16}, only when set]
 //	MetadataResponse (3):
 //	  ErrorCode i16 | Brokers [n]{ID i32 | Endpoint string | Fenced bool}
 //	  | Topics [n]{Name string | ErrorCode i16
@@ -114,8 +115,13 @@
 //	CreateTopicsRequest (19):
 //	  Name string | Partitions i32 | ReplicationFactor i16 | MinISR i32
 //	  | UncleanLeaderElection bool | Assignment [n]{[n]{i32}}
+//	  | ValidateOnly bool
 //	CreateTopicsResponse (19):
 //	  ErrorCode i16 | ErrorMessage string
+//	DeleteTopicsRequest (20):
+//	  Names [n]{string}
+//	DeleteTopicsResponse (20):
+//	  Topics [n]{Name string | ErrorCode i16}
 //	InitProducerIDRequest (22):
 //	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
 //	InitProducerIDResponse (22):
@@ -287,6 +293,7 @@
 //	  53  GROUP_MAX_SIZE_REACHED               81             group has reached its maximum size
 //	  54  FENCED_INSTANCE_ID                   82             static member replaced by another member id
 //	  55  GROUP_SUBSCRIBED_TO_TOPIC            86             group is subscribed to the topic
+//	  56  INVALID_CONFIG                       40             a config kaenlog does not apply, or an invalid value
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a

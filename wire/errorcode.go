@@ -285,6 +285,10 @@ const (
 	// CodeGroupSubscribedToTopic is returned by OffsetDelete for a partition of a topic
 	// the group's members are subscribed to.
 	CodeGroupSubscribedToTopic ErrorCode = 55
+	// CodeInvalidConfig is returned to a CreateTopics that sets a topic
+	// config kaenlog does not apply, or sets one to a value it cannot
+	// take (a min.insync.replicas that is not a positive number).
+	CodeInvalidConfig ErrorCode = 56
 )
 
 // Error is the type of every code's sentinel error (ErrNotEnoughReplicas,
@@ -414,6 +418,7 @@ var errorTable = [...]Error{
 	{CodeGroupMaxSizeReached, "GROUP_MAX_SIZE_REACHED", 81, false, "group has reached its maximum size"},
 	{CodeFencedInstanceID, "FENCED_INSTANCE_ID", 82, false, "static member replaced by another member id"},
 	{CodeGroupSubscribedToTopic, "GROUP_SUBSCRIBED_TO_TOPIC", 86, false, "group is subscribed to the topic"},
+	{CodeInvalidConfig, "INVALID_CONFIG", 40, false, "a config kaenlog does not apply, or an invalid value"},
 }
 
 // row returns c's row, or nil for a code the table does not list.
@@ -549,6 +554,8 @@ var (
 	ErrFencedInstanceID = row(CodeFencedInstanceID)
 	// ErrGroupSubscribedToTopic is CodeGroupSubscribedToTopic's error.
 	ErrGroupSubscribedToTopic = row(CodeGroupSubscribedToTopic)
+	// ErrInvalidConfig is CodeInvalidConfig's error.
+	ErrInvalidConfig = row(CodeInvalidConfig)
 )
 
 // String returns the Kafka-style name ("NONE", "NOT_ENOUGH_REPLICAS", ...),

@@ -86,6 +86,7 @@ func TestErrorCodeTable(t *testing.T) {
 		{CodeGroupMaxSizeReached, 53, "GROUP_MAX_SIZE_REACHED", 81, false, ErrGroupMaxSizeReached},
 		{CodeFencedInstanceID, 54, "FENCED_INSTANCE_ID", 82, false, ErrFencedInstanceID},
 		{CodeGroupSubscribedToTopic, 55, "GROUP_SUBSCRIBED_TO_TOPIC", 86, false, ErrGroupSubscribedToTopic},
+		{CodeInvalidConfig, 56, "INVALID_CONFIG", 40, false, ErrInvalidConfig},
 	} {
 		if int16(tc.code) != tc.num {
 			t.Errorf("%s = %d, want %d", tc.name, tc.code, tc.num)
@@ -128,7 +129,7 @@ func TestErrorCodeTable(t *testing.T) {
 			t.Errorf("IsRetriable(wrapped %s) = %v", tc.name, !tc.retriable)
 		}
 	}
-	if got := len(errorTable); got != 57 {
+	if got := len(errorTable); got != 58 {
 		t.Errorf("errorTable has %d rows; add a new code to this test too", got)
 	}
 }

@@ -43,6 +43,8 @@ func (k APIKey) String() string {
 		return "Metadata"
 	case APICreateTopics:
 		return "CreateTopics"
+	case APIDeleteTopics:
+		return "DeleteTopics"
 	case APIElectLeaders:
 		return "ElectLeaders"
 	case APIAlterPartition:
@@ -60,7 +62,7 @@ func (k APIKey) String() string {
 func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
-		APIMetadata, APICreateTopics, APIElectLeaders, APIAlterPartition,
+		APIMetadata, APICreateTopics, APIDeleteTopics, APIElectLeaders, APIAlterPartition,
 		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID:
 		return true
 	}

@@ -46,6 +46,8 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeMetadataRequest)
 	case APICreateTopics:
 		return decodeAs(payload, DecodeCreateTopicsRequest)
+	case APIDeleteTopics:
+		return decodeAs(payload, DecodeDeleteTopicsRequest)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersRequest)
 	case APIAlterPartition:
@@ -80,6 +82,8 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeMetadataResponse)
 	case APICreateTopics:
 		return decodeAs(payload, DecodeCreateTopicsResponse)
+	case APIDeleteTopics:
+		return decodeAs(payload, DecodeDeleteTopicsResponse)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersResponse)
 	case APIAlterPartition:
@@ -127,6 +131,8 @@ var (
 	_ Message = MetadataResponse{}
 	_ Message = CreateTopicsRequest{}
 	_ Message = CreateTopicsResponse{}
+	_ Message = DeleteTopicsRequest{}
+	_ Message = DeleteTopicsResponse{}
 	_ Message = ElectLeadersRequest{}
 	_ Message = ElectLeadersResponse{}
 	_ Message = AlterPartitionRequest{}
@@ -301,6 +307,10 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *CreateTopicsRequest:
 		m.CorrelationID = corr
 	case *CreateTopicsResponse:
+		m.CorrelationID = corr
+	case *DeleteTopicsRequest:
+		m.CorrelationID = corr
+	case *DeleteTopicsResponse:
 		m.CorrelationID = corr
 	case *ElectLeadersRequest:
 		m.CorrelationID = corr

@@ -329,6 +329,10 @@ func derefMessage(m Message) Message {
 		return *m
 	case *CreateTopicsResponse:
 		return *m
+	case *DeleteTopicsRequest:
+		return *m
+	case *DeleteTopicsResponse:
+		return *m
 	case *ElectLeadersRequest:
 		return *m
 	case *ElectLeadersResponse:

@@ -1,5 +1,3 @@
-//go:build adminapis
-
 package main
 
 import "github.com/kaenlog/kaenlog/replica/kafka"

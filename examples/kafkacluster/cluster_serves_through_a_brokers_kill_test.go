@@ -43,7 +43,6 @@ func TestTheClusterServesKafkaClientsThroughABrokersKillAndStopsCleanly(t *testi
 		t.Fatalf("broker pids %v in the log:\n%s", pids, stderr)
 	}
 	const topic = "orders"
-	prepareTopic(t, stderr, topic)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

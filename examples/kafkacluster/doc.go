@@ -18,11 +18,9 @@
 // (DIR/controller, DIR/broker-1, ...); by default in a new temporary
 // directory, removed on exit. -brokers N (1 to 7) starts N brokers;
 // topics get replication factor min(3, N) and min.insync.replicas
-// min(2, RF). With replica/kafka's Config.AutoCreateTopics (build with
-// -tags adminapis until it is merged) a topic is created the first time a
-// client names it; without it, send the controller (its address is on
-// its "controller listening on" log line) a wire.CreateTopicsRequest, as
-// this command's test does.
+// min(2, RF). A topic is created the first time a client names it
+// (replica/kafka's Config.AutoCreateTopics, Kafka's
+// auto.create.topics.enable), or by CreateTopics (kadm, kafka-topics).
 //
 // Ctrl-C (SIGINT) or SIGTERM stops the brokers one by one with SIGTERM —
 // each a controlled shutdown and a clean close — then the controller, and

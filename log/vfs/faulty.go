@@ -150,6 +150,14 @@ func (f *FaultyFS) Remove(name string) error {
 	return f.inner.Remove(name)
 }
 
+// RemoveDir implements FS; its faults are OpRemove's.
+func (f *FaultyFS) RemoveDir(dir string) error {
+	if err := f.call(OpRemove, dir); err != nil {
+		return err
+	}
+	return f.inner.RemoveDir(dir)
+}
+
 // Rename implements FS.
 func (f *FaultyFS) Rename(oldpath, newpath string) error {
 	if err := f.call(OpRename, oldpath); err != nil {

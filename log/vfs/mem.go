@@ -207,6 +207,28 @@ func (m *Mem) MkdirAll(dir string, perm fs.FileMode) error {
 	return nil
 }
 
+// RemoveDir implements FS: an empty directory (no file, durable or not,
+// and no subdirectory) goes at once and for good, as MkdirAll's are made.
+func (m *Mem) RemoveDir(dir string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir = filepath.Clean(dir)
+	d := m.dirs[dir]
+	if d == nil {
+		return pathErr("remove", dir, fs.ErrNotExist)
+	}
+	if len(d.cur) > 0 || len(d.durable) > 0 {
+		return pathErr("remove", dir, errors.New("directory not empty"))
+	}
+	for p := range m.dirs {
+		if p != dir && filepath.Dir(p) == dir {
+			return pathErr("remove", dir, errors.New("directory not empty"))
+		}
+	}
+	delete(m.dirs, dir)
+	return nil
+}
+
 // SyncDir implements FS: the directory's current entries become durable.
 func (m *Mem) SyncDir(dir string) error {
 	m.mu.Lock()

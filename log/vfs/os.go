@@ -34,6 +34,7 @@ func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 func (osFS) Remove(name string) error                    { return os.Remove(name) }
 func (osFS) Rename(oldpath, newpath string) error        { return os.Rename(oldpath, newpath) }
 func (osFS) MkdirAll(dir string, perm fs.FileMode) error { return os.MkdirAll(dir, perm) }
+func (osFS) RemoveDir(dir string) error                  { return os.Remove(dir) }
 
 func (osFS) ReadDir(dir string) ([]DirEntry, error) { return readDir(dir) }
 

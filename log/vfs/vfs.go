@@ -47,6 +47,9 @@ type FS interface {
 	ReadDir(dir string) ([]DirEntry, error)
 	// MkdirAll creates a directory and any missing parents.
 	MkdirAll(dir string, perm fs.FileMode) error
+	// RemoveDir deletes an empty directory (a deleted partition's). The
+	// deletion is durable once its parent is synced (SyncDir).
+	RemoveDir(dir string) error
 	// SyncDir makes the directory's entries (creations, renames,
 	// deletions) durable: an fsync of the directory.
 	SyncDir(dir string) error

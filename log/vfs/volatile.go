@@ -264,6 +264,9 @@ func (c *VolatileCache) MkdirAll(dir string, perm fs.FileMode) error {
 	return c.inner.MkdirAll(dir, perm)
 }
 
+// RemoveDir implements FS on the inner FS.
+func (c *VolatileCache) RemoveDir(dir string) error { return c.inner.RemoveDir(dir) }
+
 // SyncDir implements FS on the inner FS.
 func (c *VolatileCache) SyncDir(dir string) error { return c.inner.SyncDir(dir) }
 

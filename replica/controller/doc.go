@@ -21,7 +21,8 @@
 //
 // [Controller.RegisterBroker], [Controller.Heartbeat],
 // [Controller.AlterPartition], [Controller.CreateTopics],
-// [Controller.ElectLeaders] and [Controller.InitProducerID] take a wire
+// [Controller.DeleteTopics], [Controller.ElectLeaders] and
+// [Controller.InitProducerID] take a wire
 // request and nowMs and return the wire response; [Controller.Metadata]
 // takes no time. Every handler returns
 // a response alone, never an error: a refusal is the response's ErrorCode.
@@ -166,6 +167,7 @@
 //	                                   ELR ids | LastKnownELR ids | Leader i32 |
 //	                                   LeaderEpoch i32 | PartitionEpoch i32 | LeaderRecoveryState i8
 //	5  PartitionChangeRecord           as PartitionRecord without Replicas
+//	9  RemoveTopicRecord               Name str
 //	15 ProducerIDsRecord               BrokerID i32 | BrokerEpoch i64 | NextProducerID i64
 //	17 BrokerRegistrationChangeRecord  BrokerID i32 | BrokerEpoch i64 |
 //	                                   Fenced i8 | InControlledShutdown i8
@@ -202,8 +204,12 @@
 //     to the first replica). An unclean request on a led partition answers
 //     NONE with the leader (Kafka: ELECTION_NOT_NEEDED, a code kaenlog does
 //     not have).
-//   - One partition per AlterPartition, CreateTopics and ElectLeaders
-//     request; topics are named, not identified by topic ids.
-//   - No reassignment, no topic deletion, no broker unregistration, no
-//     leader rebalancing.
+//   - One partition per AlterPartition and ElectLeaders request, one topic
+//     per CreateTopics; topics are named, not identified by topic ids: a
+//     topic's identity is the offset of its TopicRecord
+//     ([Topic.CreatedOffset]), so a name deleted and created again is a
+//     new topic.
+//   - No reassignment, no broker unregistration, no leader rebalancing.
+//     A deleted topic's RemoveTopicRecord removes it at once; there is no
+//     "deleting" state (Kafka's KRaft controller has none either).
 package controller

@@ -47,6 +47,12 @@ type Topic struct {
 	UncleanLeaderElection bool
 	// Partitions is its number of partitions.
 	Partitions int32
+	// CreatedOffset is the metadata offset of the TopicRecord that created
+	// it: the topic's identity, in place of KRaft's topic id. A topic
+	// deleted and created again under its name has a new one, so a broker
+	// tells the new topic's partitions from the old one's (whose logs it
+	// deletes) even when it learns of both at once.
+	CreatedOffset uint64
 }
 
 // PartitionState is one partition's replication state. The slices of a
@@ -250,7 +256,7 @@ func (im *Image) String() string {
 	}
 	for _, name := range im.TopicNames() {
 		t := im.topics[name]
-		fmt.Fprintf(&b, "topic %s min-isr %d unclean %t partitions %d\n", t.Name, t.MinISR, t.UncleanLeaderElection, t.Partitions)
+		fmt.Fprintf(&b, "topic %s min-isr %d unclean %t partitions %d created at %d\n", t.Name, t.MinISR, t.UncleanLeaderElection, t.Partitions, t.CreatedOffset)
 		for _, p := range t.parts {
 			fmt.Fprintf(&b, "  %s\n", p)
 		}
@@ -275,6 +281,8 @@ func (im *Image) Apply(r Record) error {
 		err = im.applyPartition(r)
 	case PartitionChangeRecord:
 		err = im.applyPartitionChange(r)
+	case RemoveTopicRecord:
+		err = im.applyRemoveTopic(r)
 	case ProducerIDsRecord:
 		err = im.applyProducerIDs(r)
 	default:
@@ -336,7 +344,15 @@ func (im *Image) applyTopic(r TopicRecord) error {
 	if r.MinISR < 1 {
 		return invariant("topic %q has min ISR %d", r.Name, r.MinISR)
 	}
-	im.topics[r.Name] = &topicState{Topic: Topic{Name: r.Name, MinISR: r.MinISR, UncleanLeaderElection: r.UncleanLeaderElection}}
+	im.topics[r.Name] = &topicState{Topic: Topic{Name: r.Name, MinISR: r.MinISR, UncleanLeaderElection: r.UncleanLeaderElection, CreatedOffset: im.end}}
+	return nil
+}
+
+func (im *Image) applyRemoveTopic(r RemoveTopicRecord) error {
+	if _, ok := im.topics[r.Name]; !ok {
+		return invariant("removal of topic %q, which does not exist", r.Name)
+	}
+	delete(im.topics, r.Name)
 	return nil
 }
 

@@ -120,7 +120,8 @@ func (c *Controller) validateAlterPartition(req wire.AlterPartitionRequest) wire
 // below 1 or above MaxPartitionsPerTopic, CodeInvalidReplicationFactor for a
 // factor below 1 or above the number of active brokers (or an explicit
 // assignment with no active broker in a list), CodeInvalidRequest for a
-// negative MinISR or an explicit assignment that is malformed.
+// negative MinISR or an explicit assignment that is malformed. With
+// ValidateOnly the answer is the same and nothing is written.
 func (c *Controller) CreateTopics(req wire.CreateTopicsRequest, nowMs int64) wire.CreateTopicsResponse {
 	resp := wire.CreateTopicsResponse{CorrelationID: req.CorrelationID}
 	refuse := func(code wire.ErrorCode, format string, args ...any) wire.CreateTopicsResponse {
@@ -188,6 +189,14 @@ func (c *Controller) CreateTopics(req wire.CreateTopicsRequest, nowMs int64) wir
 			Topic: req.Name, Partition: int32(p), Replicas: replicas, ISR: isr, Leader: isr[0],
 			LeaderRecoveryState: wire.LeaderRecovered,
 		})
+	}
+	if req.ValidateOnly {
+		// Checked as far as a creation is, the records included; nothing
+		// is written.
+		if o.err != nil {
+			return refuse(codeOf(o.err), "%v", o.err)
+		}
+		return resp
 	}
 	if err := c.commit(o, nowMs); err != nil {
 		return refuse(codeOf(err), "%v", err)

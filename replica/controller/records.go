@@ -23,6 +23,8 @@ const (
 	TypePartition RecordType = 3
 	// TypePartitionChange marks a PartitionChangeRecord (Kafka's 5).
 	TypePartitionChange RecordType = 5
+	// TypeRemoveTopic marks a RemoveTopicRecord (Kafka's 9).
+	TypeRemoveTopic RecordType = 9
 	// TypeProducerIDs marks a ProducerIDsRecord (Kafka's 15,
 	// ProducerIdsRecord).
 	TypeProducerIDs RecordType = 15
@@ -42,6 +44,8 @@ func (t RecordType) String() string {
 		return "Partition"
 	case TypePartitionChange:
 		return "PartitionChange"
+	case TypeRemoveTopic:
+		return "RemoveTopic"
 	case TypeBrokerRegistrationChange:
 		return "BrokerRegistrationChange"
 	case TypeProducerIDs:
@@ -56,7 +60,8 @@ const recordVersion uint8 = 0
 
 // Record is one metadata record: one of RegisterBrokerRecord,
 // BrokerRegistrationChangeRecord, TopicRecord, PartitionRecord,
-// PartitionChangeRecord and ProducerIDsRecord. The set is closed.
+// PartitionChangeRecord, RemoveTopicRecord and ProducerIDsRecord. The set
+// is closed.
 type Record interface {
 	// Type returns the record's kind.
 	Type() RecordType
@@ -204,6 +209,15 @@ type PartitionChangeRecord struct {
 	LeaderRecoveryState wire.LeaderRecoveryState
 }
 
+// RemoveTopicRecord deletes a topic with all its partitions (Kafka's
+// RemoveTopicRecord, which names the topic by id: kaenlog's topics have
+// none). A topic created later with the same name is a new topic: its
+// partitions start again with empty logs and epochs 0.
+type RemoveTopicRecord struct {
+	// Name is the topic's name.
+	Name string
+}
+
 // ProducerIDsRecord allocates a block of producer ids: every id below
 // NextProducerID has been handed out or skipped, and the next block starts
 // there (KRaft's ProducerIdsRecord). BrokerID and BrokerEpoch name who asked for
@@ -235,6 +249,9 @@ func (PartitionRecord) Type() RecordType { return TypePartition }
 // Type returns TypePartitionChange.
 func (PartitionChangeRecord) Type() RecordType { return TypePartitionChange }
 
+// Type returns TypeRemoveTopic.
+func (RemoveTopicRecord) Type() RecordType { return TypeRemoveTopic }
+
 // Type returns TypeProducerIDs.
 func (ProducerIDsRecord) Type() RecordType { return TypeProducerIDs }
 
@@ -243,6 +260,7 @@ func (BrokerRegistrationChangeRecord) isRecord() {}
 func (TopicRecord) isRecord()                    {}
 func (PartitionRecord) isRecord()                {}
 func (PartitionChangeRecord) isRecord()          {}
+func (RemoveTopicRecord) isRecord()              {}
 func (ProducerIDsRecord) isRecord()              {}
 
 // maxLength is the longest string or array a record can hold: its length
@@ -379,6 +397,14 @@ func (r PartitionChangeRecord) AppendTo(dst []byte) ([]byte, error) {
 	dst = putI32(dst, r.LeaderEpoch)
 	dst = putI32(dst, r.PartitionEpoch)
 	return append(dst, byte(r.LeaderRecoveryState)), nil
+}
+
+// AppendTo appends the record's encoding to dst.
+func (r RemoveTopicRecord) AppendTo(dst []byte) ([]byte, error) {
+	if err := checkLengths(r.Type(), []string{r.Name}); err != nil {
+		return dst, err
+	}
+	return putStr(header(dst, r.Type()), r.Name), nil
 }
 
 // AppendTo appends the record's encoding to dst.
@@ -573,6 +599,8 @@ func DecodeRecord(b []byte) (Record, error) {
 			PartitionEpoch:      d.i32("PartitionEpoch"),
 			LeaderRecoveryState: d.recoveryState(),
 		}
+	case TypeRemoveTopic:
+		r = RemoveTopicRecord{Name: d.str("Name")}
 	case TypeProducerIDs:
 		r = ProducerIDsRecord{
 			BrokerID:       d.i32("BrokerID"),

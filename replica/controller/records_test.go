@@ -37,7 +37,9 @@ func genName(r *rand.Rand) string {
 func genRecord(r *rand.Rand) Record {
 	lrs := wire.LeaderRecoveryState(r.IntN(2))
 	changes := []BoolChange{Unchanged, SetTrue, SetFalse}
-	switch r.IntN(6) {
+	switch r.IntN(7) {
+	case 5:
+		return RemoveTopicRecord{Name: genName(r)}
 	case 0:
 		rec := RegisterBrokerRecord{BrokerID: int32(r.Uint32()), BrokerEpoch: int64(r.Uint64()), Endpoint: genName(r), Fenced: r.IntN(2) == 0}
 		for i := range rec.IncarnationID {
@@ -97,6 +99,8 @@ func TestRecordsRoundTrip(t *testing.T) {
 		PartitionRecord{Topic: "o", Replicas: []int32{1}, ELR: []int32{1}, LastKnownELR: []int32{1}, Leader: NoLeader, LeaderRecoveryState: wire.LeaderRecovering},
 		PartitionChangeRecord{Topic: "orders", ISR: []int32{2}, ELR: []int32{1, 3}, Leader: 2, LeaderEpoch: 1, PartitionEpoch: 5},
 		PartitionChangeRecord{Topic: "orders", LastKnownELR: []int32{1}, Leader: NoLeader, LeaderEpoch: 2, PartitionEpoch: 6},
+		RemoveTopicRecord{Name: "orders"},
+		RemoveTopicRecord{},
 		ProducerIDsRecord{BrokerID: NoLeader, BrokerEpoch: -1, NextProducerID: 1000},
 		ProducerIDsRecord{BrokerID: 3, BrokerEpoch: 7, NextProducerID: math.MaxInt64},
 	} {
@@ -118,6 +122,7 @@ func TestRecordEncodersRefuseWhatTheDecoderCannotRead(t *testing.T) {
 	for _, rec := range []Record{
 		RegisterBrokerRecord{Endpoint: long},
 		TopicRecord{Name: long},
+		RemoveTopicRecord{Name: long},
 		PartitionRecord{Replicas: make([]int32, maxLength+1)},
 		PartitionRecord{LeaderRecoveryState: 2},
 		PartitionChangeRecord{ISR: make([]int32, maxLength+1)},

@@ -16,8 +16,9 @@ import (
 //     Kafka), which lags the controller by at most one metadata fetch;
 //   - Brokers: every registered, unfenced broker that has a Kafka
 //     listener, at the endpoint it registered (BrokerConfig.KafkaEndpoint);
-//   - ControllerID is -1: Kafka's clients cannot reach kaenlog's
-//     controller, and no broker serves the admin APIs yet;
+//   - ControllerID is the answering broker: Kafka's clients cannot reach
+//     kaenlog's controller, and every broker forwards CreateTopics and
+//     DeleteTopics to it (a KRaft broker names a random live broker);
 //   - per partition: the leader (-1 and LEADER_NOT_AVAILABLE when there is
 //     none), the leader epoch, the replicas, the real ISR the controller
 //     committed, and as OfflineReplicas the replicas whose broker is not
@@ -29,8 +30,14 @@ import (
 //     null, is answered INVALID_REQUEST for each topic it names, with no
 //     brokers, as Kafka's KafkaApis refuses it (topic ids in requests
 //     come with v12);
-//   - AllowAutoTopicCreation is ignored: an unknown topic is
-//     UNKNOWN_TOPIC_OR_PARTITION (topics are created on the controller);
+//   - an unknown topic is UNKNOWN_TOPIC_OR_PARTITION; with
+//     Config.AutoCreateTopics (auto.create.topics.enable) and
+//     AllowAutoTopicCreation (v4+; always at v0-v3) the broker creates it
+//     through the controller with Config.DefaultPartitions and
+//     DefaultReplicationFactor and answers LEADER_NOT_AVAILABLE (retriable)
+//     until its image has it, as Kafka does; a creation the controller
+//     refused (INVALID_REPLICATION_FACTOR, INVALID_TOPIC_EXCEPTION) is
+//     answered with that refusal once, then tried again;
 //   - v12 (topics named by id) is not advertised: Kafka answers an id it
 //     does not know UNKNOWN_TOPIC_ID, which wire's error table lacks;
 //     v13 (KIP-1102's top-level error code) neither, as it comes after.
@@ -63,8 +70,9 @@ func metadataShape(version int16, flexible bool) shape {
 // TopicID is the Kafka topic id the listener gives topic: the first 16
 // bytes of SHA-256("kaenlog topic id\x00" + name), marked as an RFC 9562
 // version 8 UUID. kaenlog's metadata log has no topic ids of its own; a
-// name's id is stable across brokers and restarts. (kaenlog cannot delete
-// topics, so a name never names a second topic.)
+// name's id is stable across brokers and restarts. A topic deleted and
+// created again under its name gets the same id (kaenlog's own identity
+// for it, controller.Topic.CreatedOffset, is not in the id).
 func TopicID(topic string) [16]byte {
 	sum := sha256.Sum256([]byte("kaenlog topic id\x00" + topic))
 	var id [16]byte
@@ -74,7 +82,7 @@ func TopicID(topic string) [16]byte {
 	return id
 }
 
-func decodeMetadata(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {
+func decodeMetadata(c *Codec, st *request, _ *server.Request) (wire.Message, error) {
 	kr := st.kreq.(*kmsg.MetadataRequest)
 	m := &wire.MetadataRequest{CorrelationID: st.corr}
 	all := kr.Topics == nil || (st.version == 0 && len(kr.Topics) == 0)
@@ -87,6 +95,9 @@ func decodeMetadata(_ *Codec, st *request, _ *server.Request) (wire.Message, err
 			return nil, refuseMetadata(st, kr)
 		}
 		m.Topics = append(m.Topics, *t.Topic)
+	}
+	if c.cfg.AutoCreateTopics && (st.version < 4 || kr.AllowAutoTopicCreation) {
+		m.AutoCreate = wire.AutoCreate{Partitions: c.defaultPartitions(), ReplicationFactor: c.defaultReplicationFactor()}
 	}
 	return m, nil
 }
@@ -120,6 +131,13 @@ func encodeMetadata(c *Codec, _ *request, m wire.Message) (kmsg.Response, error)
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.ClusterID = &c.cfg.ClusterID
 	resp.ControllerID = -1
+	if _, ok := c.broker(c.b.ID()); ok {
+		// Kafka's clients send admin requests to the controller; any
+		// broker forwards them to kaenlog's, so the answering broker is
+		// named, as a KRaft broker names a random live broker
+		// (KRaftMetadataCache.getRandomAliveBrokerId).
+		resp.ControllerID = c.b.ID()
+	}
 	live := map[int32]bool{}
 	for _, b := range w.Brokers {
 		if b.Fenced {

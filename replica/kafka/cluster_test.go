@@ -44,6 +44,8 @@ type cluster struct {
 
 	mu      sync.Mutex
 	brokers map[int32]*clusterBroker
+	// kcfg configures every broker's Kafka listener.
+	kcfg kafka.Config
 	// disks are the brokers' file systems, by id: in memory, so that
 	// kill can cut a broker's power (vfs.Mem.Crash) and startBroker can
 	// open what the cut left. They outlive the brokers.
@@ -99,7 +101,18 @@ func startCluster(t testing.TB, n int) *cluster {
 // host config.
 func startClusterWith(t testing.TB, n int, hostCfg func(*server.Config)) *cluster {
 	t.Helper()
-	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}, hostCfg: hostCfg}
+	return startClusterOf(t, n, hostCfg, kafka.Config{})
+}
+
+// startKafkaCluster is startCluster with kcfg for every Kafka listener.
+func startKafkaCluster(t testing.TB, n int, kcfg kafka.Config) *cluster {
+	t.Helper()
+	return startClusterOf(t, n, nil, kcfg)
+}
+
+func startClusterOf(t testing.TB, n int, hostCfg func(*server.Config), kcfg kafka.Config) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: t.TempDir(), ev: make(chan struct{}, 1), brokers: map[int32]*clusterBroker{}, disks: map[int32]*vfs.Mem{}, hostCfg: hostCfg, kcfg: kcfg}
 	store, err := controller.OpenLogStore(filepath.Join(c.dir, "controller"), log.Options{Sync: log.SyncEveryAppend})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +160,7 @@ func (c *cluster) startBroker(id int32) {
 	}
 	hcfg := server.Config{
 		Clock: c.clk, Controller: c.ctlH.Addr().String(), OnEvent: c.signal, ShutdownTimeoutMs: 5000,
-		Listeners: []server.Listener{{Listener: kln, Codec: kafka.NewCodec(b, kafka.Config{})}},
+		Listeners: []server.Listener{{Listener: kln, Codec: kafka.NewCodec(b, c.kcfg)}},
 	}
 	if c.hostCfg != nil {
 		c.hostCfg(&hcfg)

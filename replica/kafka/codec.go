@@ -18,6 +18,36 @@ type Config struct {
 	// ClusterID is what Metadata answers as the cluster id; empty means
 	// DefaultClusterID.
 	ClusterID string
+	// AutoCreateTopics is Kafka's auto.create.topics.enable: a Metadata
+	// request naming a topic that does not exist, with
+	// AllowAutoTopicCreation (always at v0-v3), creates it through the
+	// controller with DefaultPartitions and DefaultReplicationFactor.
+	// Kafka's default is true; kaenlog's is off.
+	AutoCreateTopics bool
+	// DefaultPartitions is Kafka's num.partitions: the partitions of an
+	// auto-created topic and of a CreateTopics with NumPartitions -1; 0
+	// means 1, Kafka's default.
+	DefaultPartitions int32
+	// DefaultReplicationFactor is Kafka's default.replication.factor: the
+	// replication factor of an auto-created topic and of a CreateTopics
+	// with ReplicationFactor -1; 0 means 1, Kafka's default. As in Kafka,
+	// it is not capped at the live brokers: a factor above them is
+	// refused (INVALID_REPLICATION_FACTOR).
+	DefaultReplicationFactor int16
+}
+
+func (c *Codec) defaultPartitions() int32 {
+	if c.cfg.DefaultPartitions <= 0 {
+		return 1
+	}
+	return c.cfg.DefaultPartitions
+}
+
+func (c *Codec) defaultReplicationFactor() int16 {
+	if c.cfg.DefaultReplicationFactor <= 0 {
+		return 1
+	}
+	return c.cfg.DefaultReplicationFactor
 }
 
 // DefaultClusterID is the cluster id Metadata answers when Config.ClusterID

@@ -11,7 +11,8 @@
 // per-connection order, muting, MaxInFlight and MaxFrameSize as kaenlog's
 // own listener. The codec turns each Kafka request into the wire request
 // the broker already serves (a produce, a consumer's fetch, list offsets,
-// metadata, an InitProducerID the broker forwards to the controller) and
+// metadata, a consumer's epoch question, and the InitProducerID,
+// CreateTopics and DeleteTopics the broker forwards to the controller) and
 // the broker's answer into the Kafka response, in the version the request
 // came with. Brokers keep replicating among themselves on kaenlog's
 // protocol and port. A broker advertises its Kafka listener by
@@ -30,13 +31,17 @@
 // One file per API, named by its key (00_produce.go, ...), each beginning
 // with what it does and does not do:
 //
-//	key  API             advertised  served
-//	0    Produce         v0-v12      v3-v12 (v0-v2 answered UNSUPPORTED_VERSION)
-//	1    Fetch           v4-v12
-//	2    ListOffsets     v1-v10      -1, -2, by timestamp; -3 from v7, -4 from v8, -5 from v9
-//	3    Metadata        v0-v11
-//	18   ApiVersions     v0-v4       KIP-511: a newer version is answered at v0
-//	22   InitProducerID  v0-v5       idempotence only
+//	key  API                   advertised  served
+//	0    Produce               v0-v12      v3-v12 (v0-v2 answered UNSUPPORTED_VERSION)
+//	1    Fetch                 v4-v12
+//	2    ListOffsets           v1-v10      -1, -2, by timestamp; -3 from v7, -4 from v8, -5 from v9
+//	3    Metadata              v0-v11      auto-creation with Config.AutoCreateTopics
+//	18   ApiVersions           v0-v4       KIP-511: a newer version is answered at v0
+//	19   CreateTopics          v0-v7       one topic per request
+//	20   DeleteTopics          v0-v5       by name (v6 names topics by id)
+//	22   InitProducerID        v0-v5       idempotence only
+//	23   OffsetForLeaderEpoch  v0-v4       consumers (KIP-320)
+//	32   DescribeConfigs       v0-v4       topics and brokers
 //
 // Each API is advertised up to the highest version whose semantics the
 // listener implements; its file says why it stops there. Flexible
@@ -90,9 +95,11 @@
 //     LeaveGroup, OffsetCommit, OffsetFetch), KIP-848 and share groups:
 //     not advertised, so group consumers fail to find a coordinator;
 //     assign partitions directly (kgo.ConsumePartitions, kcat -C -p);
-//   - OffsetForLeaderEpoch, CreateTopics, DeleteTopics, DescribeConfigs and
-//     the other admin APIs: not advertised (a client that sends one
-//     anyway is disconnected); topics are created on the controller;
+//   - the admin APIs beyond CreateTopics, DeleteTopics and
+//     DescribeConfigs (AlterConfigs, CreatePartitions, DescribeCluster,
+//     ...): not advertised (a client that sends one anyway is
+//     disconnected); a CreateTopics of several topics creates the first
+//     and refuses the others (one request each);
 //   - compressed batches: the leader's log validates them through the
 //     decompressors registered with it (log.RegisterDecompressor) and
 //     stores them as sent; gzip is built in, and this module imports

@@ -6,6 +6,7 @@ require (
 	github.com/kaenlog/kaenlog v0.0.0-00010101000000-000000000000
 	github.com/kaenlog/kaenlog/replica/compression v0.0.0-00010101000000-000000000000
 	github.com/twmb/franz-go v1.22.3
+	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 )
 

@@ -10,12 +10,16 @@ import (
 
 // The API keys the listener serves.
 const (
-	produceKey        int16 = 0
-	fetchKey          int16 = 1
-	listOffsetsKey    int16 = 2
-	metadataKey       int16 = 3
-	apiVersionsKey    int16 = 18
-	initProducerIDKey int16 = 22
+	produceKey              int16 = 0
+	fetchKey                int16 = 1
+	listOffsetsKey          int16 = 2
+	metadataKey             int16 = 3
+	apiVersionsKey          int16 = 18
+	createTopicsKey         int16 = 19
+	deleteTopicsKey         int16 = 20
+	initProducerIDKey       int16 = 22
+	offsetForLeaderEpochKey int16 = 23
+	describeConfigsKey      int16 = 32
 )
 
 // api is one API the listener serves: the versions it advertises, how a

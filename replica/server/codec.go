@@ -111,6 +111,8 @@ func errorResponse(key wire.APIKey, corr int32, code wire.ErrorCode) (wire.Messa
 		return &wire.MetadataResponse{CorrelationID: corr, ErrorCode: code}, true
 	case wire.APICreateTopics:
 		return &wire.CreateTopicsResponse{CorrelationID: corr, ErrorCode: code}, true
+	case wire.APIDeleteTopics:
+		return &wire.DeleteTopicsResponse{CorrelationID: corr}, true
 	case wire.APIElectLeaders:
 		return &wire.ElectLeadersResponse{CorrelationID: corr, ErrorCode: code, Leader: wire.NoLeader, LeaderEpoch: -1}, true
 	case wire.APIAlterPartition:
@@ -176,6 +178,8 @@ func decodeResponse(key wire.APIKey, l *link) (wire.Message, error) {
 		m, err = decodeAs(l.buf, wire.DecodeMetadataResponse)
 	case wire.APICreateTopics:
 		m, err = decodeAs(l.buf, wire.DecodeCreateTopicsResponse)
+	case wire.APIDeleteTopics:
+		m, err = decodeAs(l.buf, wire.DecodeDeleteTopicsResponse)
 	case wire.APIElectLeaders:
 		m, err = decodeAs(l.buf, wire.DecodeElectLeadersResponse)
 	case wire.APIAlterPartition:

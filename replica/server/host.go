@@ -389,7 +389,8 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 func brokerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
-		wire.APIMetadata, wire.APIInitProducerID: // from its image; forwarded to the controller
+		wire.APIMetadata,                                                   // from its image
+		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics: // forwarded to the controller
 		return true
 	}
 	return false
@@ -398,7 +399,7 @@ func brokerServes(k wire.APIKey) bool {
 // controllerServes lists the requests a ControllerNode answers.
 func controllerServes(k wire.APIKey) bool {
 	switch k {
-	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIElectLeaders,
+	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders,
 		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat,
 		wire.APIInitProducerID:
 		return true

@@ -104,7 +104,7 @@ func TestMalformedFrames(t *testing.T) {
 		{"short header", []byte{0, 1, 0}},
 		{"empty frame", nil},
 		{"unknown API key", header(99, 0, 1)},
-		{"not a broker's request", encode(t, &wire.CreateTopicsRequest{CorrelationID: 1, Name: "t", Partitions: 1, ReplicationFactor: 1})},
+		{"not a broker's request", encode(t, &wire.ElectLeadersRequest{CorrelationID: 1, Topic: "t"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := dial(t, addr)

@@ -22,6 +22,7 @@ var requestOfEveryKind = map[wire.APIKey]wire.Message{
 	wire.APIOffsetsForLeaderEpoch: &wire.OffsetsForLeaderEpochRequest{ReplicaID: 1, Partitions: []wire.OffsetsForLeaderEpochPartition{{Topic: "t", CurrentLeaderEpoch: wire.NoEpoch}}},
 	wire.APIMetadata:              &wire.MetadataRequest{},
 	wire.APICreateTopics:          &wire.CreateTopicsRequest{Name: "t", Partitions: 1, ReplicationFactor: 1},
+	wire.APIDeleteTopics:          &wire.DeleteTopicsRequest{Names: []string{"t"}},
 	wire.APIElectLeaders:          &wire.ElectLeadersRequest{Topic: "t"},
 	wire.APIAlterPartition:        &wire.AlterPartitionRequest{BrokerID: 1, BrokerEpoch: 1, Topic: "t"},
 	wire.APIBrokerRegistration:    &wire.BrokerRegistrationRequest{BrokerID: 1, IncarnationID: [16]byte{1}, PreviousBrokerEpoch: -1, Endpoint: "x:1"},
@@ -81,8 +82,10 @@ func TestServedListsMatchTheNodes(t *testing.T) {
 			answered := false
 			for _, env := range n.node.Outbox() {
 				answered = answered || (env.Response && env.Msg.APIKey() == key)
-				// A broker forwards InitProducerID: the controller answers.
-				answered = answered || (n.name == "broker" && key == wire.APIInitProducerID && env.To == replica.ControllerAt() && env.Msg.APIKey() == key)
+				// A broker forwards InitProducerID, CreateTopics and
+				// DeleteTopics: the controller answers.
+				forwarded := key == wire.APIInitProducerID || key == wire.APICreateTopics || key == wire.APIDeleteTopics
+				answered = answered || (n.name == "broker" && forwarded && env.To == replica.ControllerAt() && env.Msg.APIKey() == key)
 			}
 			if answered != n.serves(key) {
 				t.Errorf("%s: answers %v: %v, the host's list says %v", n.name, key, answered, n.serves(key))
