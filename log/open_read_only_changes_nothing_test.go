@@ -43,7 +43,7 @@ func (r *roRecorder) OpenFile(name string, flag int, perm fs.FileMode) (vfs.File
 	return &roFile{File: f, r: r, name: filepath.Base(name)}, nil
 }
 func (r *roRecorder) Remove(name string) error { r.note("remove " + name); return r.FS.Remove(name) }
-func (r *roRecorder) Rename(a, b string) error  { r.note("rename " + a); return r.FS.Rename(a, b) }
+func (r *roRecorder) Rename(a, b string) error { r.note("rename " + a); return r.FS.Rename(a, b) }
 func (r *roRecorder) MkdirAll(dir string, perm fs.FileMode) error {
 	r.note("mkdir " + dir)
 	return r.FS.MkdirAll(dir, perm)
@@ -64,8 +64,11 @@ func (f *roFile) WriteAt(p []byte, off int64) (int, error) {
 	f.r.note("write " + f.name)
 	return f.File.WriteAt(p, off)
 }
-func (f *roFile) Truncate(size int64) error { f.r.note("truncate " + f.name); return f.File.Truncate(size) }
-func (f *roFile) Sync() error               { f.r.note("sync " + f.name); return f.File.Sync() }
+func (f *roFile) Truncate(size int64) error {
+	f.r.note("truncate " + f.name)
+	return f.File.Truncate(size)
+}
+func (f *roFile) Sync() error { f.r.note("sync " + f.name); return f.File.Sync() }
 func (f *roFile) ReadAt(p []byte, off int64) (int, error) {
 	f.r.mu.Lock()
 	f.r.reads++
@@ -215,11 +218,16 @@ func TestOpenReadOnlyChangesNothingOnDiskAndReportsDamageWithoutCutting(t *testi
 
 			// What OpenReadOnly found is what Open recovers, or (in a
 			// segment Open trusts) what the first read of it finds.
-			l, err := Open(dir, Options{Repair: true})
+			// The recorder sees what Open changes (the lock at least).
+			openRec := &roRecorder{FS: vfs.OS()}
+			l, err := Open(dir, Options{Repair: true, FS: openRec})
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
 			defer l.Close()
+			if len(openRec.mutating) == 0 {
+				t.Errorf("the recorder saw no mutating call of Open")
+			}
 			if tc.lazy {
 				_, err := l.Read(nil, cut.FirstOffset, 1<<20, IsolationLogEnd)
 				var ce *CorruptError
