@@ -89,11 +89,13 @@ func roDirHash(t *testing.T, dir string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
+		var data []byte
+		if !e.IsDir() {
+			if data, err = os.ReadFile(filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
 		}
-		fmt.Fprintf(h, "%s %d %d %x\n", e.Name(), info.Size(), info.ModTime().UnixNano(), sha256.Sum256(data))
+		fmt.Fprintf(h, "%s %v %d %d %x\n", e.Name(), info.Mode(), info.Size(), info.ModTime().UnixNano(), sha256.Sum256(data))
 	}
 	return fmt.Sprintf("%d files %x", len(entries), h.Sum(nil))
 }
@@ -131,6 +133,8 @@ func TestOpenReadOnlyChangesNothingOnDiskAndReportsDamageWithoutCutting(t *testi
 		stale   bool // index files recovery would rewrite
 		rpBelow bool
 		lazy    bool // in a segment a clean Open trusts: found by the first read
+		ignored int  // checkpoints ignored
+		left    []string
 	}{
 		{name: "clean", damage: func(*testing.T, string) {}, clean: true},
 		{name: "unclean (no marker)", damage: func(t *testing.T, dir string) {
@@ -155,6 +159,18 @@ func TestOpenReadOnlyChangesNothingOnDiskAndReportsDamageWithoutCutting(t *testi
 				t.Fatal(err)
 			}
 		}},
+		{name: "leftovers and a checkpoint that is a directory", ignored: 1, clean: true,
+			left: []string{"00000000000000000099.index", "high-watermark-checkpoint.tmp"},
+			damage: func(t *testing.T, dir string) {
+				for _, name := range []string{"00000000000000000099.index", "high-watermark-checkpoint.tmp"} {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := os.Mkdir(filepath.Join(dir, "leader-epoch-checkpoint.tmp"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}},
 		{name: "missing index", stale: true, clean: true, damage: func(t *testing.T, dir string) {
 			idx := strings.TrimSuffix(roSegments(t, dir)[0], ".log") + ".index"
 			if err := os.Remove(idx); err != nil {
@@ -211,6 +227,12 @@ func TestOpenReadOnlyChangesNothingOnDiskAndReportsDamageWithoutCutting(t *testi
 			}
 			if got := len(r.IndexesStale()) > 0; got != tc.stale {
 				t.Errorf("IndexesStale %q, want stale %v", r.IndexesStale(), tc.stale)
+			}
+			if len(r.CheckpointsIgnored()) != tc.ignored {
+				t.Errorf("CheckpointsIgnored %q, want %d", r.CheckpointsIgnored(), tc.ignored)
+			}
+			if !slices.Equal(r.Leftovers(), tc.left) {
+				t.Errorf("Leftovers %q, want %q", r.Leftovers(), tc.left)
 			}
 			if tc.cause == nil && r.EndOffset() != 90 {
 				t.Errorf("EndOffset %d, want 90", r.EndOffset())

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kaenlog/kaenlog/epoch"
 	"github.com/kaenlog/kaenlog/log/vfs"
@@ -29,6 +30,7 @@ type ReadOnlyLog struct {
 	clean          bool
 	markerIgnored  string
 	ignored        []string
+	leftovers      []string
 	stale          []string
 	damage         Cut
 	damaged        bool
@@ -65,9 +67,9 @@ type ReadOnlySegment struct {
 // valid prefix ends and why, as a *CorruptError; a damaged checkpoint is
 // reported (CheckpointsIgnored) and taken as absent, as Options.Repair
 // would; index files recovery would rewrite are listed (IndexesStale).
-// Only FS and IndexIntervalBytes of opts are used (and checked). The
-// error is an I/O failure or an invalid option; a missing directory is
-// one.
+// opts is checked as Open checks it; only FS and IndexIntervalBytes
+// matter. The error is an I/O failure or an invalid option; a missing
+// directory is one (Open would create it).
 func OpenReadOnly(dir string, opts Options) (*ReadOnlyLog, error) {
 	opts, err := opts.normalize()
 	if err != nil {
@@ -90,8 +92,15 @@ func (r *ReadOnlyLog) open(interval int) error {
 	}
 	var bases []uint64
 	hasMarker := false
+	irregular := map[string]bool{}
 	for _, e := range entries {
 		if !e.Regular {
+			// A checkpoint's path that cannot be read (recovery refuses it,
+			// or with Repair moves it aside).
+			if slices.Contains(ownedTempFiles, e.Name) || isOwnedTemp(e.Name) {
+				irregular[e.Name] = true
+				r.ignored = append(r.ignored, fmt.Sprintf("log: %s: not a regular file: %v", e.Name, ErrBadCheckpoint))
+			}
 			continue
 		}
 		if e.Name == cleanShutdownFileName {
@@ -99,9 +108,26 @@ func (r *ReadOnlyLog) open(interval int) error {
 		}
 		if base, ok := parseSegmentName(e.Name); ok {
 			bases = append(bases, base)
+			continue
+		}
+		_, idx := parseStem(e.Name, indexSuffix)
+		if !idx {
+			_, idx = parseStem(e.Name, timeIndexSuffix)
+		}
+		if idx || strings.HasSuffix(e.Name, cleanedSuffix) || isOwnedTemp(e.Name) {
+			r.leftovers = append(r.leftovers, e.Name) // index files are taken back below
 		}
 	}
 	slices.Sort(bases)
+	// Index files of a segment are not leftovers.
+	r.leftovers = slices.DeleteFunc(r.leftovers, func(name string) bool {
+		base, ok := parseStem(name, indexSuffix)
+		if !ok {
+			base, ok = parseStem(name, timeIndexSuffix)
+		}
+		_, found := slices.BinarySearch(bases, base)
+		return ok && found
+	})
 
 	// Checkpoints: a damaged one is taken as absent, as Repair takes it.
 	var start, vf uint64
@@ -116,6 +142,9 @@ func (r *ReadOnlyLog) open(interval int) error {
 		{logStartFileName, &start, &startFound},
 		{verifyFromFileName, &vf, &vfFound},
 	} {
+		if irregular[t.name] {
+			continue
+		}
 		*t.v, *t.found, err = readOffsetCheckpoint(r.fs, r.dir, t.name)
 		if err != nil {
 			if !errors.Is(err, ErrBadCheckpoint) {
@@ -125,7 +154,10 @@ func (r *ReadOnlyLog) open(interval int) error {
 			r.ignored = append(r.ignored, err.Error())
 		}
 	}
-	epochs, _, err := readEpochCheckpoint(r.fs, r.dir)
+	var epochs []epoch.Entry
+	if !irregular[epochFileName] {
+		epochs, _, err = readEpochCheckpoint(r.fs, r.dir)
+	}
 	if err != nil {
 		if !errors.Is(err, ErrBadCheckpoint) {
 			return err
@@ -134,7 +166,7 @@ func (r *ReadOnlyLog) open(interval int) error {
 		r.ignored = append(r.ignored, err.Error())
 	}
 	var marker *shutdownRecord
-	if hasMarker {
+	if hasMarker && !irregular[cleanShutdownFileName] {
 		data, _, err := readFile(r.fs, r.dir, cleanShutdownFileName, markerLimit)
 		switch {
 		case errors.Is(err, ErrBadCheckpoint):
@@ -165,6 +197,9 @@ func (r *ReadOnlyLog) open(interval int) error {
 	for i, base := range bases {
 		seg := ReadOnlySegment{BaseOffset: base, File: segmentName(base, segmentSuffix), Size: -1}
 		leftover := i+1 < len(bases) && bases[i+1] <= start
+		if leftover {
+			r.leftovers = append(r.leftovers, seg.File)
+		}
 		if !trusting || leftover {
 			size, err := r.fileSize(seg.File)
 			if err != nil {
@@ -213,6 +248,7 @@ func (r *ReadOnlyLog) open(interval int) error {
 	r.end = max(r.end, start)
 	r.hw = min(max(r.hw, start), r.end)
 	r.clean = marker != nil && r.matches(marker)
+	slices.Sort(r.leftovers)
 	return nil
 }
 
@@ -328,6 +364,11 @@ func (r *ReadOnlyLog) MarkerIgnored() string { return r.markerIgnored }
 // CheckpointsIgnored lists the damaged checkpoints (ErrBadCheckpoint's
 // messages), which were taken as absent.
 func (r *ReadOnlyLog) CheckpointsIgnored() []string { return slices.Clone(r.ignored) }
+
+// Leftovers lists the files Open would delete as leftovers of
+// interrupted operations: temporary checkpoint files, compaction's copies,
+// index files without a segment, segments wholly below the log start.
+func (r *ReadOnlyLog) Leftovers() []string { return slices.Clone(r.leftovers) }
 
 // IndexesStale lists the index and time index files of valid segments
 // that differ from what recovery rebuilds (missing ones included): Open

@@ -44,8 +44,8 @@
 // ends with a summary line (segments, valid batches, the offsets Open
 // would recover, the high watermark and recovery point, whether the
 // clean-shutdown marker matches the directory, batches printed), then the
-// marker or checkpoints that were ignored, the index files recovery would
-// rewrite, and "Damage: none" or where the valid prefix ends: the file,
+// marker or checkpoints that were ignored, the leftovers and the index
+// files recovery would delete and rewrite, and "Damage: none" or where the valid prefix ends: the file,
 // byte position, first offset lost, the corrupt error, and whether it is
 // below the recovery point (flushed data) or past it (a torn write).
 //

@@ -254,6 +254,9 @@ func (d *dumper) summary(r *log.ReadOnlyLog, segs []log.ReadOnlySegment) {
 	for _, c := range r.CheckpointsIgnored() {
 		fmt.Fprintf(d.out, "Checkpoint ignored: %s\n", c)
 	}
+	if left := r.Leftovers(); len(left) > 0 {
+		fmt.Fprintf(d.out, "Leftovers recovery would delete: %s\n", strings.Join(left, " "))
+	}
 	if stale := r.IndexesStale(); len(stale) > 0 {
 		fmt.Fprintf(d.out, "Index files recovery would rewrite: %s\n", strings.Join(stale, " "))
 	}
