@@ -135,6 +135,7 @@ func TestOpenReadOnlyChangesNothingOnDiskAndReportsDamageWithoutCutting(t *testi
 		lazy    bool // in a segment a clean Open trusts: found by the first read
 		ignored int  // checkpoints ignored
 		left    []string
+		lost    bool // batches deleted: fewer than 30 to scan
 	}{
 		{name: "clean", damage: func(*testing.T, string) {}, clean: true},
 		{name: "unclean (no marker)", damage: func(t *testing.T, dir string) {
@@ -171,6 +172,14 @@ func TestOpenReadOnlyChangesNothingOnDiskAndReportsDamageWithoutCutting(t *testi
 					t.Fatal(err)
 				}
 			}},
+		{name: "lost head", cause: ErrHole, rpBelow: true, lost: true, damage: func(t *testing.T, dir string) {
+			stem := strings.TrimSuffix(roSegments(t, dir)[0], ".log")
+			for _, suffix := range []string{".log", ".index", ".timeindex"} {
+				if err := os.Remove(stem + suffix); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
 		{name: "missing index", stale: true, clean: true, damage: func(t *testing.T, dir string) {
 			idx := strings.TrimSuffix(roSegments(t, dir)[0], ".log") + ".index"
 			if err := os.Remove(idx); err != nil {
@@ -204,8 +213,8 @@ func TestOpenReadOnlyChangesNothingOnDiskAndReportsDamageWithoutCutting(t *testi
 			if after := roDirHash(t, dir); after != before {
 				t.Errorf("directory changed: %s -> %s", before, after)
 			}
-			if batches < 30 {
-				t.Errorf("scanned %d batches, want at least 30", batches)
+			if batches < 30 != tc.lost {
+				t.Errorf("scanned %d batches of 30, lost %v", batches, tc.lost)
 			}
 			cut, damaged := r.Damage()
 			switch {

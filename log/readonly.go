@@ -200,19 +200,12 @@ func (r *ReadOnlyLog) open(interval int) error {
 		if leftover {
 			r.leftovers = append(r.leftovers, seg.File)
 		}
-		if !trusting || leftover {
-			size, err := r.fileSize(seg.File)
-			if err != nil {
-				return err
-			}
-			seg.Size = size
-			r.segments = append(r.segments, seg)
-			continue
-		}
-		if i == 0 && base > start {
+		if trusting && !leftover && i == 0 && base > start {
 			// A log that should start below its first segment has lost its head.
 			r.setDamage(Cut{File: seg.File, FirstOffset: start, Reason: &CorruptError{File: seg.File, Err: ErrHole}})
 			trusting = false
+		}
+		if !trusting || leftover {
 			size, err := r.fileSize(seg.File)
 			if err != nil {
 				return err
