@@ -413,6 +413,8 @@ func (r *ReadOnlyLog) ScanSegment(base uint64, fn func(StoredBatch) bool) error 
 	if err != nil {
 		return err
 	}
+	// As large as it was when opened: a live Log may be appending to it.
+	size = min(size, r.segments[i].Size)
 	var hdr [BatchHeaderSize]byte
 	for pos := int64(0); pos < size; {
 		if size-pos < BatchHeaderSize {
