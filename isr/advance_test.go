@@ -16,13 +16,16 @@ func TestAdvanceHW(t *testing.T) {
 		wantOK    bool
 	}{
 		{"leader alone at min 1 follows its own LEO", 7, nil, []int32{1}, 1, 7, true},
-		{"slowest ISR follower wins", 10, []ReplicaLEO{{2, 8}, {3, 6}}, []int32{1, 2, 3}, 2, 6, true},
-		{"follower outside the ISR does not hold HW back", 10, []ReplicaLEO{{2, 8}, {3, 1}}, []int32{1, 2}, 2, 8, true},
-		{"follower ahead of leader cannot raise HW", 4, []ReplicaLEO{{2, 9}}, []int32{1, 2}, 2, 4, true},
-		{"under min ISR proposes nothing", 10, []ReplicaLEO{{2, 10}}, []int32{1}, 2, 0, false},
-		{"exactly min ISR advances", 3, []ReplicaLEO{{2, 3}}, []int32{1, 2}, 2, 3, true},
-		{"chapter round 2: follower LEO 1 from the request", 2, []ReplicaLEO{{2, 1}}, []int32{1, 2}, 2, 1, true},
-		{"proposal may go backwards; caller must refuse it", 10, []ReplicaLEO{{2, 0}}, []int32{1, 2}, 1, 0, true},
+		{"slowest ISR follower wins", 10, []ReplicaLEO{{ID: 2, LEO: 8}, {ID: 3, LEO: 6}}, []int32{1, 2, 3}, 2, 6, true},
+		{"follower outside the ISR does not hold HW back", 10, []ReplicaLEO{{ID: 2, LEO: 8}, {ID: 3, LEO: 1}}, []int32{1, 2}, 2, 8, true},
+		{"caught-up follower outside the ISR holds HW back", 10, []ReplicaLEO{{ID: 2, LEO: 8}, {ID: 3, LEO: 5, CaughtUp: true}}, []int32{1, 2}, 2, 5, true},
+		{"caught-up follower outside the ISR holds a lone leader back", 7, []ReplicaLEO{{ID: 2, LEO: 6, CaughtUp: true}}, []int32{1}, 1, 6, true},
+		{"caught-up follower does not lift the min ISR", 10, []ReplicaLEO{{ID: 2, LEO: 10, CaughtUp: true}}, []int32{1}, 2, 0, false},
+		{"follower ahead of leader cannot raise HW", 4, []ReplicaLEO{{ID: 2, LEO: 9}}, []int32{1, 2}, 2, 4, true},
+		{"under min ISR proposes nothing", 10, []ReplicaLEO{{ID: 2, LEO: 10}}, []int32{1}, 2, 0, false},
+		{"exactly min ISR advances", 3, []ReplicaLEO{{ID: 2, LEO: 3}}, []int32{1, 2}, 2, 3, true},
+		{"chapter round 2: follower LEO 1 from the request", 2, []ReplicaLEO{{ID: 2, LEO: 1}}, []int32{1, 2}, 2, 1, true},
+		{"proposal may go backwards; caller must refuse it", 10, []ReplicaLEO{{ID: 2, LEO: 0}}, []int32{1, 2}, 1, 0, true},
 		{"min ISR 0 behaves like 1", 5, nil, nil, 0, 5, true},
 	}
 	for _, tt := range tests {
@@ -43,6 +46,9 @@ func naiveAdvanceHW(leaderLEO uint64, followers []ReplicaLEO, maximalISR []int32
 	}
 	candidates := []uint64{leaderLEO}
 	for _, f := range followers {
+		if f.CaughtUp {
+			candidates = append(candidates, f.LEO)
+		}
 		for _, id := range maximalISR {
 			if id == f.ID {
 				candidates = append(candidates, f.LEO)
@@ -61,7 +67,7 @@ func TestAdvanceHWMatchesOracle(t *testing.T) {
 		}
 		var followers []ReplicaLEO
 		for range r.IntN(6) {
-			followers = append(followers, ReplicaLEO{ID: int32(r.IntN(8)), LEO: r.Uint64N(60)})
+			followers = append(followers, ReplicaLEO{ID: int32(r.IntN(8)), LEO: r.Uint64N(60), CaughtUp: r.IntN(3) == 0})
 		}
 		var maximal []int32
 		for range r.IntN(6) {
@@ -81,7 +87,7 @@ func TestAdvanceHWMatchesOracle(t *testing.T) {
 }
 
 func TestAdvanceHWDoesNotAllocate(t *testing.T) {
-	followers := []ReplicaLEO{{2, 8}, {3, 6}, {4, 9}}
+	followers := []ReplicaLEO{{ID: 2, LEO: 8}, {ID: 3, LEO: 6}, {ID: 4, LEO: 9}}
 	isr := []int32{1, 2, 3, 4}
 	if n := testing.AllocsPerRun(100, func() { AdvanceHW(10, followers, isr, 2) }); n != 0 {
 		t.Fatalf("AdvanceHW allocated %v times per run", n)

@@ -22,7 +22,7 @@ func TestShrinkIsProposedNotApplied(t *testing.T) {
 	if !ok || !cmp.Equal(proposed, []int32{1, 2}) {
 		t.Fatalf("ProposeShrink = %v, %v; want [1 2], true", proposed, ok)
 	}
-	if hw, ok := s.ProposeHW(5); !ok || hw != 1 {
+	if hw, ok := s.ProposeHW(5, t0+1500, nil); !ok || hw != 1 {
 		t.Fatalf("while the shrink is in flight the HW proposal is %d, %v; want 1 (replica 3 still counts)", hw, ok)
 	}
 	if !cmp.Equal(s.ISR(), []int32{1, 2, 3}) || !cmp.Equal(s.Maximal(), []int32{1, 2, 3}) {
@@ -42,7 +42,7 @@ func TestShrinkIsProposedNotApplied(t *testing.T) {
 	if _, ok := s.InFlight(); ok {
 		t.Fatal("the commit did not end the proposal")
 	}
-	if hw, ok := s.ProposeHW(5); !ok || hw != 5 {
+	if hw, ok := s.ProposeHW(5, t0+1600, nil); !ok || hw != 5 {
 		t.Fatalf("after the commit the HW proposal is %d, %v; want 5", hw, ok)
 	}
 }
@@ -71,7 +71,7 @@ func TestExpansionCountsAtOnce(t *testing.T) {
 	if !cmp.Equal(s.Maximal(), []int32{1, 2, 3}) || !cmp.Equal(s.ISR(), []int32{1, 2}) {
 		t.Fatalf("maximal %v committed %v", s.Maximal(), s.ISR())
 	}
-	if hw, _ := s.ProposeHW(10); hw != 8 {
+	if hw, _ := s.ProposeHW(10, t0+1, nil); hw != 8 {
 		t.Fatalf("the joining follower does not hold the HW back: proposal %d, want 8", hw)
 	}
 	if g := s.Gate(8); g.ISRSize != 3 {
@@ -82,7 +82,7 @@ func TestExpansionCountsAtOnce(t *testing.T) {
 	if !cmp.Equal(s.Maximal(), []int32{1, 2}) {
 		t.Fatalf("after Abort maximal %v, want [1 2]", s.Maximal())
 	}
-	if hw, _ := s.ProposeHW(10); hw != 10 {
+	if hw, _ := s.ProposeHW(10, t0+1, nil); hw != 10 {
 		t.Fatalf("after Abort the HW proposal is %d, want 10", hw)
 	}
 }
@@ -130,7 +130,7 @@ func TestEffectiveMinISRIsCappedAtTheReplicationFactor(t *testing.T) {
 		t.Fatalf("EffectiveMinISR %d UnderMinISR %v, want 2 false", s.EffectiveMinISR(), s.UnderMinISR())
 	}
 	must(t, s.Observe(2, 7, 7, t0))
-	if hw, ok := s.ProposeHW(7); !ok || hw != 7 {
+	if hw, ok := s.ProposeHW(7, t0, nil); !ok || hw != 7 {
 		t.Fatalf("ProposeHW = %d, %v; want 7, true", hw, ok)
 	}
 }

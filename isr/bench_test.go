@@ -4,7 +4,7 @@ import "testing"
 
 func BenchmarkAdvanceHW(b *testing.B) {
 	b.ReportAllocs()
-	followers := []ReplicaLEO{{2, 8}, {3, 6}, {4, 9}, {5, 7}}
+	followers := []ReplicaLEO{{ID: 2, LEO: 8}, {ID: 3, LEO: 6}, {ID: 4, LEO: 9}, {ID: 5, LEO: 7}}
 	maximal := []int32{1, 2, 3, 4, 5}
 	for b.Loop() {
 		AdvanceHW(10, followers, maximal, 2)
@@ -20,7 +20,7 @@ func BenchmarkObserveAndPropose(b *testing.B) {
 		now++
 		leo++
 		_ = s.Observe(2, leo-1, leo, now)
-		_, _ = s.ProposeHW(leo)
+		_, _ = s.ProposeHW(leo, now, nil)
 	}
 }
 

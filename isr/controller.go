@@ -22,12 +22,26 @@ func (s *State) RemoveLostSession(id int32) (bool, error) {
 	if _, ok := s.follower(id); !ok {
 		return false, fmt.Errorf("%w: replica %d is not assigned to this partition", ErrUnknownReplica, id)
 	}
-	i, in := slices.BinarySearch(s.isr, id)
-	if !in {
-		return false, nil
+	next, changed := WithoutLostSession(s.isr, id)
+	if changed {
+		s.setCommitted(next)
 	}
-	s.setCommitted(slices.Delete(slices.Clone(s.isr), i, i+1))
-	return true, nil
+	return changed, nil
+}
+
+// WithoutLostSession is the controller's session rule over an ISR: the
+// replica id lost its session, so it leaves the ISR, whatever its fetch
+// history and whether or not it leads. It returns a new slice of the
+// members other than id, in their order, and whether id was one. The
+// controller's fencing (package replica/controller, Kafka's
+// ReplicationControlManager.handleBrokerFenced) applies it to every
+// partition, electing a new leader where id led; State.RemoveLostSession
+// applies it to the leader's own State.
+func WithoutLostSession(members []int32, id int32) ([]int32, bool) {
+	if !slices.Contains(members, id) {
+		return slices.Clone(members), false
+	}
+	return slices.DeleteFunc(slices.Clone(members), func(m int32) bool { return m == id }), true
 }
 
 // Readmit is the only way back into the ISR, decided on the controller's

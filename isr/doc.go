@@ -11,11 +11,14 @@
 // committed. HW 0 means nothing is committed, whatever is on disk.
 //
 // Maximal ISR. AdvanceHW starts at the leader's LEO and takes the minimum
-// over the followers in the maximal ISR; it proposes nothing while the ISR is
-// smaller than min.insync.replicas. It proposes, it does not set: it has no
-// access to the current HW, so keeping the HW monotonic is the caller's job
-// (the replica layer accepts only a larger proposal), as Kafka's
+// over the followers in the maximal ISR and the caught-up followers outside
+// it (ReplicaLEO.CaughtUp); it proposes nothing while the ISR is smaller
+// than min.insync.replicas. It proposes, it does not set: it has no access
+// to the current HW, so keeping the HW monotonic is the caller's job (the
+// replica layer accepts only a larger proposal), as Kafka's
 // maybeIncrementLeaderHW leaves it to maybeIncrementHighWatermark.
+// State.ProposeHW is AdvanceHW over a State, and the replica layer's leader
+// runs it: there is no other high-watermark rule.
 //
 // Proposed, then committed. A leader that answers to a controller never
 // changes its ISR itself (alterpartition.go, Kafka's AlterPartition): the
@@ -26,7 +29,8 @@
 // one being removed counts only once committed. State.UnderMinISR, which
 // freezes the high watermark (KIP-966) and refuses acks=all, reads the
 // committed ISR; the acks=all gate reads the maximal one. min.insync.replicas
-// is capped at the replication factor (EffectiveMinISR), as in Kafka.
+// is capped at the replication factor (EffectiveMinISR), as in Kafka, by
+// the leader and the controller alike.
 // ShrinkISR, Readmit and RemoveLostSession apply their rule at once: the
 // chapter's single-process leader, which has no controller to ask. A
 // partition state the controller publishes is taken as Kafka's makeLeader
@@ -44,8 +48,10 @@
 // Two judges. A follower leaves the ISR by either of two unrelated rules:
 // the leader's time rule (State.ShrinkISR: not caught up for longer than
 // replica.lag.time.max.ms, default 30000) because the leader sees every
-// fetch, and the controller's session rule (State.RemoveLostSession) because
-// the controller holds the session. It comes back by one path only, the
+// fetch, and the controller's session rule (WithoutLostSession, which
+// package replica/controller applies when it fences a broker, and
+// State.RemoveLostSession on a State) because the controller holds the
+// session. It comes back by one path only, the
 // controller's (State.Readmit), when its LEO has reached both the HW and the
 // start of the leader's current epoch. Time never readmits. The leader is
 // always a member of its own ISR; no call removes it.
@@ -59,14 +65,12 @@
 //
 // # Where Kafka 4.0 differs
 //
-//   - AdvanceHW and State.ProposeHW follow the chapter: only members of
-//     the maximal ISR hold the HW back. Kafka's maybeIncrementLeaderHW also
-//     waits for a follower outside the ISR that is caught up (within
-//     replica.lag.time.max.ms) and ISR-eligible, so that a busy leader's HW
-//     does not run ahead of a follower about to rejoin. kaenlog's leader
-//     does too: package replica lowers the proposal to such a follower's
-//     LEO (read with State.FollowerLEO and State.LastCaughtUpMs) before it
-//     takes it. A caller of this package alone gets the chapter's rule.
+//   - The chapter's advance_hw counts only the maximal ISR. AdvanceHW also
+//     counts, as Kafka's maybeIncrementLeaderHW does, a follower outside it
+//     that is caught up (within replica.lag.time.max.ms) and ISR-eligible
+//     (ReplicaLEO.CaughtUp), so that a busy leader's HW does not run ahead
+//     of a follower about to rejoin. With CaughtUp unset it is the
+//     chapter's rule.
 //   - Kafka keeps a follower in the ISR when its LEO equals the leader's LEO,
 //     whatever the time (Replica.isCaughtUp). kaenlog's ShrinkISR uses time
 //     only, as the chapter does: a follower that stops fetching is removed by

@@ -59,17 +59,23 @@ func (m *model) leo(id int32) (uint64, bool) {
 	return h[len(h)-1].offset, true
 }
 
-func (m *model) proposeHW(leaderLEO uint64) (uint64, bool) {
+// proposeHW is Kafka's rule: the smallest LEO among the ISR, and among the
+// observed followers outside it that were caught up within the lag at now
+// and are eligible.
+func (m *model) proposeHW(leaderLEO uint64, now int64, eligible func(int32) bool) (uint64, bool) {
 	if len(m.isr) < m.effectiveMinISR() {
 		return 0, false
 	}
 	hw := leaderLEO
-	for id := range m.isr {
+	for _, id := range m.replicas {
 		if id == m.leader {
 			continue
 		}
-		leo, _ := m.leo(id) // unobserved counts as 0
-		hw = min(hw, leo)
+		leo, observed := m.leo(id) // an unobserved ISR member counts as 0
+		at, caughtUp := m.lastCaughtUp(id)
+		if m.isr[id] || observed && caughtUp && at >= now-m.lag && eligible(id) {
+			hw = min(hw, leo)
+		}
 	}
 	return hw, true
 }
@@ -113,6 +119,8 @@ func TestStateMatchesNaiveModel(t *testing.T) {
 			}
 		}
 
+		ineligible := int32(r.IntN(7))
+		eligible := func(id int32) bool { return id != ineligible }
 		leaderLEO := uint64(0)
 		for step := range 200 {
 			where := fmt.Sprintf("run %d step %d", run, step)
@@ -180,7 +188,7 @@ func TestStateMatchesNaiveModel(t *testing.T) {
 					m.isr[id] = true
 				}
 			}
-			checkAgainstModel(t, where, s, m, leaderLEO)
+			checkAgainstModel(t, where, s, m, leaderLEO, now, eligible)
 		}
 	}
 }
@@ -192,7 +200,7 @@ func wantErr(t *testing.T, where string, got, want error) {
 	}
 }
 
-func checkAgainstModel(t *testing.T, where string, s *State, m *model, leaderLEO uint64) {
+func checkAgainstModel(t *testing.T, where string, s *State, m *model, leaderLEO uint64, now int64, eligible func(int32) bool) {
 	t.Helper()
 	isr := s.ISR()
 	if !slices.IsSorted(isr) || len(slices.Compact(slices.Clone(isr))) != len(isr) {
@@ -212,10 +220,10 @@ func checkAgainstModel(t *testing.T, where string, s *State, m *model, leaderLEO
 	if s.UnderMinISR() != (len(m.isr) < m.effectiveMinISR()) {
 		t.Fatalf("%s: UnderMinISR %v with ISR %v, min %d", where, s.UnderMinISR(), isr, m.minISR)
 	}
-	got, gotOK := s.ProposeHW(leaderLEO)
-	want, wantOK := m.proposeHW(leaderLEO)
+	got, gotOK := s.ProposeHW(leaderLEO, now, eligible)
+	want, wantOK := m.proposeHW(leaderLEO, now, eligible)
 	if got != want || gotOK != wantOK {
-		t.Fatalf("%s: ProposeHW(%d) = (%d, %v), model (%d, %v)", where, leaderLEO, got, gotOK, want, wantOK)
+		t.Fatalf("%s: ProposeHW(%d, %d) = (%d, %v), model (%d, %v)", where, leaderLEO, now, got, gotOK, want, wantOK)
 	}
 	for _, id := range m.replicas {
 		if id == m.leader {

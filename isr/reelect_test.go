@@ -31,7 +31,7 @@ func TestReelectKeepsFollowerLEOsAndRestartsFetchTimes(t *testing.T) {
 	if _, ok := n.LastCaughtUpMs(3); ok {
 		t.Error("follower 3, outside the new ISR, counts as caught up")
 	}
-	if hw, ok := n.ProposeHW(9); !ok || hw != 7 {
+	if hw, ok := n.ProposeHW(9, t0+500, nil); !ok || hw != 7 {
 		t.Errorf("HW proposal %d, %v; want 7 (member 2's kept LEO)", hw, ok)
 	}
 	// Its fetch history restarted at the epoch start (7): a fetch at 7,

@@ -40,11 +40,18 @@ func (s *State) outOfSync(nowMs int64) []int32 {
 			continue
 		}
 		i, _ := s.follower(id) // invariant: every non-leader ISR member is a follower
-		if f := s.followers[i]; !f.caughtUp || f.lastCaughtUpMs < cutoff {
+		if !s.followers[i].caughtUpSince(cutoff) {
 			out = append(out, id)
 		}
 	}
 	return out
+}
+
+// caughtUpSince reports that the follower was last caught up at or after
+// cutoff (nowMs - LagMaxMs): the time rule that keeps it in the ISR, and that
+// makes a follower outside it hold the high watermark back (ProposeHW).
+func (f *follower) caughtUpSince(cutoff int64) bool {
+	return f.caughtUp && f.lastCaughtUpMs >= cutoff
 }
 
 // without returns a new sorted slice of the ids in set that are not in drop.

@@ -49,7 +49,8 @@ type State struct {
 	// ids unique. followers[i] describes the same replica as leos[i].
 	followers []follower
 	// leos[i].ID == followers[i].id; leos[i].LEO is that follower's fetch
-	// offset from its latest accepted Observe, or 0 before the first one.
+	// offset from its latest accepted Observe, or 0 before the first one;
+	// leos[i].CaughtUp is set by each ProposeHW for the nowMs it was given.
 	// Kept as a []ReplicaLEO so ProposeHW hands it to AdvanceHW without
 	// allocating. An unobserved ISR follower therefore counts as LEO 0 and
 	// holds the high watermark where it is until it fetches, the same effect
@@ -222,12 +223,17 @@ func (s *State) LeaderID() int32 { return s.leaderID }
 // MinISR returns min.insync.replicas as given to NewState.
 func (s *State) MinISR() int { return s.minISR }
 
-// EffectiveMinISR is the ISR size the rules compare against:
-// min(MinISR, number of assigned replicas), as Kafka's
-// Partition.effectiveMinIsr caps min.insync.replicas at the replication
-// factor, so a topic configured with more than it has still commits once
-// every replica is in sync.
-func (s *State) EffectiveMinISR() int { return min(s.minISR, len(s.followers)+1) }
+// EffectiveMinISR is the ISR size the rules compare against: the package
+// function EffectiveMinISR of MinISR and the number of assigned replicas.
+func (s *State) EffectiveMinISR() int { return EffectiveMinISR(s.minISR, len(s.followers)+1) }
+
+// EffectiveMinISR is min.insync.replicas capped at the replication factor,
+// min(minISR, replicationFactor), so a topic configured with more than it
+// has still commits once every replica is in sync. Kafka computes it twice,
+// on the leader (Partition.effectiveMinIsr) and on the controller
+// (getTopicEffectiveMinIsr); kaenlog's leader (State.EffectiveMinISR) and
+// controller (package replica/controller, for the ELR) both call this.
+func EffectiveMinISR(minISR, replicationFactor int) int { return min(minISR, replicationFactor) }
 
 // LagMaxMs returns the effective replica.lag.time.max.ms (DefaultLagMaxMs if
 // the Config asked for <= 0).
@@ -289,16 +295,25 @@ func (s *State) FollowerLEO(id int32) (uint64, bool) {
 	return s.leos[i].LEO, true
 }
 
-// ProposeHW is AdvanceHW over this State: the leader's LEO, the followers'
-// last observed LEOs and the maximal ISR. It proposes nothing while the
+// ProposeHW is AdvanceHW over this State at nowMs: the leader's LEO, the
+// followers' last observed LEOs and the maximal ISR. A follower counts as
+// ReplicaLEO.CaughtUp when it has been observed, the time rule would keep it
+// at nowMs (its last caught-up time is not older than nowMs - LagMaxMs, as
+// in OutOfSync) and eligible(id) reports that its broker may join the ISR;
+// eligible nil means every broker may. It proposes nothing while the
 // committed ISR is under EffectiveMinISR (UnderMinISR). Like AdvanceHW it
 // only proposes; the caller keeps the high watermark monotonic by accepting a
 // proposal only when it is larger. An ISR follower not yet observed counts as
 // LEO 0, so it holds the high watermark until its first fetch. It does not
 // allocate.
-func (s *State) ProposeHW(leaderLEO uint64) (uint64, bool) {
+func (s *State) ProposeHW(leaderLEO uint64, nowMs int64, eligible func(id int32) bool) (uint64, bool) {
 	if s.UnderMinISR() {
 		return 0, false
+	}
+	cutoff := saturatingSub(nowMs, s.lagMaxMs)
+	for i := range s.leos {
+		f := &s.followers[i]
+		s.leos[i].CaughtUp = f.observed && f.caughtUpSince(cutoff) && (eligible == nil || eligible(f.id))
 	}
 	return AdvanceHW(leaderLEO, s.leos, s.maximal, s.EffectiveMinISR())
 }

@@ -217,7 +217,7 @@ func TestObserveOutsideISRDoesNotCountOrJoin(t *testing.T) {
 	s := mustState(t, Config{LeaderID: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2}, MinISR: 1}, t0)
 	must(t, s.Observe(2, 10, 10, t0))
 	must(t, s.Observe(3, 2, 10, t0)) // far behind, but not in the ISR
-	if hw, ok := s.ProposeHW(10); !ok || hw != 10 {
+	if hw, ok := s.ProposeHW(10, t0, nil); !ok || hw != 10 {
 		t.Fatalf("ProposeHW = (%d, %v), want (10, true): replica 3 is outside the ISR", hw, ok)
 	}
 	must(t, s.Observe(3, 10, 10, t0+5))
@@ -232,27 +232,32 @@ func TestObserveOutsideISRDoesNotCountOrJoin(t *testing.T) {
 func TestProposeHW(t *testing.T) {
 	s := mustState(t, Config{LeaderID: 1, ISR: []int32{1, 2, 3}, MinISR: 2}, t0)
 	// Unobserved ISR followers count as LEO 0: nothing is committed yet.
-	if hw, ok := s.ProposeHW(5); !ok || hw != 0 {
+	if hw, ok := s.ProposeHW(5, t0, nil); !ok || hw != 0 {
 		t.Fatalf("ProposeHW before any fetch = (%d, %v), want (0, true)", hw, ok)
 	}
 	must(t, s.Observe(2, 5, 5, t0))
-	if hw, _ := s.ProposeHW(5); hw != 0 {
+	if hw, _ := s.ProposeHW(5, t0, nil); hw != 0 {
 		t.Fatalf("ProposeHW with replica 3 unobserved = %d, want 0", hw)
 	}
 	must(t, s.Observe(3, 4, 5, t0))
-	if hw, _ := s.ProposeHW(5); hw != 4 {
+	if hw, _ := s.ProposeHW(5, t0, nil); hw != 4 {
 		t.Fatalf("ProposeHW = %d, want 4 (replica 3 is slowest)", hw)
 	}
 	if _, err := s.RemoveLostSession(3); err != nil {
 		t.Fatal(err)
 	}
-	if hw, _ := s.ProposeHW(5); hw != 5 {
-		t.Fatalf("ProposeHW after removing 3 = %d, want 5", hw)
+	// Removed for its session, 3 is still caught up by time: it holds the HW
+	// back while its broker may rejoin, and stops once it may not.
+	if hw, _ := s.ProposeHW(5, t0, nil); hw != 4 {
+		t.Fatalf("ProposeHW after removing caught-up, eligible 3 = %d, want 4", hw)
+	}
+	if hw, _ := s.ProposeHW(5, t0, func(id int32) bool { return id != 3 }); hw != 5 {
+		t.Fatalf("ProposeHW after removing ineligible 3 = %d, want 5", hw)
 	}
 	if _, err := s.RemoveLostSession(2); err != nil {
 		t.Fatal(err)
 	}
-	if hw, ok := s.ProposeHW(5); ok {
+	if hw, ok := s.ProposeHW(5, t0, nil); ok {
 		t.Fatalf("ProposeHW under min ISR = (%d, true), want no proposal", hw)
 	}
 }
@@ -263,7 +268,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 	n := testing.AllocsPerRun(200, func() {
 		now++
 		_ = s.Observe(2, 7, 9, now)
-		_, _ = s.ProposeHW(9)
+		_, _ = s.ProposeHW(9, now, nil)
 		_ = s.Gate(7).Verdict(8)
 	})
 	if n != 0 {

@@ -6,7 +6,8 @@ import (
 	"math"
 )
 
-// Field positions within a batch; BatchHeader documents the layout.
+// Field positions within a batch; BatchHeader documents the layout. Every
+// read of a stored header goes through them (or ReadBatchHeader).
 const (
 	posBaseOffset           = 0
 	posBatchLength          = 8
@@ -22,6 +23,24 @@ const (
 	posBaseSequence         = 53
 	posRecordCount          = 57
 )
+
+// storedSize is the size of the batch whose header starts hdr (at least
+// its first 12 bytes), from its batchLength field, unchecked: a corrupt
+// length gives a size below BatchHeaderSize, which every caller refuses.
+func storedSize(hdr []byte) int64 {
+	return BatchLogOverhead + int64(int32(binary.BigEndian.Uint32(hdr[posBatchLength:])))
+}
+
+// storedBaseOffset and storedLastOffsetDelta read those fields of the
+// header at hdr[0:], unchecked.
+func storedBaseOffset(hdr []byte) uint64 { return binary.BigEndian.Uint64(hdr[posBaseOffset:]) }
+
+func storedLastOffsetDelta(hdr []byte) uint32 {
+	return binary.BigEndian.Uint32(hdr[posLastOffsetDelta:])
+}
+
+// storedAttributes reads the attributes of the header at hdr[0:], unchecked.
+func storedAttributes(hdr []byte) int16 { return int16(binary.BigEndian.Uint16(hdr[posAttributes:])) }
 
 // BatchHeaderSize is the number of bytes of a RecordBatch v2 before its first
 // record. A batch is never shorter.
@@ -44,20 +63,20 @@ const minBatchLength = BatchHeaderSize - BatchLogOverhead
 // big-endian:
 //
 //	pos  size  field
-//	  0     8  baseOffset            offset of the first record
+//	  0     8  baseOffset            offset of the first record; stamped by the leader
 //	  8     4  batchLength           bytes after this field
-//	 12     4  partitionLeaderEpoch  epoch of the leader that appended the batch
+//	 12     4  partitionLeaderEpoch  epoch of the leader that appended the batch; stamped by it
 //	 16     1  magic                 always 2
 //	 17     4  crc                   CRC-32C of bytes [21, end of batch)
 //	 21     2  attributes            see AttrCompressionMask and friends
 //	 23     4  lastOffsetDelta       last offset minus baseOffset
 //	 27     8  baseTimestamp
-//	 35     8  maxTimestamp
+//	 35     8  maxTimestamp          retention by time reads it
 //	 43     8  producerId            -1 when none
 //	 51     2  producerEpoch         -1 when none
 //	 53     4  baseSequence          -1 when none
 //	 57     4  recordCount
-//	 61        records (see Record)
+//	 61        records (varint-framed, see Record)
 //
 // baseOffset and partitionLeaderEpoch sit before the CRC'd range on purpose:
 // a leader assigns both when it appends a producer's batch, and because the

@@ -113,7 +113,7 @@ func (l *Log) Compact() (removedRecords int, err error) {
 // batches kept verbatim: compressed or control batches, and any batch whose
 // records do not decode.
 func decodeCompactable(batch []byte) (Batch, bool) {
-	attrs := int16(binary.BigEndian.Uint16(batch[21:23]))
+	attrs := storedAttributes(batch)
 	if attrs&(AttrCompressionMask|AttrControl) != 0 {
 		return Batch{}, false
 	}
@@ -126,7 +126,7 @@ func decodeCompactable(batch []byte) (Batch, bool) {
 // buffer (reused), when their codec has a decompressor here. ok is false
 // for control batches and batches that do not decode.
 func decodeKeys(batch []byte, b *Batch, maxInflated int) (*Batch, bool) {
-	attrs := int16(binary.BigEndian.Uint16(batch[21:23]))
+	attrs := storedAttributes(batch)
 	if attrs&AttrCompressionMask == 0 {
 		d, ok := decodeCompactable(batch)
 		return &d, ok
@@ -336,12 +336,12 @@ func writeCleaned(fsys vfs.FS, path string, data []byte) error {
 // offsets. Kafka's cleaner does the same, so that a batch's offset range,
 // and with it the segment's end, survive compaction.
 func keepLastOffsetDelta(out, orig []byte) {
-	origDelta := binary.BigEndian.Uint32(orig[23:27])
-	if binary.BigEndian.Uint32(out[23:27]) == origDelta {
+	origDelta := storedLastOffsetDelta(orig)
+	if storedLastOffsetDelta(out) == origDelta {
 		return
 	}
-	binary.BigEndian.PutUint32(out[23:27], origDelta)
-	binary.BigEndian.PutUint32(out[17:21], ChecksumCRC32C(out[21:]))
+	binary.BigEndian.PutUint32(out[posLastOffsetDelta:], origDelta)
+	binary.BigEndian.PutUint32(out[posCRC:], ChecksumCRC32C(out[posAttributes:]))
 }
 
 // forEachBatch calls fn with each stored batch of s in order. The slice

@@ -6,7 +6,9 @@
 // failed.
 //
 // The package has two halves. The codec (ReadBatchHeader, VerifyBatch,
-// AppendBatch, DecodeBatch, BatchScanner, ...) reads and writes batches. The
+// AppendBatch, DecodeBatch, BatchScanner, ...) reads and writes batches;
+// AppendRecord and RecordSize are its record encoding, for a producer that
+// builds a batch in place (PutBatchHeader last). The
 // storage (Open and the methods of Log) keeps them: appends and reads never
 // re-encode a batch, so what a producer checksummed is what a follower or
 // consumer reads, byte for byte (only compaction rewrites batches). Every
@@ -69,24 +71,9 @@
 //
 // # On-disk formats
 //
-// A batch (big-endian; Kafka RecordBatch v2, magic 2; compression.go for
-// compressed records):
-//
-//	offset width field
-//	     0     8 baseOffset            stamped by the leader; not in the CRC
-//	     8     4 batchLength           bytes after this field
-//	    12     4 partitionLeaderEpoch  stamped by the leader; not in the CRC
-//	    16     1 magic                 2
-//	    17     4 crc                   CRC-32C of bytes [21, end of batch)
-//	    21     2 attributes
-//	    23     4 lastOffsetDelta       last offset = baseOffset + this
-//	    27     8 baseTimestamp
-//	    35     8 maxTimestamp          retention by time reads this
-//	    43     8 producerId
-//	    51     2 producerEpoch
-//	    53     4 baseSequence
-//	    57     4 recordCount
-//	    61     - records (varint-framed)
+// A batch is Kafka's RecordBatch v2 (magic 2, big-endian): the 61-byte
+// header that [BatchHeader] draws field by field, then the records
+// (varint-framed, [Record]; compression.go for compressed records).
 //
 // An empty batch (compaction's, or a follower's over its leader's gap) is
 // exactly these 61 bytes: recordCount 0, attributes 0, producer fields -1,
@@ -323,7 +310,10 @@
 // Decompressors are registered by codec (RegisterDecompressor, like
 // archive/zip's): gzip, from the standard library, by default; snappy, lz4
 // and zstd by a module that has them, since this module depends on no
-// codec library. A batch whose codec has none (or a codec Kafka does not
+// codec library (importing github.com/kaenlog/kaenlog/replica/compression
+// registers all three). A Decompressor is given the bound and appends
+// into the caller's reused buffer, so it can refuse a size its data
+// claims before allocating it. A batch whose codec has none (or a codec Kafka does not
 // define, 5 to 7) is ErrUnsupportedCompression (Kafka's
 // UNSUPPORTED_COMPRESSION_TYPE). The records may inflate to at most
 // Options.MaxInflation (16) times Options.MaxBatchBytes, a bound that

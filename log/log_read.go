@@ -1,7 +1,6 @@
 package log
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -174,14 +173,13 @@ func (s *segment) readBatches(dst []byte, pos int64, bound uint64, budget int, f
 	}
 	for p+BatchHeaderSize <= n {
 		hdr := dst[at+p : at+p+BatchHeaderSize]
-		size := BatchLogOverhead + int(int32(binary.BigEndian.Uint32(hdr[8:12])))
+		size := int(storedSize(hdr))
 		if size < BatchHeaderSize {
 			return dst[:at], false, fmt.Errorf("log: stored batch at %d of %s: %w", pos+int64(p), segmentName(s.base, segmentSuffix), ErrBadLength)
 		}
 		// The batch ends at or past the bound (its base + lastOffsetDelta
 		// + 1 > bound); written so it cannot overflow.
-		if checkBound && (binary.BigEndian.Uint64(hdr[0:8]) >= bound ||
-			uint64(binary.BigEndian.Uint32(hdr[23:27])) >= bound-binary.BigEndian.Uint64(hdr[0:8])) {
+		if base := storedBaseOffset(hdr); checkBound && (base >= bound || uint64(storedLastOffsetDelta(hdr)) >= bound-base) {
 			return dst[:at+p], false, nil
 		}
 		if p+size > n {

@@ -1,6 +1,7 @@
 package log
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -73,6 +74,34 @@ func recordBodySize(r *Record) (size int, ok bool) {
 		return 0, false
 	}
 	return size, true
+}
+
+// RecordSize returns the number of bytes r takes in a batch, its length
+// varint included: what AppendRecord appends for it. ok is false when a
+// field or the record does not fit an int32 length: r cannot be encoded.
+// It does not allocate.
+func RecordSize(r *Record) (size int, ok bool) {
+	body, ok := recordBodySize(r)
+	if !ok {
+		return 0, false
+	}
+	return varintSize(int32(body)) + body, true
+}
+
+// AppendRecord appends r to dst as AppendBatch encodes each record of a
+// batch, length varint first, and returns the extended slice. A producer
+// that builds a batch in place (room for the header, the records appended
+// as they come, then PutBatchHeader) encodes its records with it. It
+// checks only that r can be encoded (RecordSize; ErrBadLength otherwise,
+// dst unchanged): the offset and timestamp deltas are the caller's. It
+// grows dst at most once, and does not allocate if dst has room.
+func AppendRecord(dst []byte, r *Record) ([]byte, error) {
+	body, ok := recordBodySize(r)
+	if !ok {
+		return dst, fmt.Errorf("log: AppendRecord: record too large: %w", ErrBadLength)
+	}
+	dst = slices.Grow(dst, varintSize(int32(body))+body)
+	return appendRecord(dst, r, body), nil
 }
 
 func appendBytesField(dst, b []byte) []byte {

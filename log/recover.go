@@ -133,7 +133,7 @@ func scanSegment(f vfs.File, name string, base uint64, fileSize int64, wantNext 
 		if err != nil {
 			return res, buf, err
 		}
-		size := BatchLogOverhead + int64(int32(binary.BigEndian.Uint32(hdr[8:12])))
+		size := storedSize(hdr)
 		if size < BatchHeaderSize {
 			bad(pos+posBatchLength, ErrBadLength)
 			break

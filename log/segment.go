@@ -192,18 +192,17 @@ type storedBatch struct {
 // still refuses a size below the header (the file was changed behind the
 // log's back) rather than loop.
 func peekBatch(hdr []byte) (storedBatch, error) {
-	size := BatchLogOverhead + int(int32(binary.BigEndian.Uint32(hdr[8:12])))
+	size := int(storedSize(hdr))
 	if size < BatchHeaderSize {
-		return storedBatch{}, &CorruptError{Pos: 8, Err: ErrBadLength}
+		return storedBatch{}, &CorruptError{Pos: posBatchLength, Err: ErrBadLength}
 	}
-	base := binary.BigEndian.Uint64(hdr[0:8])
-	delta := uint64(binary.BigEndian.Uint32(hdr[23:27]))
+	base := storedBaseOffset(hdr)
 	return storedBatch{
 		base:         base,
-		next:         base + delta + 1,
+		next:         base + uint64(storedLastOffsetDelta(hdr)) + 1,
 		size:         size,
-		maxTimestamp: int64(binary.BigEndian.Uint64(hdr[35:43])),
-		records:      int32(binary.BigEndian.Uint32(hdr[57:61])),
+		maxTimestamp: int64(binary.BigEndian.Uint64(hdr[posMaxTimestamp:])),
+		records:      int32(binary.BigEndian.Uint32(hdr[posRecordCount:])),
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -71,7 +72,7 @@ func (a *alterState) retryAtMs(retryMs int64) (int64, bool) {
 	if a.out == nil {
 		return 0, false
 	}
-	return saturatingAdd(a.sentAtMs, retryMs), true
+	return clock.Deadline(a.sentAtMs, retryMs), true
 }
 
 // AlterPartition returns the ISR change this leader wants the controller to

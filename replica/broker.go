@@ -398,11 +398,11 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 		produces: map[uint64]*producing{},
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
-	b.nextHWCheckpointMs = saturatingAdd(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
-	b.nextRecoveryCheckpointMs = saturatingAdd(nowMs, housekeepingMs(cfg.RecoveryPointCheckpointIntervalMs, DefaultRecoveryPointCheckpointIntervalMs))
+	b.nextHWCheckpointMs = clock.Deadline(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
+	b.nextRecoveryCheckpointMs = clock.Deadline(nowMs, housekeepingMs(cfg.RecoveryPointCheckpointIntervalMs, DefaultRecoveryPointCheckpointIntervalMs))
 	b.nextFlushMs = clock.Never
 	if cfg.FlushIntervalMs > 0 {
-		b.nextFlushMs = saturatingAdd(nowMs, cfg.FlushIntervalMs)
+		b.nextFlushMs = clock.Deadline(nowMs, cfg.FlushIntervalMs)
 	}
 	prev, err := takeCleanShutdown(fsys, cfg.Dir)
 	if err != nil {
@@ -446,6 +446,20 @@ func (b *Broker) Image() *controller.Image { return b.image }
 func (b *Broker) Replica(tp TopicPartition) (*Replica, bool) {
 	r, ok := b.parts[tp]
 	return r, ok
+}
+
+// leaderFor returns the hosted replica of tp, or the refusal a client gets
+// when this broker does not host it (NOT_LEADER_OR_FOLLOWER for a partition
+// the metadata knows, UNKNOWN_TOPIC_OR_PARTITION otherwise). Whether the
+// replica leads is the replica's to say.
+func (b *Broker) leaderFor(tp TopicPartition) (*Replica, error) {
+	if r, ok := b.parts[tp]; ok {
+		return r, nil
+	}
+	if _, ok := b.image.Partition(tp.Topic, tp.Partition); ok {
+		return nil, fmt.Errorf("replica: broker %d does not host %s: %w", b.cfg.ID, tp, wire.ErrNotLeaderOrFollower)
+	}
+	return nil, fmt.Errorf("replica: broker %d: no partition %s: %w", b.cfg.ID, tp, wire.ErrUnknownTopicOrPartition)
 }
 
 // Partitions returns the hosted partitions, sorted.
@@ -502,7 +516,7 @@ func (b *Broker) Outbox() []Envelope {
 
 // send queues a request and remembers it.
 func (b *Broker) send(to Addr, msg wire.Message, nowMs int64) {
-	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, deadlineMs: saturatingAdd(nowMs, b.timeoutMs(to, msg))}
+	b.pending[msg.Correlation()] = outstanding{to: to, msg: msg, deadlineMs: clock.Deadline(nowMs, b.timeoutMs(to, msg))}
 	b.outbox = append(b.outbox, Envelope{From: BrokerAt(b.cfg.ID), To: to, Msg: msg})
 }
 
@@ -613,7 +627,7 @@ func (b *Broker) housekeeping(nowMs int64) {
 		if nowMs < *next {
 			return
 		}
-		*next = saturatingAdd(nowMs, every)
+		*next = clock.Deadline(nowMs, every)
 		for _, h := range b.hosted {
 			_ = do(h.r.Log()) // a failure is the log's failed state, which checkLogs reads
 		}

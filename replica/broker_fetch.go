@@ -40,7 +40,7 @@ func (b *Broker) handleFetch(from Addr, req *wire.FetchRequest, nowMs int64) {
 		b.reply(from, resp)
 		return
 	}
-	pf := parkedFetch{from: from, req: req, deadlineMs: saturatingAdd(nowMs, int64(req.MaxWaitMs)), marks: b.takeMarks(len(req.Partitions))}
+	pf := parkedFetch{from: from, req: req, deadlineMs: clock.Deadline(nowMs, int64(req.MaxWaitMs)), marks: b.takeMarks(len(req.Partitions))}
 	for i := range req.Partitions {
 		r := b.parts[TopicPartition{req.Partitions[i].Topic, req.Partitions[i].Partition}]
 		pf.marks[i] = markOf(r, req.ReplicaID)
@@ -361,7 +361,7 @@ func (b *Broker) Disconnected(peer Addr, nowMs int64) {
 	if b.closed || b.halted != nil {
 		return
 	}
-	retryAt := saturatingAdd(nowMs, DefaultReconnectBackoffMs)
+	retryAt := clock.Deadline(nowMs, DefaultReconnectBackoffMs)
 	for corr, out := range b.pending {
 		if out.to == peer && out.deadlineMs > retryAt {
 			out.deadlineMs = retryAt

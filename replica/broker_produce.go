@@ -1,10 +1,6 @@
 package replica
 
-import (
-	"fmt"
-
-	"github.com/kaenlog/kaenlog/wire"
-)
+import "github.com/kaenlog/kaenlog/wire"
 
 // maxProducePartitions bounds the partitions of one produce request: a
 // parked partition is named by (request, index) in 16 bits.
@@ -117,18 +113,4 @@ func (b *Broker) produceDone(o ProduceOutcome) {
 		b.reply(w.from, &w.resp)
 		b.retired = append(b.retired, w)
 	}
-}
-
-// leaderFor returns the hosted replica of tp, or the refusal a client gets
-// when this broker does not host it (NOT_LEADER_OR_FOLLOWER for a partition
-// the metadata knows, UNKNOWN_TOPIC_OR_PARTITION otherwise). Whether the
-// replica leads is the replica's to say.
-func (b *Broker) leaderFor(tp TopicPartition) (*Replica, error) {
-	if r, ok := b.parts[tp]; ok {
-		return r, nil
-	}
-	if _, ok := b.image.Partition(tp.Topic, tp.Partition); ok {
-		return nil, fmt.Errorf("replica: broker %d does not host %s: %w", b.cfg.ID, tp, wire.ErrNotLeaderOrFollower)
-	}
-	return nil, fmt.Errorf("replica: broker %d: no partition %s: %w", b.cfg.ID, tp, wire.ErrUnknownTopicOrPartition)
 }

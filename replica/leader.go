@@ -145,7 +145,7 @@ func (r *Replica) produce(ref uint64, batches []byte, acks int16, timeoutMs int3
 	if acks != wire.AcksAll || r.log.HighWatermark() >= res.NextOffset {
 		return res, false, nil
 	}
-	pp := parkedProduce{ref: ref, result: res, deadlineMs: saturatingAdd(nowMs, int64(max(timeoutMs, 0)))}
+	pp := parkedProduce{ref: ref, result: res, deadlineMs: clock.Deadline(nowMs, int64(max(timeoutMs, 0)))}
 	// A duplicate wrote nothing: its bytes are not the log's.
 	if keep && !info.Duplicate && info.Bytes == len(batches) {
 		pp.records, pp.gen = batches[:len(batches):len(batches)], r.log.Generation()

@@ -1,5 +1,7 @@
 package replica
 
+import "github.com/kaenlog/kaenlog/replica/clock"
+
 // The idempotent producer's state lives in the log (log.Log.Producers);
 // the replica only runs its expiry, on the clock it is handed.
 
@@ -27,6 +29,6 @@ func (r *Replica) expireProducers(nowMs int64) {
 	if nowMs < r.nextExpiryMs {
 		return
 	}
-	r.nextExpiryMs = saturatingAdd(nowMs, r.opts.producerExpirationCheckMs())
+	r.nextExpiryMs = clock.Deadline(nowMs, r.opts.producerExpirationCheckMs())
 	r.log.RemoveExpiredProducers(nowMs)
 }

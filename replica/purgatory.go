@@ -2,7 +2,6 @@ package replica
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/kaenlog/kaenlog/isr"
 	"github.com/kaenlog/kaenlog/wire"
@@ -110,12 +109,4 @@ func (r *Replica) failParked(err error) {
 		r.lead.done = append(r.lead.done, ProduceOutcome{Ref: p.ref, Result: p.result, Err: err})
 	}
 	r.lead.parked = nil
-}
-
-// saturatingAdd returns a+b (b >= 0) clamped at math.MaxInt64.
-func saturatingAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

@@ -17,7 +17,7 @@ import (
 // refuses more than 1<<16 partitions (replica's maxProducePartitions).
 func TestADecodedProduceRequestIsBoundedByItsFrame(t *testing.T) {
 	t.Skip("issue: wire's produce decoder bounds a partition count by the bytes left only (10 bytes each), not by the broker's 1<<16: " +
-		"a 10 MiB frame of empty partitions allocated 50 MB (4.8x) before its first topic was refused; the Kafka listener walks the counts first (checkProduceCounts)")
+		"a 10 MiB frame of empty partitions allocated 50 MB (4.8x) before its first topic was refused; the Kafka listener walks the counts first (replica/kafka checkCounts)")
 	const n = 1 << 20
 	payload, err := (&wire.ProduceRequest{CorrelationID: 1, Acks: wire.AcksLeader, TimeoutMs: 1}).AppendTo(nil)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kaenlog/kaenlog/log"
 )
 
 // The throughput floor: the produce-big row's bytes moved the way kaenlog
@@ -32,18 +34,12 @@ const (
 )
 
 // floorRecordSize is the size of a record of a valueBytes value in a
-// RecordBatch v2 (no key, no headers, timestamp delta below 64 ms, offset
-// delta below 8192): its length varint, attributes, the two deltas, the
-// key and value lengths, the value, the header count.
+// RecordBatch v2, as log.RecordSize measures it: no key, no headers, a
+// timestamp delta below 64 ms and an offset delta from 64 to 8191 (one and
+// two varint bytes, a batch's typical record).
 func floorRecordSize(valueBytes int) int {
-	body := 1 + 1 + 2 + 1 + varintLen(int64(valueBytes)) + valueBytes + 1
-	return varintLen(int64(body)) + body
-}
-
-// varintLen is the size of v as a zig-zag varint.
-func varintLen(v int64) int {
-	var b [binary.MaxVarintLen64]byte
-	return binary.PutVarint(b[:], v)
+	size, _ := log.RecordSize(&log.Record{OffsetDelta: 64, Value: make([]byte, valueBytes)})
+	return size
 }
 
 // runStreamLeader is the throughput floor's leader; the first byte of a

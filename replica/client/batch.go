@@ -1,9 +1,6 @@
 package client
 
 import (
-	"math"
-	"math/bits"
-	"slices"
 	"sync"
 
 	"github.com/kaenlog/kaenlog/log"
@@ -17,8 +14,8 @@ import (
 // with it the producer id, epoch and base sequence, which the CRC covers —
 // is written when the batch is first sent; from then on its bytes are
 // fixed, so a retry sends exactly the bytes of the first attempt.
-// log.PutBatchHeader writes it and log.SetProducer renumbers it: the
-// layout has one owner.
+// log.AppendRecord encodes each record, log.PutBatchHeader writes the
+// header and log.SetProducer renumbers it: the layout has one owner.
 
 // noProducerID, noProducerEpoch and noSequence are what a batch from a
 // producer that is not idempotent carries (Kafka's RecordBatch.NO_*), and
@@ -164,62 +161,41 @@ func (b *batch) release() {
 	batchPool.Put(b)
 }
 
-// recordBody returns the encoded size of a record at offsetDelta with
-// tsDelta, without its length prefix, or ok false if it cannot be encoded
-// (a field longer than an int32 length).
-func recordBody(offsetDelta int32, tsDelta int64, key, value []byte, headers []Header) (body int, ok bool) {
-	body = 1 + varintSize(tsDelta) + varintSize(int64(offsetDelta)) + bytesFieldSize(key) + bytesFieldSize(value) + varintSize(int64(len(headers)))
-	for i := range headers {
-		h := &headers[i]
-		if len(h.Key) > math.MaxInt32 {
-			return 0, false
-		}
-		body += varintSize(int64(len(h.Key))) + len(h.Key) + bytesFieldSize(h.Value)
-	}
-	if len(key) > math.MaxInt32 || len(value) > math.MaxInt32 || body > math.MaxInt32 {
-		return 0, false
-	}
-	return body, true
+// record is rec as the record at offsetDelta of a batch, tsDelta after the
+// batch's base timestamp: what log.RecordSize measures and log.AppendRecord
+// encodes, the one encoding of a record.
+func record(offsetDelta int32, tsDelta int64, rec *Record) log.Record {
+	return log.Record{TimestampDelta: tsDelta, OffsetDelta: offsetDelta, Key: rec.Key, Value: rec.Value, Headers: rec.Headers}
 }
 
-// body returns the size of r, stamped ts, as b's next record, without its
-// length prefix, and ok false if it cannot be encoded.
-func (b *batch) body(r *Record, ts int64) (int, bool) {
+// recordSize is the encoded size of rec, length prefix included, as the
+// first record of a batch, or ok false if it cannot be encoded (a field
+// longer than an int32 length).
+func recordSize(rec *Record) (int, bool) {
+	r := record(0, 0, rec)
+	return log.RecordSize(&r)
+}
+
+// size returns the encoded size of r, stamped ts, as b's next record,
+// length prefix included, and ok false if it cannot be encoded.
+func (b *batch) size(r *Record, ts int64) (int, bool) {
 	tsDelta := int64(0)
 	if b.count > 0 {
 		tsDelta = ts - b.baseTs
 	}
-	return recordBody(b.count, tsDelta, r.Key, r.Value, r.Headers)
+	rec := record(b.count, tsDelta, r)
+	return log.RecordSize(&rec)
 }
 
-// encodedSize is the size of a record whose body is body bytes.
-func encodedSize(body int) int { return varintSize(int64(body)) + body }
-
-// add encodes r, stamped ts, as b's next record (body bytes, as b.body
-// said). The caller keeps the record's outcome callback. The record's
-// size is known, so it is written in place, in one pass.
-func (b *batch) add(r *Record, ts int64, body int) {
+// add encodes r, stamped ts, as b's next record; b.size said it encodes.
+// The caller keeps the record's outcome callback.
+func (b *batch) add(r *Record, ts int64) {
 	if b.count == 0 {
 		b.baseTs, b.maxTs = ts, ts
 	}
 	b.maxTs = max(b.maxTs, ts)
-	n, size := len(b.buf), encodedSize(body)
-	b.buf = slices.Grow(b.buf, size)[:n+size]
-	p := b.buf[n:]
-	i := putVarint(p, int64(body))
-	p[i] = 0 // attributes: unused
-	i++
-	i += putVarint(p[i:], ts-b.baseTs)
-	i += putVarint(p[i:], int64(b.count))
-	i += putBytesField(p[i:], r.Key)
-	i += putBytesField(p[i:], r.Value)
-	i += putVarint(p[i:], int64(len(r.Headers)))
-	for j := range r.Headers {
-		h := &r.Headers[j]
-		i += putVarint(p[i:], int64(len(h.Key)))
-		i += copy(p[i:], h.Key)
-		i += putBytesField(p[i:], h.Value)
-	}
+	rec := record(b.count, ts-b.baseTs, r)
+	b.buf, _ = log.AppendRecord(b.buf, &rec) // b.size said it encodes
 	b.count++
 }
 
@@ -243,49 +219,4 @@ func (b *batch) resequence(id int64, epoch int16, seq int32) {
 	copy(buf, b.buf)
 	_ = log.SetProducer(buf, id, epoch, seq) // a header this producer wrote
 	b.buf = buf
-}
-
-// putBytesField writes a nullable byte field at the start of dst, which
-// has room for it: its varint length (-1 for nil), then its bytes. It
-// returns the bytes written.
-func putBytesField(dst, p []byte) int {
-	if p == nil {
-		dst[0] = 1 // -1, zig-zag
-		return 1
-	}
-	i := putVarint(dst, int64(len(p)))
-	return i + copy(dst[i:], p)
-}
-
-// putVarint writes v as a zig-zag varint (binary.PutVarint's encoding) at
-// the start of dst, which has room for it, and returns its size. Unlike
-// binary.PutVarint it is small enough to inline.
-func putVarint(dst []byte, v int64) int {
-	u := zigzag(v)
-	i := 0
-	for u >= 0x80 {
-		dst[i] = byte(u) | 0x80
-		u >>= 7
-		i++
-	}
-	dst[i] = byte(u)
-	return i + 1
-}
-
-// zigzag maps signed to unsigned so that small magnitudes are small.
-func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
-
-// bytesFieldSize is the encoded size of a nullable byte field.
-func bytesFieldSize(p []byte) int {
-	if p == nil {
-		return 1
-	}
-	return varintSize(int64(len(p))) + len(p)
-}
-
-// varintSize is the size of v as a zig-zag varint (Kafka's varint and
-// varlong, encoding/binary's AppendVarint).
-func varintSize(v int64) int {
-	u := zigzag(v)
-	return (bits.Len64(u|1) + 6) / 7
 }

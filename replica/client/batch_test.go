@@ -2,7 +2,6 @@ package client
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
 	"testing"
 
@@ -25,14 +24,14 @@ func TestBatchEncodingIsLogsRecordBatch(t *testing.T) {
 	b := newBatch(nil, 0, 64)
 	var want log.Batch
 	for i, r := range recs {
-		body, ok := b.body(&r.rec, r.ts)
+		size, ok := b.size(&r.rec, r.ts)
 		if !ok {
 			t.Fatal("record does not encode")
 		}
 		before := len(b.buf)
-		b.add(&r.rec, r.ts, body)
-		if got := len(b.buf) - before; got != encodedSize(body) {
-			t.Fatalf("record %d took %d bytes, its size said %d", i, got, encodedSize(body))
+		b.add(&r.rec, r.ts)
+		if got := len(b.buf) - before; got != size {
+			t.Fatalf("record %d took %d bytes, its size said %d", i, got, size)
 		}
 		want.Records = append(want.Records, log.Record{
 			OffsetDelta: int32(i), TimestampDelta: r.ts - recs[0].ts,
@@ -63,20 +62,5 @@ func TestBatchEncodingIsLogsRecordBatch(t *testing.T) {
 	}
 	if &old[0] == &b.buf[0] {
 		t.Fatal("renumbering wrote over the bytes of the earlier attempt")
-	}
-}
-
-// varintSize is the length binary.AppendVarint (Kafka's zig-zag varint)
-// writes, and putVarint writes its bytes.
-func TestVarintSizeMatchesTheEncoding(t *testing.T) {
-	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64} {
-		want := binary.AppendVarint(nil, v)
-		if got := varintSize(v); got != len(want) {
-			t.Errorf("varintSize(%d) = %d, want %d", v, got, len(want))
-		}
-		buf := make([]byte, binary.MaxVarintLen64)
-		if n := putVarint(buf, v); !bytes.Equal(buf[:n], want) {
-			t.Errorf("putVarint(%d) wrote %x, want %x", v, buf[:n], want)
-		}
 	}
 }

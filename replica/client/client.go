@@ -48,9 +48,10 @@ type Config struct {
 	// and DefaultRetryBackoffMaxMs (Kafka's retry.backoff.ms and
 	// retry.backoff.max.ms).
 	RetryBackoffMs, RetryBackoffMaxMs int64
-	// MaxFrameBytes bounds every frame read from the network before
-	// anything is allocated for it. Default wire.DefaultMaxFrameSize.
-	MaxFrameBytes int
+	// MaxFrameSize bounds every frame read from the network before
+	// anything is allocated for it. Default wire.DefaultMaxFrameSize: the
+	// same limit, under the same name, as a broker's server.Config.
+	MaxFrameSize int
 	// MetadataMaxAgeMs is how old the metadata may grow before the client
 	// refreshes it unasked (Kafka's metadata.max.age.ms), so that it
 	// learns of new brokers, partitions and leaders even when no error
@@ -160,7 +161,7 @@ func New(cfg Config) (*Client, error) {
 		v    int64
 	}{
 		{"RequestTimeoutMs", cfg.RequestTimeoutMs}, {"RetryBackoffMs", cfg.RetryBackoffMs},
-		{"RetryBackoffMaxMs", cfg.RetryBackoffMaxMs}, {"MaxFrameBytes", int64(cfg.MaxFrameBytes)},
+		{"RetryBackoffMaxMs", cfg.RetryBackoffMaxMs}, {"MaxFrameSize", int64(cfg.MaxFrameSize)},
 		{"MetadataMaxAgeMs", cfg.MetadataMaxAgeMs},
 	} {
 		if f.v < 0 {
@@ -170,8 +171,8 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RetryBackoffMs > 0 && cfg.RetryBackoffMaxMs > 0 && cfg.RetryBackoffMaxMs < cfg.RetryBackoffMs {
 		return nil, configError("Config.RetryBackoffMaxMs", "%d is below RetryBackoffMs %d", cfg.RetryBackoffMaxMs, cfg.RetryBackoffMs)
 	}
-	if cfg.MaxFrameBytes > 0 && cfg.MaxFrameBytes < minFrameBytes {
-		return nil, configError("Config.MaxFrameBytes", "%d is below %d: no answer with a record would fit", cfg.MaxFrameBytes, minFrameBytes)
+	if cfg.MaxFrameSize > 0 && cfg.MaxFrameSize < minFrameSize {
+		return nil, configError("Config.MaxFrameSize", "%d is below %d: no answer with a record would fit", cfg.MaxFrameSize, minFrameSize)
 	}
 	if cfg.MetadataMaxAgeMs == 0 {
 		cfg.MetadataMaxAgeMs = DefaultMetadataMaxAgeMs
@@ -185,8 +186,8 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RetryBackoffMaxMs == 0 {
 		cfg.RetryBackoffMaxMs = max(DefaultRetryBackoffMaxMs, cfg.RetryBackoffMs)
 	}
-	if cfg.MaxFrameBytes == 0 {
-		cfg.MaxFrameBytes = wire.DefaultMaxFrameSize
+	if cfg.MaxFrameSize == 0 {
+		cfg.MaxFrameSize = wire.DefaultMaxFrameSize
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = rand.Uint64()
@@ -209,9 +210,9 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// minFrameBytes is the least Config.MaxFrameBytes: room for an answer's
+// minFrameSize is the least Config.MaxFrameSize: room for an answer's
 // fixed fields and a small batch.
-const minFrameBytes = 1024
+const minFrameSize = 1024
 
 // checkAddress checks that addr is host:port with a host and a port
 // number, as Kafka's clients check bootstrap.servers: an address that
@@ -608,6 +609,6 @@ func (tt *trackedTimer) Stop() bool {
 // maxRequestBatchBytes is the most a produce request's batches may hold:
 // the frame bound less room for the request's other fields.
 func (c *Client) maxRequestBatchBytes() int {
-	n := c.cfg.MaxFrameBytes
+	n := c.cfg.MaxFrameSize
 	return n - min(n/2, 64<<10)
 }

@@ -30,8 +30,8 @@ func TestAnInvalidConfigIsRefusedNamingItsField(t *testing.T) {
 	}{
 		{Config{Controller: "127.0.0.1:1"}, "Config.Clock", "nil"},
 		{Config{Controller: "127.0.0.1:1", Clock: clk, RequestTimeoutMs: -1}, "Config.RequestTimeoutMs", "-1 is negative"},
-		{Config{Controller: "127.0.0.1:1", Clock: clk, MaxFrameBytes: -5}, "Config.MaxFrameBytes", "-5 is negative"},
-		{Config{Controller: "127.0.0.1:1", Clock: clk, MaxFrameBytes: 10}, "Config.MaxFrameBytes", "10 is below 1024"},
+		{Config{Controller: "127.0.0.1:1", Clock: clk, MaxFrameSize: -5}, "Config.MaxFrameSize", "-5 is negative"},
+		{Config{Controller: "127.0.0.1:1", Clock: clk, MaxFrameSize: 10}, "Config.MaxFrameSize", "10 is below 1024"},
 		{Config{Controller: "127.0.0.1:1", Clock: clk, RetryBackoffMs: 5000, RetryBackoffMaxMs: 10}, "Config.RetryBackoffMaxMs", "10 is below RetryBackoffMs 5000"},
 	} {
 		_, err := New(c.cfg)

@@ -17,7 +17,7 @@ import (
 // multiplexed on it by correlation id: any goroutine sends, one writer
 // goroutine puts the queued frames out (as many as are waiting, in one
 // vectored write, records by reference), and one reader goroutine reads
-// the answers — each frame's length checked against Config.MaxFrameBytes
+// the answers — each frame's length checked against Config.MaxFrameSize
 // before anything is allocated — and hands each to the request it answers.
 // Every request with an answer has a timeout on the client's clock; a
 // request that times out breaks the connection, as in Kafka, since the
@@ -364,7 +364,7 @@ func (c *conn) readLoop(nc net.Conn) {
 	br := bufio.NewReaderSize(nc, 64<<10)
 	var buf []byte
 	for {
-		payload, err := wire.ReadFrame(br, buf, c.cl.cfg.MaxFrameBytes)
+		payload, err := wire.ReadFrame(br, buf, c.cl.cfg.MaxFrameSize)
 		if err != nil {
 			c.fail(networkError(c.peer, err))
 			return

@@ -48,7 +48,7 @@
 // negative duration or size, an Acks or Partitioner that is not one of
 // the constants, a DeliveryTimeoutMs below LingerMs + AckTimeoutMs,
 // MaxInFlight above 5 with idempotence, a BatchBytes or MaxRecordBytes
-// whose request could not fit in a frame of Config.MaxFrameBytes (a
+// whose request could not fit in a frame of Config.MaxFrameSize (a
 // broker closes the connection on a larger frame), a topic without
 // partitions or replicas. Zero takes the default.
 //
@@ -63,7 +63,7 @@
 // in order and parks a fetch for up to its MaxWaitMs — a produce behind a
 // parked fetch would wait for it (franz-go separates them too). On a
 // connection, requests are matched to answers by correlation id; each
-// frame read is checked against [Config.MaxFrameBytes] before anything is
+// frame read is checked against [Config.MaxFrameSize] before anything is
 // allocated for it; a request not answered within the wait it allows the
 // broker plus [Config.RequestTimeoutMs] fails with an error matching
 // wire.ErrRequestTimedOut and breaks the connection, as in Kafka; so does a

@@ -10,7 +10,7 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// A frame from a broker is checked against Config.MaxFrameBytes before
+// A frame from a broker is checked against Config.MaxFrameSize before
 // anything is allocated for it: a length prefix above the limit breaks the
 // connection (the stream is out of step) without reserving the memory it
 // announces, and the request on it is retried like any broken one. So is

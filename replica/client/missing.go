@@ -95,11 +95,11 @@ func (p *Producer) waitLocked(rec *Record, done func(Offset, error), many func(i
 	if rec.TimestampMs < 0 {
 		return fmt.Errorf("client: topic %s: record timestamp %d is negative: %w", rec.Topic, rec.TimestampMs, wire.ErrInvalidRecord)
 	}
-	body, ok := recordBody(0, 0, rec.Key, rec.Value, rec.Headers)
-	if !ok || log.BatchHeaderSize+encodedSize(body) > p.cfg.MaxRecordBytes {
-		return fmt.Errorf("client: topic %s: %w", rec.Topic, p.tooLarge(rec, body, ok))
+	n, ok := recordSize(rec)
+	if !ok || log.BatchHeaderSize+n > p.cfg.MaxRecordBytes {
+		return fmt.Errorf("client: topic %s: %w", rec.Topic, p.tooLarge(rec, n, ok))
 	}
-	size := int64(encodedSize(body))
+	size := int64(n)
 	if p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
 		return ErrBufferFull
 	}

@@ -265,13 +265,14 @@ func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
 		return nil, configError("ProducerConfig.DeliveryTimeoutMs", "%d is below LingerMs + AckTimeoutMs = %d + %d: a record could time out before its first answer (Kafka's rule for delivery.timeout.ms)", cfg.DeliveryTimeoutMs, cfg.LingerMs, cfg.AckTimeoutMs)
 	}
 	// A request goes out as one frame, and a broker closes the connection
-	// on a frame above its MaxFrameSize (wire.DefaultMaxFrameSize, as the
-	// client's Config.MaxFrameBytes): a batch or request that cannot fit
+	// on a frame above its server.Config.MaxFrameSize (by default
+	// wire.DefaultMaxFrameSize, as the client's Config.MaxFrameSize): a
+	// batch or request that cannot fit
 	// would be retried until its delivery timeout.
 	if room := c.maxRequestBatchBytes(); cfg.MaxRecordBytes > room {
-		return nil, configError("ProducerConfig.MaxRecordBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameBytes %d: at most %d", cfg.MaxRecordBytes, c.cfg.MaxFrameBytes, room)
+		return nil, configError("ProducerConfig.MaxRecordBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameSize %d: at most %d", cfg.MaxRecordBytes, c.cfg.MaxFrameSize, room)
 	} else if cfg.BatchBytes > room {
-		return nil, configError("ProducerConfig.BatchBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameBytes %d: at most %d", cfg.BatchBytes, c.cfg.MaxFrameBytes, room)
+		return nil, configError("ProducerConfig.BatchBytes", "%d leaves no room for a produce request's other fields in a frame of Config.MaxFrameSize %d: at most %d", cfg.BatchBytes, c.cfg.MaxFrameSize, room)
 	}
 	p := &Producer{
 		c: c, cfg: cfg, acks: cfg.Acks.Wire(), idem: idem,
@@ -378,12 +379,12 @@ func (p *Producer) ProduceAsync(rec Record, done func(Offset, error)) error {
 	return err
 }
 
-// tooLarge is the refusal of rec, whose body alone is body bytes (ok
+// tooLarge is the refusal of rec, which alone encodes in n bytes (ok
 // false: too large to count), above MaxRecordBytes.
-func (p *Producer) tooLarge(rec *Record, body int, ok bool) error {
+func (p *Producer) tooLarge(rec *Record, n int, ok bool) error {
 	size := int64(len(rec.Key)) + int64(len(rec.Value))
 	if ok {
-		size = int64(log.BatchHeaderSize + encodedSize(body))
+		size = int64(log.BatchHeaderSize + n)
 	}
 	return fmt.Errorf("record of %d bytes (in a batch of its own) is larger than ProducerConfig.MaxRecordBytes %d: %w", size, p.cfg.MaxRecordBytes, wire.ErrMessageTooLarge)
 }
@@ -505,15 +506,15 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 	alone := -1
 	if !p.surelySmall(rec) {
 		var ok bool
-		if alone, ok = recordBody(0, 0, rec.Key, rec.Value, rec.Headers); !ok || log.BatchHeaderSize+encodedSize(alone) > p.cfg.MaxRecordBytes {
+		if alone, ok = recordSize(rec); !ok || log.BatchHeaderSize+alone > p.cfg.MaxRecordBytes {
 			return nil, fmt.Errorf("client: %s: %w", part.tp, p.tooLarge(rec, alone, ok))
 		}
 	}
 	b := part.open
-	var body int
+	var n int
 	if b != nil {
 		var ok bool
-		if body, ok = b.body(rec, ts); !ok || len(b.buf)+encodedSize(body) > p.cfg.BatchBytes {
+		if n, ok = b.size(rec, ts); !ok || len(b.buf)+n > p.cfg.BatchBytes {
 			part.seal()
 			b = nil
 			if drainOnSeal {
@@ -526,11 +527,11 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 	}
 	if b == nil {
 		if alone < 0 {
-			alone, _ = recordBody(0, 0, rec.Key, rec.Value, rec.Headers) // small: it encodes
+			alone, _ = recordSize(rec) // small: it encodes
 		}
-		body = alone
+		n = alone
 	}
-	size := int64(encodedSize(body))
+	size := int64(n)
 	if !p.placing && p.buffered > 0 && p.buffered+size > p.cfg.MaxBufferedBytes {
 		return nil, ErrBufferFull
 	}
@@ -541,7 +542,7 @@ func (p *Producer) appendLocked(part *partition, rec *Record, ts int64, now *int
 		b = p.newBatch(part, *now, int(size))
 		part.open = b
 	}
-	b.add(rec, ts, body)
+	b.add(rec, ts)
 	b.bytes += size
 	p.buffered += size
 	return b, nil
@@ -630,14 +631,12 @@ func (p *Producer) ProduceManyAsync(recs []Record, done func(i, n int, first Off
 			}
 			ts = now
 		}
-		// The common case, inline: a record without headers that fits the
-		// batch the call's previous record went to, and the buffer. Its
-		// size is recordBody's, headers aside.
+		// The common case, inline: a record that fits the batch the call's
+		// previous record went to, and the buffer.
 		if b := part.open; b == prev && b != nil && rec.TimestampMs >= 0 && p.surelySmall(rec) {
-			body := 2 + varintSize(ts-b.baseTs) + varintSize(int64(b.count)) + bytesFieldSize(rec.Key) + bytesFieldSize(rec.Value)
-			size := encodedSize(body)
-			if body <= math.MaxInt32 && len(b.buf)+size <= p.cfg.BatchBytes && p.buffered+int64(size) <= p.cfg.MaxBufferedBytes {
-				b.add(rec, ts, body)
+			size, ok := b.size(rec, ts)
+			if ok && len(b.buf)+size <= p.cfg.BatchBytes && p.buffered+int64(size) <= p.cfg.MaxBufferedBytes {
+				b.add(rec, ts)
 				b.bytes += int64(size)
 				p.buffered += int64(size)
 				b.runs[len(b.runs)-1].n++

@@ -27,6 +27,18 @@ type Timer interface {
 // Never is the NextTickMs of a state machine with no timed work pending.
 const Never int64 = math.MaxInt64
 
+// Deadline returns the time ms (>= 0) milliseconds after nowMs, or Never
+// when that is past the range of int64: a deadline far in the future (a
+// huge timeout or backoff) must not wrap around into the past and fire at
+// once. It is the one saturating time addition of replica and its
+// sub-packages.
+func Deadline(nowMs, ms int64) int64 {
+	if nowMs > Never-ms {
+		return Never
+	}
+	return nowMs + ms
+}
+
 // Manual is a Clock that moves only when told. Timers run inside Advance and
 // AdvanceTo, one at a time, in order of their due time and, for equal times,
 // of their creation, with NowMs set to their due time: the same calls give
@@ -62,7 +74,7 @@ func (m *Manual) AfterFunc(ms int64, f func()) Timer {
 	defer m.mu.Unlock()
 	at := m.now
 	if ms > 0 {
-		at = saturatingAdd(m.now, ms)
+		at = Deadline(m.now, ms)
 	}
 	m.seq++
 	t := &manualTimer{m: m, at: at, seq: m.seq, f: f}
@@ -90,7 +102,7 @@ func (m *Manual) Advance(ms int64) {
 	m.mu.Lock()
 	target := m.now
 	if ms > 0 {
-		target = saturatingAdd(m.now, ms)
+		target = Deadline(m.now, ms)
 	}
 	m.mu.Unlock()
 	m.AdvanceTo(target)
@@ -159,12 +171,4 @@ func (m *Manual) earliest() int {
 		}
 	}
 	return best
-}
-
-// saturatingAdd returns a+b (b > 0) clamped at math.MaxInt64.
-func saturatingAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

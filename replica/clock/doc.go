@@ -14,5 +14,6 @@
 // Manual clock, on which every timer fires in a deterministic order.
 //
 // Times are milliseconds since the Unix epoch as int64, as everywhere in
-// kaenlog.
+// kaenlog. A deadline is computed with [Deadline], which saturates at
+// [Never] instead of wrapping into the past.
 package clock

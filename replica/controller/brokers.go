@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/kaenlog/kaenlog/isr"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -238,8 +239,8 @@ func (c *Controller) fence(o *op, id int32) {
 // under min ISR.
 func (c *Controller) removeFromISRs(o *op, id int32) {
 	o.img.eachPartition(func(t *topicState, p *PartitionState) error {
-		if slices.Contains(p.ISR, id) {
-			c.change(o, t, p, changeSpec{targetISR: without(p.ISR, id), remove: id, uncleanShutdown: NoLeader, election: topicElection(t)})
+		if target, in := isr.WithoutLostSession(p.ISR, id); in {
+			c.change(o, t, p, changeSpec{targetISR: target, remove: id, uncleanShutdown: NoLeader, election: topicElection(t)})
 		}
 		return nil
 	})
@@ -268,15 +269,4 @@ func (c *Controller) unfence(o *op, id int32) {
 		}
 		return nil
 	})
-}
-
-// change builds one partition change on o's scratch image and adds its
-// record if anything changed. It reports the new state and whether the
-// election was unclean.
-func (c *Controller) change(o *op, t *topicState, p *PartitionState, spec changeSpec) (PartitionState, bool) {
-	next, changed, unclean := c.build(o.img, t, p, spec)
-	if changed {
-		o.add(changeRecord(next))
-	}
-	return next, unclean
 }

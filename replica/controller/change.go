@@ -3,6 +3,7 @@ package controller
 import (
 	"slices"
 
+	"github.com/kaenlog/kaenlog/isr"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -47,9 +48,20 @@ func topicElection(t *topicState) election {
 }
 
 // effectiveMinISR is Kafka's getTopicEffectiveMinIsr: the topic's min ISR,
-// capped at the replication factor.
+// capped at the replication factor, by the leader's own rule.
 func effectiveMinISR(t *topicState, p *PartitionState) int {
-	return min(int(t.MinISR), len(p.Replicas))
+	return isr.EffectiveMinISR(int(t.MinISR), len(p.Replicas))
+}
+
+// change builds one partition change on o's scratch image and adds its
+// record if anything changed. It reports the new state and whether the
+// election was unclean.
+func (c *Controller) change(o *op, t *topicState, p *PartitionState, spec changeSpec) (PartitionState, bool) {
+	next, changed, unclean := c.build(o.img, t, p, spec)
+	if changed {
+		o.add(changeRecord(next))
+	}
+	return next, unclean
 }
 
 // build computes partition p's next state under spec, in KRaft's order:

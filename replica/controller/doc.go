@@ -55,8 +55,9 @@
 //
 // Sessions. An unfenced broker whose last heartbeat is more than
 // SessionTimeoutMs old (valid while now <= last + timeout) is fenced by Tick:
-// one BrokerRegistrationChangeRecord, then its removal from every ISR, with
-// a new leader wherever it led — the controller's half of "two judges", the
+// one BrokerRegistrationChangeRecord, then its removal from every ISR
+// ([isr.WithoutLostSession]), with a new leader wherever it led — the
+// controller's half of "two judges", the
 // leader's being the lag timer. Stale brokers are fenced oldest first, one
 // batch each. A session is live from the registration or heartbeat that
 // renewed it until it expires, or until the controller ends it by fencing
@@ -93,7 +94,8 @@
 // keeps its ISR to itself until its AlterPartition says RECOVERED.
 //
 // ELR (KIP-966, on unless [Config].DisableELR). While the ISR is under the
-// topic's min ISR (capped at the replication factor) the high watermark
+// topic's min ISR (capped at the replication factor, [isr.EffectiveMinISR])
+// the high watermark
 // does not move, so a replica that was in the ISR when it fell under min
 // ISR holds every committed record. At every change: if the new ISR meets
 // min ISR, ELR := ∅; otherwise ELR := (old ISR ∪ old ELR) − new ISR −

@@ -459,11 +459,16 @@ func (g *group) get(id string) *member {
 	return nil
 }
 
-// validateMember is Kafka's validateCurrentMember: a static member whose
-// instance id another member id holds is fenced; an unknown id is unknown.
+// validateMember is Kafka's ClassicGroup.validateMember: an instance id
+// the group does not map is unknown, one another member id holds is
+// fenced; an unknown member id is unknown.
 func (g *group) validateMember(memberID, instanceID string) (*member, error) {
 	if instanceID != "" {
-		if holder, ok := g.static[instanceID]; ok && holder != memberID {
+		holder, ok := g.static[instanceID]
+		if !ok {
+			return nil, wire.ErrUnknownMemberID
+		}
+		if holder != memberID {
 			return nil, wire.ErrFencedInstanceID
 		}
 	}
@@ -722,6 +727,13 @@ func (c *Coordinator) JoinGroup(nowMs int64, req JoinGroupRequest) {
 		c.addMemberAndRebalance(nowMs, g, id, req)
 	default:
 		if _, ok := g.pendingMembers[req.MemberID]; ok {
+			if req.GroupInstanceID != "" {
+				// A pending member is dynamic; Kafka throws
+				// IllegalStateException, answered UNKNOWN_SERVER_ERROR.
+				// Taking the id would leave its holder in the group.
+				c.joinErr(req, wire.ErrUnknownServerError)
+				return
+			}
 			delete(g.pendingMembers, req.MemberID)
 			c.addMemberAndRebalance(nowMs, g, req.MemberID, req)
 			return

@@ -78,8 +78,10 @@
 //     gets exactly its bytes and the group is Stable. A member that sends
 //     no SyncGroup within the rebalance timeout is removed.
 //   - Generations fence: SyncGroup, Heartbeat and OffsetCommit with another
-//     generation are ILLEGAL_GENERATION; a member id the group lacks is
-//     UNKNOWN_MEMBER_ID; a heartbeat while preparing a rebalance is
+//     generation are ILLEGAL_GENERATION; a member id the group lacks, or
+//     a group.instance.id it maps to no member, is UNKNOWN_MEMBER_ID (a
+//     pending member's join naming one is UNKNOWN_SERVER_ERROR, Kafka's
+//     IllegalStateException); a heartbeat while preparing a rebalance is
 //     REBALANCE_IN_PROGRESS, and so is a commit of a member that has joined
 //     but not synced.
 //   - A member that sends no heartbeat within its session timeout is

@@ -47,7 +47,19 @@ import (
 const minServedProduce = 3
 
 func init() {
-	regKey(&api{key: produceKey, name: "Produce", min: 0, max: 12, decode: decodeProduce, encode: encodeProduce})
+	regKey(&api{key: produceKey, name: "Produce", min: 0, max: 12, decode: decodeProduce, encode: encodeProduce, shape: produceShape})
+}
+
+// produceShape is a produce request's layout (kmsg's ProduceRequest).
+func produceShape(version int16, flexible bool) shape {
+	var s shape
+	if version >= 3 {
+		s = append(s, str) // TransactionID
+	}
+	partition := append(shape{fixedBytes(4), bytesField}, tagsIf(flexible)...)
+	topic := append(shape{str, array(partition...)}, tagsIf(flexible)...)
+	s = append(s, fixedBytes(2+4), array(topic...)) // Acks, TimeoutMillis, Topics
+	return append(s, tagsIf(flexible)...)
 }
 
 func decodeProduce(_ *Codec, st *request, r *server.Request) (wire.Message, error) {

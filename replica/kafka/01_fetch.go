@@ -46,7 +46,34 @@ import (
 //     either, as Kafka 4.0 (KIP-896).
 
 func init() {
-	regKey(&api{key: fetchKey, name: "Fetch", min: 4, max: 12, decode: decodeFetch, encode: encodeFetch})
+	regKey(&api{key: fetchKey, name: "Fetch", min: 4, max: 12, decode: decodeFetch, encode: encodeFetch, shape: fetchShape})
+}
+
+// fetchShape is a fetch request's layout, v4-v12 (kmsg's FetchRequest).
+func fetchShape(version int16, flexible bool) shape {
+	head := 4 + 4 + 4 + 4 + 1 // ReplicaID, MaxWaitMillis, MinBytes, MaxBytes, IsolationLevel
+	if version >= 7 {
+		head += 4 + 4 // SessionID, SessionEpoch
+	}
+	partition := 4 + 8 + 4 // Partition, FetchOffset, PartitionMaxBytes
+	if version >= 5 {
+		partition += 8 // LogStartOffset
+	}
+	if version >= 9 {
+		partition += 4 // CurrentLeaderEpoch
+	}
+	if version >= 12 {
+		partition += 4 // LastFetchedEpoch
+	}
+	topic := append(shape{str, array(append(shape{fixedBytes(partition)}, tagsIf(flexible)...)...)}, tagsIf(flexible)...)
+	s := shape{fixedBytes(head), array(topic...)}
+	if version >= 7 {
+		s = append(s, array(append(shape{str, array(fixedBytes(4))}, tagsIf(flexible)...)...)) // ForgottenTopics
+	}
+	if version >= 11 {
+		s = append(s, str) // Rack
+	}
+	return append(s, tagsIf(flexible)...)
 }
 
 func decodeFetch(_ *Codec, st *request, r *server.Request) (wire.Message, error) {

@@ -22,6 +22,10 @@ import (
 //     with the largest timestamp. Both only below the high watermark:
 //     where no committed record qualifies the answer is offset -1 and
 //     timestamp -1 with no error, as Kafka answers;
+//   - a partition the request names more than once is answered
+//     INVALID_REQUEST at each occurrence, before any other check, as
+//     Kafka's ReplicaManager.fetchOffset answers
+//     ListOffsetsRequest.duplicatePartitions;
 //   - a negative timestamp the version does not have is answered
 //     UNSUPPORTED_VERSION for its partition, before any other check, as
 //     Kafka's ReplicaManager answers it (isListOffsetsTimestampUnsupported):
@@ -66,12 +70,40 @@ func timestampSupported(ts int64, version int16) bool {
 }
 
 func init() {
-	regKey(&api{key: listOffsetsKey, name: "ListOffsets", min: 1, max: 10, decode: decodeListOffsets, encode: encodeListOffsets})
+	regKey(&api{key: listOffsetsKey, name: "ListOffsets", min: 1, max: 10, decode: decodeListOffsets, encode: encodeListOffsets, shape: listOffsetsShape})
+}
+
+// listOffsetsShape is a ListOffsets request's layout, v1-v10 (kmsg's
+// ListOffsetsRequest).
+func listOffsetsShape(version int16, flexible bool) shape {
+	head, partition := 4, 4+8 // ReplicaID; Partition, Timestamp
+	if version >= 2 {
+		head++ // IsolationLevel
+	}
+	if version >= 4 {
+		partition += 4 // CurrentLeaderEpoch
+	}
+	topic := append(shape{str, array(append(shape{fixedBytes(partition)}, tagsIf(flexible)...)...)}, tagsIf(flexible)...)
+	s := shape{fixedBytes(head), array(topic...)}
+	if version >= 10 {
+		s = append(s, fixedBytes(4)) // TimeoutMillis
+	}
+	return append(s, tagsIf(flexible)...)
 }
 
 func decodeListOffsets(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {
 	kr := st.kreq.(*kmsg.ListOffsetsRequest)
 	m := &wire.ListOffsetsRequest{CorrelationID: st.corr, ReplicaID: wire.ConsumerReplicaID}
+	type tp struct {
+		topic     string
+		partition int32
+	}
+	named := map[tp]int{}
+	for _, t := range kr.Topics {
+		for _, p := range t.Partitions {
+			named[tp{t.Topic, p.Partition}]++
+		}
+	}
 	for _, t := range kr.Topics {
 		for _, p := range t.Partitions {
 			epoch := wire.NoEpoch
@@ -79,6 +111,7 @@ func decodeListOffsets(_ *Codec, st *request, _ *server.Request) (wire.Message, 
 				epoch = p.CurrentLeaderEpoch
 			}
 			st.listTimestamps = append(st.listTimestamps, p.Timestamp)
+			st.listDuplicated = append(st.listDuplicated, named[tp{t.Topic, p.Partition}] > 1)
 			ts := p.Timestamp
 			switch {
 			case !timestampSupported(ts, st.version): // answered at Frame; the broker's answer is not used
@@ -113,6 +146,8 @@ func encodeListOffsets(_ *Codec, st *request, m wire.Message) (kmsg.Response, er
 		rp.Timestamp, rp.Offset, rp.LeaderEpoch = -1, -1, -1
 		asked := st.listTimestamps[i] // the broker answers each partition in order
 		switch {
+		case st.listDuplicated[i]:
+			rp.ErrorCode = kafkaCode(wire.CodeInvalidRequest)
 		case !timestampSupported(asked, st.version):
 			rp.ErrorCode = kafkaCode(wire.CodeUnsupportedVersion)
 		case p.ErrorCode == wire.CodeOffsetNotAvailable && st.version < 5:

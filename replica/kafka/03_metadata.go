@@ -36,7 +36,28 @@ import (
 //     v13 (KIP-1102's top-level error code) neither, as it comes after.
 
 func init() {
-	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 11, decode: decodeMetadata, encode: encodeMetadata})
+	regKey(&api{key: metadataKey, name: "Metadata", min: 0, max: 11, decode: decodeMetadata, encode: encodeMetadata, shape: metadataShape})
+}
+
+// metadataShape is a Metadata request's layout, v0-v11 (kmsg's
+// MetadataRequest).
+func metadataShape(version int16, flexible bool) shape {
+	topic := shape{str}
+	if version >= 10 {
+		topic = shape{fixedBytes(16), str} // TopicID, Topic
+	}
+	s := shape{array(append(topic, tagsIf(flexible)...)...)}
+	tail := 0
+	if version >= 4 {
+		tail++ // AllowAutoTopicCreation
+	}
+	if version >= 8 && version <= 10 {
+		tail++ // IncludeClusterAuthorizedOperations
+	}
+	if version >= 8 {
+		tail++ // IncludeTopicAuthorizedOperations
+	}
+	return append(append(s, fixedBytes(tail)), tagsIf(flexible)...)
 }
 
 // TopicID is the Kafka topic id the listener gives topic: the first 16
@@ -75,13 +96,15 @@ func decodeMetadata(_ *Codec, st *request, _ *server.Request) (wire.Message, err
 // with INVALID_REQUEST, a null name as "", nothing else.
 func refuseMetadata(st *request, kr *kmsg.MetadataRequest) error {
 	resp := kmsg.NewPtrMetadataResponse()
+	resp.Topics = make([]kmsg.MetadataResponseTopic, 0, len(kr.Topics)) // one allocation: a request may name 1<<16
+	noName := new(string)
 	for _, t := range kr.Topics {
 		rt := kmsg.NewMetadataResponseTopic()
-		name := ""
-		if t.Topic != nil {
-			name = *t.Topic
+		rt.Topic = t.Topic
+		if rt.Topic == nil {
+			rt.Topic = noName
 		}
-		rt.Topic, rt.TopicID, rt.ErrorCode = &name, t.TopicID, kafkaCode(wire.CodeInvalidRequest)
+		rt.TopicID, rt.ErrorCode = t.TopicID, kafkaCode(wire.CodeInvalidRequest)
 		rt.Partitions = []kmsg.MetadataResponseTopicPartition{}
 		resp.Topics = append(resp.Topics, rt)
 	}

@@ -29,7 +29,17 @@ import (
 //     table has no REBOOTSTRAP_REQUIRED.
 
 func init() {
-	regKey(&api{key: apiVersionsKey, name: "ApiVersions", min: 0, max: 4, decode: decodeAPIVersions})
+	regKey(&api{key: apiVersionsKey, name: "ApiVersions", min: 0, max: 4, decode: decodeAPIVersions, shape: apiVersionsShape})
+}
+
+// apiVersionsShape is an ApiVersions request's layout, v0-v4 (kmsg's
+// ApiVersionsRequest): from v3, ClientSoftwareName and
+// ClientSoftwareVersion.
+func apiVersionsShape(version int16, flexible bool) shape {
+	if version < 3 {
+		return nil
+	}
+	return append(shape{str, str}, tagsIf(flexible)...)
 }
 
 func decodeAPIVersions(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {

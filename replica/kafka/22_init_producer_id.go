@@ -31,7 +31,17 @@ import (
 //     v1.15.1 does not know it.
 
 func init() {
-	regKey(&api{key: initProducerIDKey, name: "InitProducerID", min: 0, max: 5, decode: decodeInitProducerID, encode: encodeInitProducerID})
+	regKey(&api{key: initProducerIDKey, name: "InitProducerID", min: 0, max: 5, decode: decodeInitProducerID, encode: encodeInitProducerID, shape: initProducerIDShape})
+}
+
+// initProducerIDShape is an InitProducerID request's layout, v0-v5
+// (kmsg's InitProducerIDRequest).
+func initProducerIDShape(version int16, flexible bool) shape {
+	s := shape{str, fixedBytes(4)} // TransactionalID, TransactionTimeoutMillis
+	if version >= 3 {
+		s = append(s, fixedBytes(8+2)) // ProducerID, ProducerEpoch
+	}
+	return append(s, tagsIf(flexible)...)
 }
 
 func decodeInitProducerID(_ *Codec, st *request, _ *server.Request) (wire.Message, error) {

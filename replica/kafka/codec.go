@@ -66,8 +66,10 @@ type request struct {
 	// local is the answer the codec gives without the broker, if any.
 	local kmsg.Response
 	// listTimestamps are the timestamps a ListOffsets request asked, by
-	// partition in request order: some are answered at Frame.
+	// partition in request order: some are answered at Frame, as is each
+	// partition listDuplicated marks (named more than once).
 	listTimestamps []int64
+	listDuplicated []bool
 }
 
 // errLocal sends a request to Refuse, which gives the answer the codec
@@ -127,10 +129,8 @@ func (c *Codec) Decode(payload []byte, r *server.Request) (wire.Message, error) 
 	if st.key != produceKey && len(body) > maxRequestBytes {
 		return nil, closeOn("a %s request of %d bytes, over %d", st.api.name, len(body), maxRequestBytes)
 	}
-	if st.key == produceKey {
-		if err := checkProduceCounts(body, st.version, st.flexible); err != nil {
-			return nil, err
-		}
+	if err := checkCounts(body, st.api.shape(st.version, st.flexible), st.flexible); err != nil {
+		return nil, err
 	}
 	if err := kreq.ReadFrom(body); err != nil {
 		return nil, closeOn("%s v%d: %v", st.api.name, st.version, err)
@@ -138,126 +138,164 @@ func (c *Codec) Decode(payload []byte, r *server.Request) (wire.Message, error) 
 	return st.api.decode(c, st, r)
 }
 
-// maxProduceElements bounds the topics, the partitions and the tagged
-// fields of one produce request (the broker answers at most 1<<16
-// partitions): kmsg allocates every element an array's count announces,
-// tens of bytes each, and a map entry per unknown tagged field, checking
-// a count only against the bytes left.
-const maxProduceElements = 1 << 16
+// maxRequestElements bounds the array elements and tagged fields of one
+// request (the broker answers at most 1<<16 partitions): kmsg allocates
+// every element an array's count announces, tens of bytes each, and a map
+// entry per unknown tagged field, checking a count only against one or two
+// bytes per element, so that a count filling a 1 MiB frame made a Fetch
+// allocate 32 MiB. With this bound a request's elements cost a few MiB at
+// most.
+const maxRequestElements = 1 << 16
 
-// checkProduceCounts walks a produce body's arrays and tagged fields
-// before kmsg decodes it, refusing counts over maxProduceElements in all
-// or over what the bytes left could hold, so that a large frame of counts
-// cannot make the decoder allocate many times its size. A flexible
-// version (v9+) has compact (uvarint) lengths and tagged fields after
-// each partition, each topic and the body.
-func checkProduceCounts(b []byte, version int16, flexible bool) error {
-	bad := closeOn("a produce request whose counts its bytes cannot hold")
-	// length reads a length: int16 or int32 (size bytes), or a compact
-	// uvarint of length+1; -1 is null.
-	length := func(size int) (int, bool) {
-		if flexible {
-			n, k := binary.Uvarint(b)
-			if k <= 0 || n > math.MaxInt32 {
-				return 0, false
-			}
-			b = b[k:]
-			return int(n) - 1, true
-		}
-		if len(b) < size {
-			return 0, false
-		}
-		var n int
-		if size == 2 {
-			n = int(int16(binary.BigEndian.Uint16(b)))
-		} else {
-			n = int(int32(binary.BigEndian.Uint32(b)))
-		}
-		b = b[size:]
-		return n, true
-	}
-	skip := func(size int) bool { // a (nullable) string or bytes
-		n, ok := length(size)
-		if !ok || n > len(b) {
-			return false
-		}
-		b = b[max(n, 0):]
-		return true
-	}
-	total := 0
-	count := func(minSize int) (int, bool) { // an array's elements
-		n, ok := length(4)
-		if !ok || n < 0 || n > len(b)/minSize {
-			return 0, false
-		}
-		total += n
-		return n, total <= maxProduceElements
-	}
-	tags := func() bool { // a flexible struct's tagged fields
-		if !flexible {
-			return true
-		}
-		n, k := binary.Uvarint(b)
-		if k <= 0 || n > uint64(len(b)-k)/2 {
-			return false
-		}
-		b = b[k:]
-		if total += int(n); total > maxProduceElements {
-			return false
-		}
-		for range n {
-			if _, k := binary.Uvarint(b); k <= 0 {
-				return false
-			}
-			b = b[k:]
-			size, k := binary.Uvarint(b)
-			if k <= 0 || size > uint64(len(b)-k) {
-				return false
-			}
-			b = b[k+int(size):]
-		}
-		return true
-	}
-	topicSize, partitionSize := 2+4, 4+4
+// A shape is a request body's layout as checkCounts walks it, built per
+// version by each API's file (api.shape).
+type shape []field
+
+// field is one field of a shape: fixed-size bytes, a (nullable) string
+// or bytes, an array of elements of a shape, or a flexible struct's
+// tagged fields.
+type field struct {
+	fixed int
+	str   bool
+	bytes bool
+	array shape
+	tags  bool
+}
+
+// fixedBytes, str, bytesField and array build shapes; tagsIf is the
+// tagged fields that end every struct of a flexible version.
+func fixedBytes(n int) field    { return field{fixed: n} }
+func array(elem ...field) field { return field{array: elem} }
+
+func tagsIf(flexible bool) []field {
 	if flexible {
-		topicSize, partitionSize = 1+1+1, 4+1+1
-	}
-	if version >= 3 && !skip(2) {
-		return bad
-	}
-	if len(b) < 6 {
-		return bad
-	}
-	b = b[6:] // acks, timeout
-	topics, ok := count(topicSize)
-	if !ok {
-		return bad
-	}
-	for range topics {
-		if !skip(2) {
-			return bad
-		}
-		parts, ok := count(partitionSize)
-		if !ok {
-			return bad
-		}
-		for range parts {
-			if len(b) < 4 {
-				return bad
-			}
-			b = b[4:] // partition
-			if !skip(4) || !tags() {
-				return bad
-			}
-		}
-		if !tags() {
-			return bad
-		}
-	}
-	if !tags() {
-		return bad
+		return []field{{tags: true}}
 	}
 	return nil
+}
+
+var (
+	str        = field{str: true}
+	bytesField = field{bytes: true}
+)
+
+// minBytes is the fewest bytes an element of s takes on the wire (at
+// least one).
+func (s shape) minBytes(flexible bool) int {
+	n := 0
+	for _, f := range s {
+		switch {
+		case flexible && (f.array != nil || f.str || f.bytes) || f.tags:
+			n++ // a uvarint count or length
+		case f.array != nil || f.bytes:
+			n += 4
+		case f.str:
+			n += 2
+		default:
+			n += f.fixed
+		}
+	}
+	return max(n, 1)
+}
+
+// checkCounts walks a request body by its shape before kmsg decodes it,
+// refusing an array or tag count over what the bytes left could hold or
+// over maxRequestElements in all, so that a frame of counts cannot make
+// the decoder allocate many times its size. A flexible version has
+// compact (uvarint) lengths.
+func checkCounts(b []byte, s shape, flexible bool) error {
+	w := counter{b: b, flexible: flexible}
+	if !w.walk(s) {
+		return closeOn("a request whose counts its bytes cannot hold")
+	}
+	return nil
+}
+
+// counter is checkCounts' position in the body and its element count.
+type counter struct {
+	b        []byte
+	flexible bool
+	total    int
+}
+
+// length reads a length: int16 or int32 (size bytes), or a compact
+// uvarint of length+1; negative is null.
+func (w *counter) length(size int) (int, bool) {
+	if w.flexible {
+		n, k := binary.Uvarint(w.b)
+		if k <= 0 || n > math.MaxInt32 {
+			return 0, false
+		}
+		w.b = w.b[k:]
+		return int(n) - 1, true
+	}
+	if len(w.b) < size {
+		return 0, false
+	}
+	var n int
+	if size == 2 {
+		n = int(int16(binary.BigEndian.Uint16(w.b)))
+	} else {
+		n = int(int32(binary.BigEndian.Uint32(w.b)))
+	}
+	w.b = w.b[size:]
+	return n, true
+}
+
+func (w *counter) walk(s shape) bool {
+	for _, f := range s {
+		switch {
+		case f.array != nil:
+			n, ok := w.length(4)
+			if !ok || n > len(w.b)/f.array.minBytes(w.flexible) {
+				return false
+			}
+			if w.total += max(n, 0); w.total > maxRequestElements {
+				return false
+			}
+			for range n {
+				if !w.walk(f.array) {
+					return false
+				}
+			}
+		case f.str, f.bytes:
+			size := 2
+			if f.bytes {
+				size = 4
+			}
+			n, ok := w.length(size)
+			if !ok || n > len(w.b) {
+				return false
+			}
+			w.b = w.b[max(n, 0):]
+		case f.tags:
+			n, k := binary.Uvarint(w.b)
+			if k <= 0 || n > uint64(len(w.b)-k)/2 {
+				return false
+			}
+			w.b = w.b[k:]
+			if w.total += int(n); w.total > maxRequestElements {
+				return false
+			}
+			for range n {
+				if _, k := binary.Uvarint(w.b); k <= 0 {
+					return false
+				}
+				w.b = w.b[k:]
+				size, k := binary.Uvarint(w.b)
+				if k <= 0 || size > uint64(len(w.b)-k) {
+					return false
+				}
+				w.b = w.b[k+int(size):]
+			}
+		default:
+			if len(w.b) < f.fixed {
+				return false
+			}
+			w.b = w.b[f.fixed:]
+		}
+	}
+	return true
 }
 
 // skipHeaderRest skips the client id (a nullable int16-length string) and,

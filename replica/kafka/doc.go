@@ -73,12 +73,13 @@
 // it cannot serve: an unknown API key (kmsg.RequestForKey's nil is
 // checked, never dereferenced), a version outside the advertised range
 // (ApiVersions excepted: KIP-511), a truncated header, a body that does
-// not decode, a produce whose array and tagged-field counts exceed 1<<16
-// elements or what its bytes could hold, and a request other than a
-// produce over 1 MiB (kmsg sizes an array's allocation, and its map of
-// unknown tagged fields, only by the bytes left, so counts alone could
-// make it allocate many times the frame). Frames are bounded by the host's
-// MaxFrameSize before anything is allocated.
+// not decode, a request whose array and tagged-field counts exceed 1<<16
+// elements in all or what its bytes could hold (walked before kmsg
+// decodes it: kmsg sizes an array's allocation, and its map of unknown
+// tagged fields, by one or two bytes per element, so a 1 MiB Fetch of
+// counts made it allocate 32 MiB, and 250,000 unknown tagged fields 40
+// MiB), and a request other than a produce over 1 MiB. Frames are bounded
+// by the host's MaxFrameSize before anything is allocated.
 //
 // # Not supported, and what a client gets instead
 //
@@ -94,11 +95,13 @@
 //     anyway is disconnected); topics are created on the controller;
 //   - compressed batches: the leader's log validates them through the
 //     decompressors registered with it (log.RegisterDecompressor) and
-//     stores them as sent; gzip is built in, and a batch in a codec with
-//     no decompressor is refused (UNSUPPORTED_COMPRESSION_TYPE). This
-//     module registers none yet, so snappy (kgo's default), lz4 and zstd
-//     are refused: configure gzip or no compression
-//     (kgo.ProducerBatchCompression(kgo.GzipCompression()), kcat -z gzip);
+//     stores them as sent; gzip is built in, and this module imports
+//     replica/compression, which registers snappy (kgo's default; xerial
+//     or raw), lz4 and zstd, so every codec Kafka defines is accepted. A
+//     batch inflating past the log's bound is CORRUPT_MESSAGE. librdkafka
+//     2.0.2 (kcat 1.7.1) compresses with lz4 only for a broker that
+//     advertises FindCoordinator v0, and sends lz4 batches uncompressed
+//     otherwise;
 //   - fetch sessions: every fetch is a full one (SessionID 0);
 //   - Produce's ErrorRecords: a batch is refused as a whole;
 //   - TLS and SASL: the listener is plaintext and unauthenticated (see

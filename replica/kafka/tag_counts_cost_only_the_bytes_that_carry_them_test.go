@@ -5,10 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaenlog/kaenlog/log"
-	"github.com/kaenlog/kaenlog/log/vfs"
-	"github.com/kaenlog/kaenlog/replica"
-	"github.com/kaenlog/kaenlog/replica/kafka"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -74,12 +70,7 @@ func hugeTagRequests() []struct {
 // and over a socket the listener closes the connection and goes on
 // serving.
 func TestATagCountOfTwoToThe32IsReadNoFurtherThanTheBytesLeft(t *testing.T) {
-	b, err := replica.OpenBroker(replica.BrokerConfig{ID: 1, Dir: "/b", IncarnationID: [16]byte{1},
-		Replica: replica.Options{Log: log.Options{FS: vfs.NewMem()}}}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	codec := kafka.NewCodec(b, kafka.Config{})
+	codec := memCodec(t)
 	for _, tc := range hugeTagRequests() {
 		done := make(chan error, 1)
 		start := time.Now()

@@ -31,6 +31,9 @@ type api struct {
 	decode func(c *Codec, st *request, r *server.Request) (wire.Message, error)
 	// encode turns the broker's answer into the Kafka response.
 	encode func(c *Codec, st *request, m wire.Message) (kmsg.Response, error)
+	// shape is the request body's layout at a version, which
+	// checkCounts walks before kmsg decodes it.
+	shape func(version int16, flexible bool) shape
 }
 
 // apis is the listener's table, sorted by key: ApiVersions advertises it.
@@ -38,6 +41,11 @@ var apis []*api
 
 // regKey registers an API (each NN_name.go's init).
 func regKey(a *api) {
+	if a.shape == nil {
+		// Every request is walked by its shape before kmsg decodes it:
+		// an API without one would be decoded unbounded.
+		panic("kafka: API " + a.name + " registered without a request shape")
+	}
 	apis = append(apis, a)
 	slices.SortFunc(apis, func(x, y *api) int { return int(x.key) - int(y.key) })
 }

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/bits"
 	"net"
 	"slices"
 	"sync"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -337,7 +337,7 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 		}
 		c.respond(refusal)
 	case c.codec.answered(m):
-		s.activeUntilMs = saturatingAdd(now, clampWait(m, h.cfg.maxRequestWaitMs()))
+		s.activeUntilMs = clock.Deadline(now, clampWait(m, h.cfg.maxRequestWaitMs()))
 		if !c.enqueue(s, m) {
 			return fmt.Errorf("a %v request: no correlation id to give it", m.APIKey())
 		}
@@ -371,14 +371,6 @@ func clampWait(m wire.Message, maxMs int64) int64 {
 		return int64(max(r.TimeoutMs, 0))
 	}
 	return 0
-}
-
-// saturatingAdd returns a+b (b >= 0) clamped at math.MaxInt64.
-func saturatingAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }
 
 // enqueue gives s its place in the response order, and m, its request (or

@@ -1,5 +1,7 @@
 package server
 
+import "github.com/kaenlog/kaenlog/replica/clock"
+
 // A connection whose client does not read its responses would keep them,
 // and the requests they answer, for as long as the socket stays open:
 // Kafka's broker has no write deadline (its idle close waits for the
@@ -47,7 +49,7 @@ func (h *Host) sweepWrites() {
 		if since < 0 {
 			continue
 		}
-		if expires := saturatingAdd(since, bound); expires > now {
+		if expires := clock.Deadline(since, bound); expires > now {
 			if next < 0 || expires < next {
 				next = expires
 			}

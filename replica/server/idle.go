@@ -82,7 +82,7 @@ func (h *Host) sweepIdle() {
 			c.touch(now)
 			continue
 		}
-		if expires := saturatingAdd(active, bound); expires > now {
+		if expires := clock.Deadline(active, bound); expires > now {
 			next = min(next, expires)
 			continue
 		}
