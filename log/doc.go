@@ -487,6 +487,18 @@
 // retention or of TruncateFullyAndStartAt and are deleted. Recovery
 // reports everything it found and did (RecoveryReport).
 //
+// # Read-only
+//
+// OpenReadOnly looks at a directory without changing it: it checks every
+// segment as recovery after an unclean shutdown would, reads the
+// checkpoints and the marker, and compares the index files with the ones
+// recovery rebuilds, through the same vfs.FS, but opens every file
+// read-only and writes, renames, truncates, deletes and fsyncs nothing;
+// the marker stays and no lock is taken (it may run beside a Log). Where
+// recovery would cut, it reports the Cut it would make; a damaged
+// checkpoint is reported and taken as absent. examples/dumplog is built on
+// it.
+//
 // # Reads
 //
 // Readers never see a partial batch. A Log is safe for concurrent use:
