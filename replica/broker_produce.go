@@ -96,6 +96,9 @@ const maxKeptProducePartitions = 1024
 // produceDone fills in a parked partition's outcome and sends the response
 // once no partition of its request is parked any more.
 func (b *Broker) produceDone(o ProduceOutcome) {
+	if b.groupWriteDone(o) {
+		return
+	}
 	seq, i := o.Ref>>16, int(o.Ref&0xffff)
 	w, ok := b.produces[seq]
 	if !ok || i >= len(w.resp.Partitions) {

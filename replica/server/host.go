@@ -392,7 +392,7 @@ func brokerServes(k wire.APIKey) bool {
 		wire.APIMetadata, wire.APIInitProducerID: // from its image; forwarded to the controller
 		return true
 	}
-	return false
+	return replica.IsGroupAPI(k) // a codec's replica.GroupRequest
 }
 
 // controllerServes lists the requests a ControllerNode answers.

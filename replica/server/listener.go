@@ -114,10 +114,19 @@ var errAnswerEncoded = errors.New("server: an Answer is framed by its codec, not
 // AppendTo refuses: an Answer is framed by the codec that made it.
 func (a *Answer) AppendTo(dst []byte) ([]byte, error) { return dst, errAnswerEncoded }
 
-// setCorrelation is wire.SetCorrelation, and an Answer's.
+// setCorrelation is wire.SetCorrelation, and an Answer's and a broker's
+// group messages'.
 func setCorrelation(m wire.Message, corr int32) bool {
 	if a, ok := m.(*Answer); ok {
 		a.CorrelationID = corr
+		return true
+	}
+	switch g := m.(type) { // a broker's group requests, which only a codec makes
+	case *replica.GroupRequest:
+		g.CorrelationID = corr
+		return true
+	case *replica.GroupResponse:
+		g.CorrelationID = corr
 		return true
 	}
 	return wire.SetCorrelation(m, corr)
