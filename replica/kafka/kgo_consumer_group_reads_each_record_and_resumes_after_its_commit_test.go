@@ -8,11 +8,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// produceN writes n records "prefix-i" to topic with acks=all and returns
-// them by where they landed.
+// produceN writes n records "prefix-i" to topic with acks=all, spread
+// round-robin over its partitions, and returns them by where they landed.
 func produceN(t *testing.T, c *cluster, topic, prefix string, n int) map[key]string {
 	t.Helper()
-	prod := kgoClient(t, c, kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()))
+	prod := kgoClient(t, c, kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
 	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
 	defer cancel()
 	var batch []*kgo.Record
