@@ -34,6 +34,14 @@ func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64)
 			part.ErrorCode = wire.CodeInvalidRequest
 			continue
 		}
+		if p.Topic == OffsetsTopic {
+			// Only the group coordinators write it (broker_groups.go), as
+			// Kafka's ReplicaManager refuses a client's append to an
+			// internal topic: a record a coordinator cannot read would
+			// keep its partition's groups from loading.
+			part.ErrorCode = wire.CodeInvalidTopicException
+			continue
+		}
 		r, err := b.leaderFor(TopicPartition{p.Topic, p.Partition})
 		if err != nil {
 			part.ErrorCode = wire.CodeOf(err)

@@ -35,8 +35,19 @@
 //	1    Fetch           v4-v12
 //	2    ListOffsets     v1-v10      -1, -2, by timestamp; -3 from v7, -4 from v8, -5 from v9
 //	3    Metadata        v0-v11
+//	8    OffsetCommit    v0-v8       answered once committed in __consumer_offsets
+//	9    OffsetFetch     v0-v8       -1 with no error for no offset
+//	10   FindCoordinator v0-v4       key type 0 (groups) only
+//	11   JoinGroup       v0-v9
+//	12   Heartbeat       v0-v4
+//	13   LeaveGroup      v0-v5
+//	14   SyncGroup       v0-v5
+//	15   DescribeGroups  v0-v5
+//	16   ListGroups      v0-v5
 //	18   ApiVersions     v0-v4       KIP-511: a newer version is answered at v0
 //	22   InitProducerID  v0-v5       idempotence only
+//	42   DeleteGroups    v0-v2
+//	47   OffsetDelete    v0
 //
 // Each API is advertised up to the highest version whose semantics the
 // listener implements; its file says why it stops there. Flexible
@@ -85,10 +96,13 @@
 //   - transactions: a transactional InitProducerID or Produce is refused
 //     with INVALID_REQUEST; read_committed reads what read_uncommitted
 //     reads (there are no aborted records);
-//   - consumer groups (FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
-//     LeaveGroup, OffsetCommit, OffsetFetch), KIP-848 and share groups:
-//     not advertised, so group consumers fail to find a coordinator;
-//     assign partitions directly (kgo.ConsumePartitions, kcat -C -p);
+//   - KIP-848's consumer group protocol (ConsumerGroupHeartbeat) and share
+//     groups: not advertised, so clients use the classic group protocol
+//     (the group APIs above, served by the broker's group coordinators,
+//     replica/group, on the internal topic __consumer_offsets, which the
+//     first FindCoordinator creates). The group APIs are advertised from
+//     v0: librdkafka 2.0.2 matches single versions, and turns groups off
+//     against a broker whose range starts above 0;
 //   - OffsetForLeaderEpoch, CreateTopics, DeleteTopics, DescribeConfigs and
 //     the other admin APIs: not advertised (a client that sends one
 //     anyway is disconnected); topics are created on the controller;
