@@ -20,9 +20,14 @@ import (
 // load: group.Coordinator.BeginLoad, the partition read from its log start
 // to its log end in reads of at most groupLoadReadBytes, at most
 // groupLoadReadsPerEvent per event (the broker asks for a tick at once
-// while a load runs), group.Coordinator.Load of every record and
+// while a load runs), group.Coordinator.Load of every record and, once
+// the partition's high watermark has reached what was read,
 // group.Coordinator.Loaded; meanwhile its groups are answered
-// COORDINATOR_LOAD_IN_PROGRESS. Losing the leadership unloads it
+// COORDINATOR_LOAD_IN_PROGRESS. (Kafka's coordinator runtime replays to
+// the log end too, but serves the state as of the high watermark while
+// the rest commits; kaenlog waits instead, so a partition under
+// min.insync.replicas, whose high watermark cannot move, answers
+// LOAD_IN_PROGRESS until its ISR is back.) Losing the leadership unloads it
 // (NOT_COORDINATOR from then on, and for its writes not yet committed). A
 // group whose partition this broker does not lead is answered
 // NOT_COORDINATOR, as Kafka's brokers answer it.
@@ -37,7 +42,11 @@ import (
 // creates it with cleanup.policy=compact; kaenlog's topics have no cleanup
 // policy (the log can compact, log.Log.Compact, but nothing schedules it
 // per topic), so the partitions grow with every commit and a load replays
-// all of it, the last value of a key winning as compaction would leave it.
+// all of it, the last value of a key winning as compaction would leave it;
+// and the broker's retention, if set, deletes old segments of it as of
+// any topic, taking with them the offsets of groups that committed
+// nothing since (as Kafka's offsets.retention.minutes expires them, but
+// by segment, not by group).
 
 // OffsetsTopic is the internal topic of the group coordinators: committed
 // offsets and group metadata, as Kafka's records (replica/group).
@@ -252,6 +261,9 @@ type hostedCoordinator struct {
 	// next leadership.
 	loading, failed bool
 	next            uint64
+	// awaitingHW is a load that has read the partition to its end and
+	// waits for the high watermark to reach it.
+	awaitingHW bool
 }
 
 // groupAsker is who a request came from; fan is set for a DeleteGroups
@@ -544,6 +556,14 @@ func (b *Broker) loadStep(hc *hostedCoordinator, nowMs int64) {
 	l := hc.r.Log()
 	for range groupLoadReadsPerEvent {
 		if hc.next >= l.EndOffset() {
+			// What was read must be committed before it is served:
+			// OffsetFetch sees committed offsets only, and a tail the
+			// last leader wrote but never committed is so far this
+			// leader's alone. The high watermark moves on the
+			// followers' fetches, which are events of their own.
+			if hc.awaitingHW = hc.r.HighWatermark() < hc.next; hc.awaitingHW {
+				return
+			}
 			hc.c.Loaded(nowMs)
 			hc.loading = false
 			b.pumpCoordinator(hc, nowMs)
@@ -551,6 +571,9 @@ func (b *Broker) loadStep(hc *hostedCoordinator, nowMs int64) {
 		}
 		// A fresh buffer per read: the coordinator may keep slices of
 		// the records it loads.
+		if start := l.StartOffset(); hc.next < start {
+			hc.next = start // retention removed the head meanwhile
+		}
 		buf, err := l.Read(nil, hc.next, groupLoadReadBytes, log.IsolationLogEnd)
 		if err != nil || len(buf) == 0 {
 			return // a failed log halts the broker (checkLogs); nothing yet: try again
@@ -672,7 +695,7 @@ func (b *Broker) groupsNextTickMs(next int64) int64 {
 		return next
 	}
 	for _, hc := range b.groups.coords {
-		if hc.loading && !hc.failed {
+		if hc.loading && !hc.failed && !hc.awaitingHW {
 			return 0
 		}
 		if d, ok := hc.c.NextDeadlineMs(); ok {
