@@ -11,7 +11,8 @@
 // per-connection order, muting, MaxInFlight and MaxFrameSize as kaenlog's
 // own listener. The codec turns each Kafka request into the wire request
 // the broker already serves (a produce, a consumer's fetch, list offsets,
-// metadata, an InitProducerID the broker forwards to the controller) and
+// metadata, an InitProducerID the broker forwards to the controller, a
+// group request for the broker's group coordinators, replica.GroupRequest) and
 // the broker's answer into the Kafka response, in the version the request
 // came with. Brokers keep replicating among themselves on kaenlog's
 // protocol and port. A broker advertises its Kafka listener by

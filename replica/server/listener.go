@@ -51,7 +51,9 @@ type Codec interface {
 	// Decode decodes payload, a frame without its length prefix, into a
 	// request the node serves: r.Produce or r.Fetch (reused from request
 	// to request, the hot path) or a new value of a type
-	// wire.SetCorrelation knows. What the response will need to know of
+	// wire.SetCorrelation knows, or a *replica.GroupRequest (a broker's
+	// group coordinators answer it with a *replica.GroupResponse, which
+	// the codec frames). What the response will need to know of
 	// the request (the version it came with) goes in r.State. An error
 	// sends the request to Refuse instead of to the node.
 	Decode(payload []byte, r *Request) (wire.Message, error)
