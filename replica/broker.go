@@ -15,6 +15,7 @@ import (
 	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
+	"github.com/kaenlog/kaenlog/replica/group"
 	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -132,6 +133,14 @@ type BrokerConfig struct {
 	// durability to replication, the page cache and
 	// log.Options.Sync: a power cut may take what was not fsynced.
 	FlushIntervalMs int64
+	// Groups configures the group coordinators the broker hosts
+	// (broker_groups.go); a zero MaxSessionTimeoutMs means
+	// group.DefaultConfig(). MemberIDSeed is the broker's to set.
+	Groups group.Config
+	// OffsetsTopicPartitions is the partition count __consumer_offsets
+	// is created with (Kafka's offsets.topic.num.partitions); 0 means
+	// DefaultOffsetsTopicPartitions.
+	OffsetsTopicPartitions int32
 }
 
 // housekeepingMs returns v, or def when v <= 0.
@@ -346,6 +355,10 @@ type Broker struct {
 	// autoCreateFailed the refusal of the last attempt, answered once.
 	autoCreating     map[string]int32
 	autoCreateFailed map[string]wire.ErrorCode
+	// groups are the group coordinators this broker hosts
+	// (broker_groups.go), nil until the first group request or
+	// partition of __consumer_offsets.
+	groups *groupHost
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -580,6 +593,8 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 		b.reply(env.From, b.handleMetadata(m, nowMs))
 	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
 		b.forward(env.From, m, nowMs)
+	case *GroupRequest:
+		b.handleGroupRequest(env.From, m, nowMs)
 	}
 	// Anything else is not a broker's to serve; a transport that decoded it
 	// closes the connection (the wire has no response for an unknown API).
@@ -764,7 +779,7 @@ func (b *Broker) NextTickMs() int64 {
 	for _, r := range b.parts {
 		next = min(next, r.NextTickMs())
 	}
-	return next
+	return b.groupsNextTickMs(next)
 }
 
 // collect gathers what the hosted replicas produced while handling the
@@ -786,6 +801,7 @@ func (b *Broker) collect(nowMs int64) {
 	if b.epoch >= 0 && !b.metadataInFlight && nowMs >= b.nextMetadataMs {
 		b.fetchMetadata(nowMs)
 	}
+	b.pumpGroups(nowMs)
 	b.completeParkedFetches(nowMs)
 	if b.cfg.ContinuousFetch {
 		b.FetchRound(nowMs)

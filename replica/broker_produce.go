@@ -30,6 +30,14 @@ func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64)
 			part.ErrorCode = wire.CodeInvalidRequest
 			continue
 		}
+		if p.Topic == OffsetsTopic {
+			// Only the group coordinators write it (broker_groups.go), as
+			// Kafka's ReplicaManager refuses a client's append to an
+			// internal topic: a record a coordinator cannot read would
+			// keep its partition's groups from loading.
+			part.ErrorCode = wire.CodeInvalidTopicException
+			continue
+		}
 		r, err := b.leaderFor(TopicPartition{p.Topic, p.Partition})
 		if err != nil {
 			part.ErrorCode = wire.CodeOf(err)
@@ -92,6 +100,9 @@ const maxKeptProducePartitions = 1024
 // produceDone fills in a parked partition's outcome and sends the response
 // once no partition of its request is parked any more.
 func (b *Broker) produceDone(o ProduceOutcome) {
+	if b.groupWriteDone(o) {
+		return
+	}
 	seq, i := o.Ref>>16, int(o.Ref&0xffff)
 	w, ok := b.produces[seq]
 	if !ok || i >= len(w.resp.Partitions) {

@@ -24,7 +24,12 @@
 //     DelayedFetch). On its clock it checkpoints every log's high
 //     watermark (every 5 s) and recovery point (every 60 s), fsyncs only
 //     if FlushIntervalMs asks (Kafka's default leaves durability to
-//     replication), and halts when a log fails.
+//     replication), and halts when a log fails. It hosts a group
+//     coordinator (package [github.com/kaenlog/kaenlog/replica/group]) for
+//     each partition of [OffsetsTopic] it leads, loading the partition
+//     when it takes the leadership and writing with acks=all
+//     (broker_groups.go); a listener hands it clients' group requests as
+//     [GroupRequest]s.
 //   - [ControllerNode] puts the controller (package
 //     [github.com/kaenlog/kaenlog/replica/controller]) on the network, and
 //     parks brokers' fetches of the metadata log until there is news.

@@ -128,11 +128,17 @@ func encodeFetch(_ *Codec, _ *request, m wire.Message) (kmsg.Response, error) {
 		rp := kmsg.NewFetchResponseTopicPartition()
 		rp.Partition, rp.ErrorCode = p.Partition, kafkaCode(p.ErrorCode)
 		rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+		// No records are empty records, never null: librdkafka 2.0.2
+		// refuses a null record set ("invalid MessageSetSize -1"), and
+		// Kafka answers MemoryRecords.EMPTY.
+		rp.RecordBatches = []byte{}
 		if p.ErrorCode == wire.CodeNone {
 			rp.HighWatermark = offsetOrNone(p.HighWatermark, true)
 			rp.LastStableOffset = rp.HighWatermark
 			rp.LogStartOffset = offsetOrNone(p.LogStartOffset, true)
-			rp.RecordBatches = p.Records
+			if p.Records != nil {
+				rp.RecordBatches = p.Records
+			}
 		}
 		if p.HasDivergingEpoch {
 			rp.DivergingEpoch.Epoch, rp.DivergingEpoch.EndOffset = p.DivergingEpoch.Epoch, offsetOrNone(p.DivergingEpoch.EndOffset, true)

@@ -100,6 +100,9 @@ type request struct {
 	// partition listDuplicated marks (named more than once).
 	listTimestamps []int64
 	listDuplicated []bool
+	// clientID is the header's client id, aliasing the payload: valid in
+	// the API's decode only.
+	clientID []byte
 }
 
 // errLocal sends a request to Refuse, which gives the answer the codec
@@ -152,6 +155,11 @@ func (c *Codec) Decode(payload []byte, r *server.Request) (wire.Message, error) 
 	kreq.SetVersion(st.version)
 	st.flexible = kreq.IsFlexible()
 	st.kreq = kreq
+	if n := len(payload); n >= 10 {
+		if k := int(int16(binary.BigEndian.Uint16(payload[8:]))); k > 0 && k <= n-10 {
+			st.clientID = payload[10 : 10+k]
+		}
+	}
 	body, err := skipHeaderRest(payload[8:], st.flexible)
 	if err != nil {
 		return nil, err
@@ -430,6 +438,37 @@ func kafkaCode(c wire.ErrorCode) int16 {
 		}
 	}
 	return -1
+}
+
+// errCode is Kafka's number for the error a coordinator answered (nil is
+// 0).
+func errCode(err error) int16 { return kafkaCode(wire.CodeOf(err)) }
+
+// groupBody returns the body of the broker's answer to a group request.
+func groupBody[T any](m wire.Message) (T, error) {
+	var zero T
+	g, ok := m.(*replica.GroupResponse)
+	if !ok {
+		return zero, fmt.Errorf("kafka: a %v answer to a group request", m.APIKey())
+	}
+	body, ok := g.Body.(T)
+	if !ok {
+		return zero, fmt.Errorf("kafka: a %T answer to a %v request", g.Body, g.Key)
+	}
+	return body, nil
+}
+
+// groupRequest wraps a group request's body for the broker.
+func groupRequest(st *request, body any) *replica.GroupRequest {
+	return &replica.GroupRequest{CorrelationID: st.corr, Body: body}
+}
+
+// strOr returns *s, or "" for a null string.
+func strOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // offsetOrNone is a uint64 offset as Kafka's int64, -1 when absent.

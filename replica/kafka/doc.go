@@ -11,8 +11,9 @@
 // per-connection order, muting, MaxInFlight and MaxFrameSize as kaenlog's
 // own listener. The codec turns each Kafka request into the wire request
 // the broker already serves (a produce, a consumer's fetch, list offsets,
-// metadata, a consumer's epoch question, and the InitProducerID,
-// CreateTopics and DeleteTopics the broker forwards to the controller) and
+// metadata, a consumer's epoch question, the InitProducerID,
+// CreateTopics and DeleteTopics the broker forwards to the controller, and
+// a group request for the broker's group coordinators, replica.GroupRequest) and
 // the broker's answer into the Kafka response, in the version the request
 // came with. Brokers keep replicating among themselves on kaenlog's
 // protocol and port. A broker advertises its Kafka listener by
@@ -36,12 +37,23 @@
 //	1    Fetch                 v4-v12
 //	2    ListOffsets           v1-v10      -1, -2, by timestamp; -3 from v7, -4 from v8, -5 from v9
 //	3    Metadata              v0-v11      auto-creation with Config.AutoCreateTopics
+//	8    OffsetCommit          v0-v8       answered once committed in __consumer_offsets
+//	9    OffsetFetch           v0-v8       -1 with no error for no offset
+//	10   FindCoordinator       v0-v4       key type 0 (groups) only
+//	11   JoinGroup             v0-v9
+//	12   Heartbeat             v0-v4
+//	13   LeaveGroup            v0-v5
+//	14   SyncGroup             v0-v5
+//	15   DescribeGroups        v0-v5
+//	16   ListGroups            v0-v5
 //	18   ApiVersions           v0-v4       KIP-511: a newer version is answered at v0
 //	19   CreateTopics          v0-v7       one topic per request
 //	20   DeleteTopics          v0-v5       by name (v6 names topics by id)
 //	22   InitProducerID        v0-v5       idempotence only
 //	23   OffsetForLeaderEpoch  v0-v4       consumers (KIP-320)
 //	32   DescribeConfigs       v0-v4       topics and brokers
+//	42   DeleteGroups          v0-v2
+//	47   OffsetDelete          v0
 //
 // Each API is advertised up to the highest version whose semantics the
 // listener implements; its file says why it stops there. Flexible
@@ -91,10 +103,13 @@
 //   - transactions: a transactional InitProducerID or Produce is refused
 //     with INVALID_REQUEST; read_committed reads what read_uncommitted
 //     reads (there are no aborted records);
-//   - consumer groups (FindCoordinator, JoinGroup, SyncGroup, Heartbeat,
-//     LeaveGroup, OffsetCommit, OffsetFetch), KIP-848 and share groups:
-//     not advertised, so group consumers fail to find a coordinator;
-//     assign partitions directly (kgo.ConsumePartitions, kcat -C -p);
+//   - KIP-848's consumer group protocol (ConsumerGroupHeartbeat) and share
+//     groups: not advertised, so clients use the classic group protocol
+//     (the group APIs above, served by the broker's group coordinators,
+//     replica/group, on the internal topic __consumer_offsets, which the
+//     first FindCoordinator creates). The group APIs are advertised from
+//     v0: librdkafka 2.0.2 matches single versions, and turns groups off
+//     against a broker whose range starts above 0;
 //   - the admin APIs beyond CreateTopics, DeleteTopics and
 //     DescribeConfigs (AlterConfigs, CreatePartitions, DescribeCluster,
 //     ...): not advertised (a client that sends one anyway is
@@ -105,10 +120,7 @@
 //     stores them as sent; gzip is built in, and this module imports
 //     replica/compression, which registers snappy (kgo's default; xerial
 //     or raw), lz4 and zstd, so every codec Kafka defines is accepted. A
-//     batch inflating past the log's bound is CORRUPT_MESSAGE. librdkafka
-//     2.0.2 (kcat 1.7.1) compresses with lz4 only for a broker that
-//     advertises FindCoordinator v0, and sends lz4 batches uncompressed
-//     otherwise;
+//     batch inflating past the log's bound is CORRUPT_MESSAGE;
 //   - fetch sessions: every fetch is a full one (SessionID 0);
 //   - Produce's ErrorRecords: a batch is refused as a whole;
 //   - TLS and SASL: the listener is plaintext and unauthenticated (see

@@ -21,7 +21,7 @@ import (
 // length. Seeds: a request of every served API at every version kmsg
 // knows, and the payloads of the bad-input test.
 func FuzzRequestPath(f *testing.F) {
-	for _, key := range []int16{0, 1, 2, 3, 18, 22, 23, 999} {
+	for _, key := range []int16{0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 22, 23, 42, 47, 999} {
 		req := kmsg.RequestForKey(key)
 		if req == nil {
 			f.Add([]byte{byte(key >> 8), byte(key), 0, 0, 0, 0, 0, 1, 0, 0, 0, 0})

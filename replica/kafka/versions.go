@@ -20,6 +20,18 @@ const (
 	initProducerIDKey       int16 = 22
 	offsetForLeaderEpochKey int16 = 23
 	describeConfigsKey      int16 = 32
+
+	offsetCommitKey    int16 = 8
+	offsetFetchKey     int16 = 9
+	findCoordinatorKey int16 = 10
+	joinGroupKey       int16 = 11
+	heartbeatKey       int16 = 12
+	leaveGroupKey      int16 = 13
+	syncGroupKey       int16 = 14
+	describeGroupsKey  int16 = 15
+	listGroupsKey      int16 = 16
+	deleteGroupsKey    int16 = 42
+	offsetDeleteKey    int16 = 47
 )
 
 // api is one API the listener serves: the versions it advertises, how a

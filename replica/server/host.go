@@ -393,7 +393,7 @@ func brokerServes(k wire.APIKey) bool {
 		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics: // forwarded to the controller
 		return true
 	}
-	return false
+	return replica.IsGroupAPI(k) // a codec's replica.GroupRequest
 }
 
 // controllerServes lists the requests a ControllerNode answers.

@@ -51,7 +51,9 @@ type Codec interface {
 	// Decode decodes payload, a frame without its length prefix, into a
 	// request the node serves: r.Produce or r.Fetch (reused from request
 	// to request, the hot path) or a new value of a type
-	// wire.SetCorrelation knows. What the response will need to know of
+	// wire.SetCorrelation knows, or a *replica.GroupRequest (a broker's
+	// group coordinators answer it with a *replica.GroupResponse, which
+	// the codec frames). What the response will need to know of
 	// the request (the version it came with) goes in r.State. An error
 	// sends the request to Refuse instead of to the node.
 	Decode(payload []byte, r *Request) (wire.Message, error)
@@ -114,10 +116,19 @@ var errAnswerEncoded = errors.New("server: an Answer is framed by its codec, not
 // AppendTo refuses: an Answer is framed by the codec that made it.
 func (a *Answer) AppendTo(dst []byte) ([]byte, error) { return dst, errAnswerEncoded }
 
-// setCorrelation is wire.SetCorrelation, and an Answer's.
+// setCorrelation is wire.SetCorrelation, and an Answer's and a broker's
+// group messages'.
 func setCorrelation(m wire.Message, corr int32) bool {
 	if a, ok := m.(*Answer); ok {
 		a.CorrelationID = corr
+		return true
+	}
+	switch g := m.(type) { // a broker's group requests, which only a codec makes
+	case *replica.GroupRequest:
+		g.CorrelationID = corr
+		return true
+	case *replica.GroupResponse:
+		g.CorrelationID = corr
 		return true
 	}
 	return wire.SetCorrelation(m, corr)
