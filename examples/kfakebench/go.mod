@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/kaenlog/kaenlog/replica/kafka v0.0.0
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/klauspost/crc32 v1.3.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
@@ -17,3 +18,5 @@ require (
 )
 
 replace github.com/kaenlog/kaenlog => ../..
+
+replace github.com/kaenlog/kaenlog/replica/kafka => ../../replica/kafka

@@ -39,6 +39,8 @@ type config struct {
 	many           int      // records per ProduceManyAsync call in kaenlog's produce rows; 0: ProduceAsync
 	nodeProcs      int      // GOMAXPROCS of kaenlog's node processes; 0: Go's default
 	nodeGodebug    string   // GODEBUG of kaenlog's node processes; "": the harness's
+	kgo            bool     // the -kgo mode (kgo.go)
+	kgoCompression string   // "default" (kgo's, snappy) or "none"
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -81,6 +83,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.IntVar(&c.many, "kaenlog-many", 1000, "records per Producer.ProduceManyAsync call in kaenlog's produce rows; 0 hands them over one at a time with ProduceAsync")
 	fs.IntVar(&c.nodeProcs, "node-gomaxprocs", 0, "GOMAXPROCS of kaenlog's controller and broker processes (0: Go's default, the CPU count); the client in the harness keeps its own")
 	fs.StringVar(&c.nodeGodebug, "node-godebug", "", "GODEBUG of kaenlog's controller and broker processes (e.g. schedtrace=2147483647, which keeps the runtime's sysmon thread from sleeping deeply and then polling every 20 µs after each wake-up; see BENCHMARKS.md); empty: inherited from the harness")
+	fs.BoolVar(&c.kgo, "kgo", false, "instead of the rows above, run kgo with its defaults against kaenlog's Kafka listener (3 broker processes, RF 3, min ISR 2, data on disk) and against kfake in its own process, interleaved with the floors; of -rows, produce, consume and latency apply (kgo.go)")
+	fs.StringVar(&c.kgoCompression, "kgo-compression", "default", "with -kgo, the producers' compression: default (kgo's, snappy) or none")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -120,6 +124,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return bad("-node-gomaxprocs %d: give 0 or a positive count", c.nodeProcs)
 	case c.duration <= 0 || c.timeout <= 0:
 		return bad("-duration and -timeout must be positive")
+	}
+	if c.kgoCompression != "default" && c.kgoCompression != "none" {
+		return bad("-kgo-compression %q: give default or none", c.kgoCompression)
 	}
 	switch *peers {
 	case "harness", "process":
@@ -225,6 +232,10 @@ type bench struct {
 	latLeaderCPU, latFollowerCPU, latClientCPU []float64
 	relay                                      *relay          // the message floor's processes
 	floorP50, floorP99                         []time.Duration // the message floor, each run
+	// The -kgo mode's (kgo.go).
+	kgoSides              []*kgoSide
+	diskBefore, diskAfter float64 // the disk's write rate, bytes/s
+	dirty                 dirtyLimits
 }
 
 // peerSide is one placement of the peer and its figures.
@@ -265,6 +276,14 @@ func (b *bench) run() error {
 	}
 	b.loadBefore = loadavg()
 	ctx := context.Background()
+	if cfg.kgo {
+		if err := b.runKgo(ctx); err != nil {
+			return err
+		}
+		b.loadAfter = loadavg()
+		b.reportKgo()
+		return nil
+	}
 
 	if cfg.rows["latency"] {
 		b.logf("raw TCP round trips to another process")
@@ -294,7 +313,7 @@ func (b *bench) run() error {
 
 	if cfg.rows["produce"] || cfg.rows["produce-big"] || cfg.rows["latency"] {
 		b.logf("starting kaenlog: a controller and %d brokers, each a process", brokers)
-		k, err := startKaenlog(b.self, b.dir, cfg.nodeEnv())
+		k, err := startKaenlog(b.self, b.dir, cfg.nodeEnv(), false)
 		if err != nil {
 			return fmt.Errorf("kaenlog cluster: %w", err)
 		}

@@ -22,6 +22,7 @@ type peer struct {
 	c     *kfake.Cluster // in this process
 	child *proc          // or in a child process
 	addrs []string
+	opts  []kgo.Opt // every client's options besides the seeds
 }
 
 // startPeer starts kfake's brokers in this process, or, with self set,
@@ -70,7 +71,7 @@ func runKfake(topics []string) int {
 }
 
 func (p *peer) client(opts ...kgo.Opt) (*kgo.Client, error) {
-	return kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(p.addrs...)}, opts...)...)
+	return kgo.NewClient(append(append([]kgo.Opt{kgo.SeedBrokers(p.addrs...)}, p.opts...), opts...)...)
 }
 
 // produceAsync is kcluster.produceAsync with kgo: Produce (which blocks
