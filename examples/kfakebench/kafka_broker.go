@@ -90,7 +90,9 @@ func runKafkaBroker(args []string) int {
 		}
 		if unfenced && !announced {
 			fmt.Printf("%s%s\n", lineKafkaReady, kln.Addr())
-			announced = true
+			// Announced: no more looks after every event, which would
+			// take the node's lock in the middle of every commit.
+			announced, events = true, nil
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -100,6 +101,21 @@ func (b *bench) runKgo(ctx context.Context) error {
 	}
 	fs := &kgoSide{name: "kfake", addrs: p.addrs, cpu: func() (int64, error) { return p.childCPUNanos(), nil }}
 	b.kgoSides = []*kgoSide{ks, fs}
+	if cfg.profileDir != "" {
+		// A profiled round of kaenlog's side first, not counted.
+		b.logf("a profiled round of kgo against kaenlog, not counted")
+		stop, err := b.startProfiles(k, true, "kgo", b.tputLeader)
+		if err != nil {
+			return err
+		}
+		pks := *ks
+		pks.produce, pks.consume, pks.p50, pks.p99 = nil, nil, nil, nil
+		pks.brokerCPU, pks.clientCPU, pks.diskBytes, pks.peakDirty = nil, nil, nil, nil
+		if err := errors.Join(b.kgoRound(ctx, &pks), stop()); err != nil {
+			return err
+		}
+		ks.end = pks.end
+	}
 	for i := range cfg.count {
 		sides := []func() error{
 			func() error { return b.kgoRound(ctx, ks) },

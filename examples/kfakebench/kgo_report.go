@@ -104,6 +104,12 @@ func (b *bench) reportKgo() {
 	if len(b.floorP50) > 0 {
 		fmt.Fprintf(w, "    message floor p50: %s; p99: %s\n", durs(b.floorP50), durs(b.floorP99))
 	}
+	if len(b.profiles) > 0 {
+		fmt.Fprintln(w, "\nCPU profiles (a round of kaenlog's side before the counted ones, not counted):")
+		for _, p := range b.profiles {
+			fmt.Fprintf(w, "    %s: %s\n", p.who, p.path)
+		}
+	}
 }
 
 // recordDiskBytes is the bytes a record takes on kaenlog's disks, its 3
