@@ -40,6 +40,9 @@
 //   - [github.com/kaenlog/kaenlog/replica/client]: the producer (batches,
 //     acks 0/1/all, retries, idempotent by default) and the consumer (an
 //     iterator of committed records that long-polls and follows leaders).
+//   - [github.com/kaenlog/kaenlog/replica/group]: the classic consumer
+//     group coordinator of one __consumer_offsets partition, a pure state
+//     machine whose offsets are answered once committed.
 //   - [github.com/kaenlog/kaenlog/replica/clock]: the injected clock and
 //     the driver that runs every state machine's timed work.
 //   - [github.com/kaenlog/kaenlog/replica/sim]: the deterministic

@@ -34,7 +34,12 @@ func TestOpenEmptyDirectory(t *testing.T) {
 	}
 }
 
-func TestHighWatermark(t *testing.T) {
+// TestHighWatermarkIsEagerUntilStoppedThenMovesOnlyForwardWithinTheLog: a
+// log that leads alone moves its high watermark with every append; once
+// StopEagerHighWatermark is called only SetHighWatermark moves it, never
+// backwards (ErrHighWatermarkBackwards) nor past the log end
+// (ErrHighWatermarkBeyondEnd).
+func TestHighWatermarkIsEagerUntilStoppedThenMovesOnlyForwardWithinTheLog(t *testing.T) {
 	l := stOpen(t, t.TempDir(), Options{})
 	stAppendLeader(t, l, 1, 4, 1, 1)
 	if l.HighWatermark() != 4 {

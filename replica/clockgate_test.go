@@ -14,7 +14,7 @@ import (
 
 // libraryPackages are the packages that must be driven by the clock they are
 // handed. examples/ and tests may read the wall clock; these may not.
-var libraryPackages = []string{"log", "log/vfs", "wire", "isr", "epoch", "replica", "replica/clock", "replica/controller", "replica/client"}
+var libraryPackages = []string{"log", "log/vfs", "wire", "isr", "epoch", "replica", "replica/clock", "replica/controller", "replica/client", "replica/group"}
 
 // wallClockFuncs are the package time functions that read the wall clock,
 // sleep, or start a timer.

@@ -14,14 +14,20 @@ import (
 // and the controller in memory, on a clock that moves only when told, and
 // prints what happened. Every run prints the same.
 
+// payments0 is the partition of every scenario, and exampleStartMs the
+// clock's start: the chapter's --now-ms.
+var payments0 = replica.TopicPartition{Topic: "payments", Partition: 0}
+
+const exampleStartMs = int64(1_700_000_000_000)
+
 // exampleCluster opens an in-memory cluster of brokers with the partition
 // payments-0 replicated on replicas (in preference order).
 func exampleCluster(brokers []int32, minISR int32, replicas ...int32) *replica.Cluster {
-	c, err := replica.OpenClusterWith(replica.ClusterConfig{Dir: "/example", Brokers: brokers, StartMs: t0, InMemory: true})
+	c, err := replica.OpenClusterWith(replica.ClusterConfig{Dir: "/example", Brokers: brokers, StartMs: exampleStartMs, InMemory: true})
 	if err != nil {
 		panic(err)
 	}
-	if err := c.CreateTopic(topic.Topic, 1, int16(len(replicas)), minISR, [][]int32{replicas}); err != nil {
+	if err := c.CreateTopic(payments0.Topic, 1, int16(len(replicas)), minISR, [][]int32{replicas}); err != nil {
 		panic(err)
 	}
 	return c
@@ -29,7 +35,7 @@ func exampleCluster(brokers []int32, minISR int32, replicas ...int32) *replica.C
 
 func mustProduce(c *replica.Cluster, acks int16, values ...string) {
 	for _, v := range values {
-		if _, err := c.Produce(topic, acks, 30_000, []byte(v)); err != nil {
+		if _, err := c.Produce(payments0, acks, 30_000, []byte(v)); err != nil {
 			panic(err)
 		}
 	}
@@ -37,7 +43,7 @@ func mustProduce(c *replica.Cluster, acks int16, values ...string) {
 
 // held returns the record values broker id holds.
 func held(c *replica.Cluster, id int32) []string {
-	r, _ := c.Replica(id, topic)
+	r, _ := c.Replica(id, payments0)
 	l := r.Log()
 	buf, err := l.Read(nil, l.StartOffset(), 1<<20, log.IsolationLogEnd)
 	if err != nil {
@@ -57,14 +63,20 @@ func held(c *replica.Cluster, id int32) []string {
 }
 
 func partition(c *replica.Cluster) string {
-	p, _ := c.Controller().Image().Partition(topic.Topic, topic.Partition)
+	p, _ := c.Controller().Image().Partition(payments0.Topic, payments0.Partition)
 	return fmt.Sprintf("leader %d at epoch %d, ISR %v", p.Leader, p.LeaderEpoch, slices.Sorted(slices.Values(p.ISR)))
+}
+
+// sortedISR returns the ISR the controller committed, sorted.
+func sortedISR(c *replica.Cluster) []int32 {
+	p, _ := c.Controller().Image().Partition(payments0.Topic, payments0.Partition)
+	return slices.Sorted(slices.Values(p.ISR))
 }
 
 func waitLeaderNot(c *replica.Cluster, not int32) {
 	if err := c.Await(func() bool {
-		l := c.LeaderOf(topic)
-		r, ok := c.Replica(l, topic)
+		l := c.LeaderOf(payments0)
+		r, ok := c.Replica(l, payments0)
 		return l >= 0 && l != not && ok && r.Role() == replica.RoleLeader
 	}, 60_000); err != nil {
 		panic(err)
@@ -93,7 +105,7 @@ func Example_fastLeaderChange() {
 	mustProduce(c, wire.AcksLeader, "m3")
 	fmt.Println("B:", partition(c), "· B holds", held(c, 2))
 	c.Network().Heal()
-	c.Await(func() bool { c.FetchRound(); return slices.Contains(isrOf(c), 1) }, 60_000)
+	c.Await(func() bool { c.FetchRound(); return slices.Contains(sortedISR(c), 1) }, 60_000)
 	fmt.Println("A rejoined:", partition(c), "· A holds", held(c, 1))
 	c.CrashBroker(2, vfs.KeepUnsynced)
 	waitLeaderNot(c, 2)
@@ -104,7 +116,7 @@ func Example_fastLeaderChange() {
 	}
 	fmt.Println("A again:", partition(c))
 	for _, id := range c.BrokerIDs() {
-		r, _ := c.Replica(id, topic)
+		r, _ := c.Replica(id, payments0)
 		fmt.Println("  broker", id, held(c, id), r.Epochs())
 	}
 	// Output:
@@ -131,11 +143,11 @@ func Example_lostTail() {
 	c.CrashBroker(2, vfs.LoseUnsynced)
 	c.StartBroker(2)
 	c.AwaitBrokers(60_000) // its old session expires first, then it registers
-	r, _ := c.Replica(2, topic)
+	r, _ := c.Replica(2, payments0)
 	fmt.Println("broker 2 restarts with LEO", r.LEO(), "·", partition(c))
 	c.CrashBroker(1, vfs.KeepUnsynced)
 	waitLeaderNot(c, 1)
-	fmt.Println("leader 1 dies:", partition(c), "· the new leader holds", held(c, c.LeaderOf(topic)))
+	fmt.Println("leader 1 dies:", partition(c), "· the new leader holds", held(c, c.LeaderOf(payments0)))
 	// Output:
 	// leader 1 at epoch 0, ISR [1 2 3]
 	// broker 2 restarts with LEO 0 · leader 1 at epoch 0, ISR [1 3]
@@ -156,7 +168,7 @@ func Example_uncleanElection() {
 	fmt.Println("broker 1 dies:", partition(c))
 	for _, unclean := range []bool{false, true} {
 		resp, _ := c.Call(replica.ControllerAt(), &wire.ElectLeadersRequest{
-			CorrelationID: c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: unclean,
+			CorrelationID: c.NextCorrelation(), Topic: payments0.Topic, Partition: payments0.Partition, Unclean: unclean,
 		}, 10_000)
 		r := resp.(*wire.ElectLeadersResponse)
 		fmt.Printf("ElectLeaders unclean=%v: leader %d, data may be lost: %v\n", unclean, r.Leader, r.DataMayBeLost)
@@ -179,10 +191,10 @@ func Example_expansion() {
 	defer c.Close()
 	cutOff(c, 3, replica.BrokerAt(1))
 	mustProduce(c, wire.AcksLeader, "x")
-	c.Await(func() bool { c.FetchRound(); return !slices.Contains(isrOf(c), 3) }, 60_000)
-	fmt.Println("after", (c.NowMs()-t0)/1000, "s:", partition(c))
+	c.Await(func() bool { c.FetchRound(); return !slices.Contains(sortedISR(c), 3) }, 60_000)
+	fmt.Println("after", (c.NowMs()-exampleStartMs)/1000, "s:", partition(c))
 	c.Network().Heal()
-	c.Await(func() bool { c.FetchRound(); return slices.Contains(isrOf(c), 3) }, 60_000)
+	c.Await(func() bool { c.FetchRound(); return slices.Contains(sortedISR(c), 3) }, 60_000)
 	fmt.Println("caught up:", partition(c), "· broker 3 holds", held(c, 3))
 	// Output:
 	// after 45 s: leader 1 at epoch 0, ISR [1 2]
@@ -199,8 +211,8 @@ func Example_staleLeader() {
 	cutOff(c, 1, replica.ControllerAt(), replica.BrokerAt(2), replica.BrokerAt(3))
 	waitLeaderNot(c, 1)
 	fmt.Println("controller:", partition(c))
-	stale, _ := c.Replica(1, topic)
-	call, _ := c.SendProduceTo(1, topic, wire.AcksAll, 30_000, []byte("stale"))
+	stale, _ := c.Replica(1, payments0)
+	call, _ := c.SendProduceTo(1, payments0, wire.AcksAll, 30_000, []byte("stale"))
 	c.Advance(40_000)
 	_, done, err := call.Result()
 	fmt.Printf("broker 1 still a %v; acks=all there answered: %v (%v)\n", stale.Role(), done, wire.CodeOf(err))
@@ -235,7 +247,7 @@ func Example_divergenceAfterTwoHardFailures() {
 	c.AwaitBrokers(30_000)
 	fmt.Println("B back:", partition(c))
 	resp, _ := c.Call(replica.ControllerAt(), &wire.ElectLeadersRequest{
-		CorrelationID: c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: true,
+		CorrelationID: c.NextCorrelation(), Topic: payments0.Topic, Partition: payments0.Partition, Unclean: true,
 	}, 10_000)
 	fmt.Println("unclean election, data may be lost:", resp.(*wire.ElectLeadersResponse).DataMayBeLost)
 	waitLeaderNot(c, 1)
@@ -266,13 +278,68 @@ func Example_straggler() {
 	c.StopBroker(1)
 	c.StartBroker(1)
 	c.AwaitBrokers(60_000) // its old session expires first, then it registers
-	c.Await(func() bool { c.FetchRound(); return len(isrOf(c)) == 2 }, 60_000)
+	c.Await(func() bool { c.FetchRound(); return len(sortedISR(c)) == 2 }, 60_000)
 	fmt.Println("leader restarted:", partition(c))
-	c.CrashBroker(c.LeaderOf(topic), vfs.KeepUnsynced)
+	c.CrashBroker(c.LeaderOf(payments0), vfs.KeepUnsynced)
 	waitLeaderNot(c, -1)
-	fmt.Println("leader dies:", partition(c), "· it holds", held(c, c.LeaderOf(topic)))
+	fmt.Println("leader dies:", partition(c), "· it holds", held(c, c.LeaderOf(payments0)))
 	// Output:
 	// leader 1 at epoch 0, ISR [1 2]
 	// leader restarted: leader 2 at epoch 1, ISR [1 2]
 	// leader dies: leader 1 at epoch 2, ISR [1] · it holds [r1 r2]
+}
+
+// An acks=all write that times out is retried. A follower is cut off but
+// still in the ISR, so the write cannot commit and the producer hears
+// REQUEST_TIMED_OUT; it sends the same batch again, and the follower comes
+// back. A plain producer's retry is a second copy of the record (the
+// chapter's TwoErrors). An idempotent producer's — an id from the
+// controller, the batch carrying its id, epoch and sequence — is recognised
+// by the leader and answered with the first attempt's offset: the record is
+// in every log once.
+func Example_idempotentRetry() {
+	c := exampleCluster([]int32{1, 2, 3}, 2, 1, 2, 3)
+	defer c.Close()
+	attempt := func(what string, batch []byte, timeoutMs int32) {
+		call := c.SendProduceBatch(payments0, wire.AcksAll, timeoutMs, batch)
+		if err := c.AwaitProduce(call, 60_000); err != nil {
+			panic(err)
+		}
+		resp, _, _ := call.Result()
+		fmt.Printf("  %s: %v at offset %d\n", what, resp.ErrorCode, resp.BaseOffset)
+	}
+	retried := func(name string, batch []byte) {
+		fmt.Println(name)
+		cutOff(c, 3, replica.BrokerAt(1))
+		attempt("first attempt", batch, 1000)
+		c.Network().Heal()
+		attempt("retry", batch, 60_000)
+	}
+
+	plain, _ := replica.ProducerBatch(wire.NoProducerID, wire.NoProducerEpoch, -1, c.NowMs(), []byte("pay 10"))
+	retried("plain producer", plain)
+
+	id, epoch, err := c.InitProducerID()
+	if err != nil {
+		panic(err)
+	}
+	idem, _ := replica.ProducerBatch(id, epoch, 0, c.NowMs(), []byte("pay 20"))
+	retried(fmt.Sprintf("idempotent producer (id %d, epoch %d)", id, epoch), idem)
+
+	for range 3 {
+		c.FetchRound()
+	}
+	for _, b := range c.BrokerIDs() {
+		fmt.Println("broker", b, held(c, b))
+	}
+	// Output:
+	// plain producer
+	//   first attempt: REQUEST_TIMED_OUT at offset 0
+	//   retry: NONE at offset 1
+	// idempotent producer (id 0, epoch 0)
+	//   first attempt: REQUEST_TIMED_OUT at offset 2
+	//   retry: NONE at offset 2
+	// broker 1 [pay 10 pay 10 pay 20]
+	// broker 2 [pay 10 pay 10 pay 20]
+	// broker 3 [pay 10 pay 10 pay 20]
 }

@@ -10,47 +10,6 @@ import (
 	"github.com/kaenlog/kaenlog/wire"
 )
 
-// Epoch is checked before role, as Kafka does (Partition.fetchRecords,
-// lastOffsetForLeaderEpoch): a follower at epoch 5 asked with epoch 4
-// answers FENCED_LEADER_EPOCH, with 6 UNKNOWN_LEADER_EPOCH, and only at 5
-// NOT_LEADER_OR_FOLLOWER.
-func TestEpochIsCheckedBeforeRole(t *testing.T) {
-	g := newGroup(t, replica.Options{}, 1, 2)
-	for range 5 {
-		g.elect(1, 1, 2)
-	}
-	if g.st.LeaderEpoch != 5 {
-		t.Fatalf("epoch %d, want 5", g.st.LeaderEpoch)
-	}
-	follower := g.r[2]
-	for _, c := range []struct {
-		epoch int32
-		want  error
-	}{
-		{4, wire.ErrFencedLeaderEpoch},
-		{6, wire.ErrUnknownLeaderEpoch},
-		{5, wire.ErrNotLeaderOrFollower},
-		{wire.NoEpoch, wire.ErrNotLeaderOrFollower},
-	} {
-		p := wire.FetchPartition{CurrentLeaderEpoch: c.epoch, LastFetchedEpoch: wire.NoEpoch}
-		resp, _, err := follower.HandleFetch(replica.FetchFrom{ReplicaID: 3, ReplicaEpoch: -1}, &p, 1<<20, nil, g.now)
-		if !errors.Is(err, c.want) || resp.ErrorCode != wire.CodeOf(c.want) {
-			t.Errorf("fetch at epoch %d: err %v code %v, want %v", c.epoch, err, resp.ErrorCode, c.want)
-		}
-		q := wire.OffsetsForLeaderEpochPartition{CurrentLeaderEpoch: c.epoch, LeaderEpoch: 0}
-		qr, err := follower.HandleOffsetsForLeaderEpoch(&q)
-		if !errors.Is(err, c.want) || qr.ErrorCode != wire.CodeOf(c.want) {
-			t.Errorf("offsets question at epoch %d: err %v code %v, want %v", c.epoch, err, qr.ErrorCode, c.want)
-		}
-	}
-	// A refusal by a follower names the leader, so the asker goes there.
-	p := wire.FetchPartition{CurrentLeaderEpoch: 5, LastFetchedEpoch: wire.NoEpoch}
-	resp, _, _ := follower.HandleFetch(replica.FetchFrom{ReplicaID: -1, ReplicaEpoch: -1}, &p, 1<<20, nil, g.now)
-	if !resp.HasCurrentLeader || resp.CurrentLeader != (wire.LeaderAndEpoch{LeaderID: 1, LeaderEpoch: 5}) {
-		t.Errorf("refusal carries current leader %v %+v, want 1 at 5", resp.HasCurrentLeader, resp.CurrentLeader)
-	}
-}
-
 // A replica's refusals are Go errors that match their sentinel and carry
 // their wire code: never a success-shaped zero value beside a code.
 func TestRefusalsCarryTheirWireCode(t *testing.T) {
@@ -75,27 +34,6 @@ func TestRefusalsCarryTheirWireCode(t *testing.T) {
 	_, _, err = g.r[1].Produce(1, zeroRecordBatch(), wire.AcksLeader, 0, g.now)
 	if c := wire.CodeOf(err); c != wire.CodeInvalidRecord && c != wire.CodeCorruptMessage {
 		t.Fatalf("a zero-record batch: %v (code %v), want INVALID_RECORD or CORRUPT_MESSAGE", err, c)
-	}
-}
-
-// A stale partition state — an older leader epoch, or the same epoch with
-// an older partition epoch, or a new leader at the same epoch — is refused
-// and changes nothing.
-func TestStaleStatesAreRefused(t *testing.T) {
-	g := newGroup(t, replica.Options{}, 1, 2)
-	g.elect(1, 1, 2)
-	g.elect(2, 1, 2) // epoch 2: broker 2 leads
-	old := replica.PartitionState{Leader: 1, LeaderEpoch: 1, PartitionEpoch: 1, Replicas: []int32{1, 2}, ISR: []int32{1, 2}, MinISR: 1}
-	if err := g.r[1].BecomeLeader(old, g.now); !errors.Is(err, replica.ErrStaleEpoch) {
-		t.Fatalf("an older epoch: %v", err)
-	}
-	sameEpochOtherLeader := g.st
-	sameEpochOtherLeader.Leader, sameEpochOtherLeader.PartitionEpoch = 1, g.st.PartitionEpoch+1
-	if err := g.r[1].BecomeLeader(sameEpochOtherLeader, g.now); !errors.Is(err, replica.ErrStaleEpoch) {
-		t.Fatalf("a new leader at the same epoch: %v", err)
-	}
-	if g.r[1].Role() != replica.RoleFollower || g.r[1].LeaderID() != 2 {
-		t.Fatalf("broker 1 is %v of %d", g.r[1].Role(), g.r[1].LeaderID())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/testkit"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -34,10 +35,10 @@ type cpuClock struct {
 	ok          bool
 }
 
-func (c *cpuClock) start() { c.from, c.ok = processCPU() }
+func (c *cpuClock) start() { c.from, c.ok = testkit.ProcessCPU() }
 
 func (c *cpuClock) stop() {
-	now, ok := processCPU()
+	now, ok := testkit.ProcessCPU()
 	c.total += now - c.from
 	c.ok = c.ok && ok
 }

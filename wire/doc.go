@@ -270,6 +270,23 @@
 //	  36  OFFSET_NOT_AVAILABLE                 78  yes        new leader's high watermark not caught up yet
 //	  37  DUPLICATE_BROKER_REGISTRATION       101             another incarnation of the broker id has a live session
 //	  38  INCONSISTENT_CLUSTER_ID             104             cluster id differs from the controller's
+//	  39  COORDINATOR_LOAD_IN_PROGRESS         14  yes        group coordinator still loading its partition
+//	  40  COORDINATOR_NOT_AVAILABLE            15  yes        group coordinator not available
+//	  41  NOT_COORDINATOR                      16  yes        broker is not the group's coordinator
+//	  42  ILLEGAL_GENERATION                   22             group generation is not the current one
+//	  43  INCONSISTENT_GROUP_PROTOCOL          23             member's protocols incompatible with the group's
+//	  44  INVALID_GROUP_ID                     24             invalid group id
+//	  45  UNKNOWN_MEMBER_ID                    25             coordinator does not know the member
+//	  46  INVALID_SESSION_TIMEOUT              26             session timeout outside the coordinator's bounds
+//	  47  REBALANCE_IN_PROGRESS                27             group is rebalancing, rejoin needed
+//	  48  INVALID_COMMIT_OFFSET_SIZE           28             offset commit too large to write
+//	  49  OFFSET_METADATA_TOO_LARGE            12             offset metadata longer than the coordinator accepts
+//	  50  NON_EMPTY_GROUP                      68             group has members
+//	  51  GROUP_ID_NOT_FOUND                   69             group does not exist
+//	  52  MEMBER_ID_REQUIRED                   79             member must join again with the member id given
+//	  53  GROUP_MAX_SIZE_REACHED               81             group has reached its maximum size
+//	  54  FENCED_INSTANCE_ID                   82             static member replaced by another member id
+//	  55  GROUP_SUBSCRIBED_TO_TOPIC            86             group is subscribed to the topic
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a

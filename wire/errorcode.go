@@ -214,6 +214,77 @@ const (
 	// registration that names another cluster id than the controller's:
 	// the broker's data directory belongs to another cluster.
 	CodeInconsistentClusterID ErrorCode = 38
+
+	// CodeCoordinatorLoadInProgress is returned by a group coordinator that has become the
+	// leader of its __consumer_offsets partition but has not finished
+	// replaying it: the group's state is not known yet.
+	CodeCoordinatorLoadInProgress ErrorCode = 39
+
+	// CodeCoordinatorNotAvailable is returned when a group's coordinator cannot answer:
+	// the group was just removed, or the write of its record failed for a
+	// reason the client should retry after finding the coordinator again.
+	CodeCoordinatorNotAvailable ErrorCode = 40
+
+	// CodeNotCoordinator is returned by a broker that does not lead the
+	// __consumer_offsets partition of the group a request names.
+	CodeNotCoordinator ErrorCode = 41
+
+	// CodeIllegalGeneration is returned to a SyncGroup, Heartbeat or OffsetCommit
+	// whose generation id is not the group's current one: the member was
+	// fenced by a rebalance it did not take part in.
+	CodeIllegalGeneration ErrorCode = 42
+
+	// CodeInconsistentGroupProtocol is returned to a JoinGroup whose protocol type or
+	// protocols share nothing with the group's, or that names none.
+	CodeInconsistentGroupProtocol ErrorCode = 43
+
+	// CodeInvalidGroupID is returned to a group request whose group id is empty.
+	CodeInvalidGroupID ErrorCode = 44
+
+	// CodeUnknownMemberID is returned when a request names a member id the
+	// group does not have (it left, or was removed by a timeout).
+	CodeUnknownMemberID ErrorCode = 45
+
+	// CodeInvalidSessionTimeout is returned to a JoinGroup whose session timeout is
+	// outside the coordinator's group.min/max.session.timeout.ms.
+	CodeInvalidSessionTimeout ErrorCode = 46
+
+	// CodeRebalanceInProgress is returned while the group rebalances: to a
+	// Heartbeat or SyncGroup the member must answer by joining again.
+	CodeRebalanceInProgress ErrorCode = 47
+
+	// CodeInvalidCommitOffsetSize is returned to an OffsetCommit whose records were
+	// refused as too large by the __consumer_offsets partition.
+	CodeInvalidCommitOffsetSize ErrorCode = 48
+
+	// CodeOffsetMetadataTooLarge is returned for a committed partition whose metadata
+	// string is longer than the coordinator accepts
+	// (offset.metadata.max.bytes).
+	CodeOffsetMetadataTooLarge ErrorCode = 49
+
+	// CodeNonEmptyGroup is returned to a DeleteGroups or OffsetDelete for a group
+	// that still has members.
+	CodeNonEmptyGroup ErrorCode = 50
+
+	// CodeGroupIDNotFound is returned to a DeleteGroups or OffsetDelete for a group
+	// the coordinator has no state for.
+	CodeGroupIDNotFound ErrorCode = 51
+
+	// CodeMemberIDRequired is returned to a first JoinGroup without a member id
+	// (KIP-394): the response carries the id the member joins with next.
+	CodeMemberIDRequired ErrorCode = 52
+
+	// CodeGroupMaxSizeReached is returned to a JoinGroup that would take the group
+	// past group.max.size members.
+	CodeGroupMaxSizeReached ErrorCode = 53
+
+	// CodeFencedInstanceID is returned to a static member (KIP-345) whose
+	// group.instance.id is now held by another member id.
+	CodeFencedInstanceID ErrorCode = 54
+
+	// CodeGroupSubscribedToTopic is returned by OffsetDelete for a partition of a topic
+	// the group's members are subscribed to.
+	CodeGroupSubscribedToTopic ErrorCode = 55
 )
 
 // Error is the type of every code's sentinel error (ErrNotEnoughReplicas,
@@ -326,6 +397,23 @@ var errorTable = [...]Error{
 	{CodeOffsetNotAvailable, "OFFSET_NOT_AVAILABLE", 78, true, "new leader's high watermark not caught up yet"},
 	{CodeDuplicateBrokerRegistration, "DUPLICATE_BROKER_REGISTRATION", 101, false, "another incarnation of the broker id has a live session"},
 	{CodeInconsistentClusterID, "INCONSISTENT_CLUSTER_ID", 104, false, "cluster id differs from the controller's"},
+	{CodeCoordinatorLoadInProgress, "COORDINATOR_LOAD_IN_PROGRESS", 14, true, "group coordinator still loading its partition"},
+	{CodeCoordinatorNotAvailable, "COORDINATOR_NOT_AVAILABLE", 15, true, "group coordinator not available"},
+	{CodeNotCoordinator, "NOT_COORDINATOR", 16, true, "broker is not the group's coordinator"},
+	{CodeIllegalGeneration, "ILLEGAL_GENERATION", 22, false, "group generation is not the current one"},
+	{CodeInconsistentGroupProtocol, "INCONSISTENT_GROUP_PROTOCOL", 23, false, "member's protocols incompatible with the group's"},
+	{CodeInvalidGroupID, "INVALID_GROUP_ID", 24, false, "invalid group id"},
+	{CodeUnknownMemberID, "UNKNOWN_MEMBER_ID", 25, false, "coordinator does not know the member"},
+	{CodeInvalidSessionTimeout, "INVALID_SESSION_TIMEOUT", 26, false, "session timeout outside the coordinator's bounds"},
+	{CodeRebalanceInProgress, "REBALANCE_IN_PROGRESS", 27, false, "group is rebalancing, rejoin needed"},
+	{CodeInvalidCommitOffsetSize, "INVALID_COMMIT_OFFSET_SIZE", 28, false, "offset commit too large to write"},
+	{CodeOffsetMetadataTooLarge, "OFFSET_METADATA_TOO_LARGE", 12, false, "offset metadata longer than the coordinator accepts"},
+	{CodeNonEmptyGroup, "NON_EMPTY_GROUP", 68, false, "group has members"},
+	{CodeGroupIDNotFound, "GROUP_ID_NOT_FOUND", 69, false, "group does not exist"},
+	{CodeMemberIDRequired, "MEMBER_ID_REQUIRED", 79, false, "member must join again with the member id given"},
+	{CodeGroupMaxSizeReached, "GROUP_MAX_SIZE_REACHED", 81, false, "group has reached its maximum size"},
+	{CodeFencedInstanceID, "FENCED_INSTANCE_ID", 82, false, "static member replaced by another member id"},
+	{CodeGroupSubscribedToTopic, "GROUP_SUBSCRIBED_TO_TOPIC", 86, false, "group is subscribed to the topic"},
 }
 
 // row returns c's row, or nil for a code the table does not list.
@@ -427,6 +515,40 @@ var (
 	ErrDuplicateBrokerRegistration = row(CodeDuplicateBrokerRegistration)
 	// ErrInconsistentClusterID is CodeInconsistentClusterID's error.
 	ErrInconsistentClusterID = row(CodeInconsistentClusterID)
+	// ErrCoordinatorLoadInProgress is CodeCoordinatorLoadInProgress's error.
+	ErrCoordinatorLoadInProgress = row(CodeCoordinatorLoadInProgress)
+	// ErrCoordinatorNotAvailable is CodeCoordinatorNotAvailable's error.
+	ErrCoordinatorNotAvailable = row(CodeCoordinatorNotAvailable)
+	// ErrNotCoordinator is CodeNotCoordinator's error.
+	ErrNotCoordinator = row(CodeNotCoordinator)
+	// ErrIllegalGeneration is CodeIllegalGeneration's error.
+	ErrIllegalGeneration = row(CodeIllegalGeneration)
+	// ErrInconsistentGroupProtocol is CodeInconsistentGroupProtocol's error.
+	ErrInconsistentGroupProtocol = row(CodeInconsistentGroupProtocol)
+	// ErrInvalidGroupID is CodeInvalidGroupID's error.
+	ErrInvalidGroupID = row(CodeInvalidGroupID)
+	// ErrUnknownMemberID is CodeUnknownMemberID's error.
+	ErrUnknownMemberID = row(CodeUnknownMemberID)
+	// ErrInvalidSessionTimeout is CodeInvalidSessionTimeout's error.
+	ErrInvalidSessionTimeout = row(CodeInvalidSessionTimeout)
+	// ErrRebalanceInProgress is CodeRebalanceInProgress's error.
+	ErrRebalanceInProgress = row(CodeRebalanceInProgress)
+	// ErrInvalidCommitOffsetSize is CodeInvalidCommitOffsetSize's error.
+	ErrInvalidCommitOffsetSize = row(CodeInvalidCommitOffsetSize)
+	// ErrOffsetMetadataTooLarge is CodeOffsetMetadataTooLarge's error.
+	ErrOffsetMetadataTooLarge = row(CodeOffsetMetadataTooLarge)
+	// ErrNonEmptyGroup is CodeNonEmptyGroup's error.
+	ErrNonEmptyGroup = row(CodeNonEmptyGroup)
+	// ErrGroupIDNotFound is CodeGroupIDNotFound's error.
+	ErrGroupIDNotFound = row(CodeGroupIDNotFound)
+	// ErrMemberIDRequired is CodeMemberIDRequired's error.
+	ErrMemberIDRequired = row(CodeMemberIDRequired)
+	// ErrGroupMaxSizeReached is CodeGroupMaxSizeReached's error.
+	ErrGroupMaxSizeReached = row(CodeGroupMaxSizeReached)
+	// ErrFencedInstanceID is CodeFencedInstanceID's error.
+	ErrFencedInstanceID = row(CodeFencedInstanceID)
+	// ErrGroupSubscribedToTopic is CodeGroupSubscribedToTopic's error.
+	ErrGroupSubscribedToTopic = row(CodeGroupSubscribedToTopic)
 )
 
 // String returns the Kafka-style name ("NONE", "NOT_ENOUGH_REPLICAS", ...),

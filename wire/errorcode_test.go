@@ -69,6 +69,23 @@ func TestErrorCodeTable(t *testing.T) {
 		{CodeOffsetNotAvailable, 36, "OFFSET_NOT_AVAILABLE", 78, true, ErrOffsetNotAvailable},
 		{CodeDuplicateBrokerRegistration, 37, "DUPLICATE_BROKER_REGISTRATION", 101, false, ErrDuplicateBrokerRegistration},
 		{CodeInconsistentClusterID, 38, "INCONSISTENT_CLUSTER_ID", 104, false, ErrInconsistentClusterID},
+		{CodeCoordinatorLoadInProgress, 39, "COORDINATOR_LOAD_IN_PROGRESS", 14, true, ErrCoordinatorLoadInProgress},
+		{CodeCoordinatorNotAvailable, 40, "COORDINATOR_NOT_AVAILABLE", 15, true, ErrCoordinatorNotAvailable},
+		{CodeNotCoordinator, 41, "NOT_COORDINATOR", 16, true, ErrNotCoordinator},
+		{CodeIllegalGeneration, 42, "ILLEGAL_GENERATION", 22, false, ErrIllegalGeneration},
+		{CodeInconsistentGroupProtocol, 43, "INCONSISTENT_GROUP_PROTOCOL", 23, false, ErrInconsistentGroupProtocol},
+		{CodeInvalidGroupID, 44, "INVALID_GROUP_ID", 24, false, ErrInvalidGroupID},
+		{CodeUnknownMemberID, 45, "UNKNOWN_MEMBER_ID", 25, false, ErrUnknownMemberID},
+		{CodeInvalidSessionTimeout, 46, "INVALID_SESSION_TIMEOUT", 26, false, ErrInvalidSessionTimeout},
+		{CodeRebalanceInProgress, 47, "REBALANCE_IN_PROGRESS", 27, false, ErrRebalanceInProgress},
+		{CodeInvalidCommitOffsetSize, 48, "INVALID_COMMIT_OFFSET_SIZE", 28, false, ErrInvalidCommitOffsetSize},
+		{CodeOffsetMetadataTooLarge, 49, "OFFSET_METADATA_TOO_LARGE", 12, false, ErrOffsetMetadataTooLarge},
+		{CodeNonEmptyGroup, 50, "NON_EMPTY_GROUP", 68, false, ErrNonEmptyGroup},
+		{CodeGroupIDNotFound, 51, "GROUP_ID_NOT_FOUND", 69, false, ErrGroupIDNotFound},
+		{CodeMemberIDRequired, 52, "MEMBER_ID_REQUIRED", 79, false, ErrMemberIDRequired},
+		{CodeGroupMaxSizeReached, 53, "GROUP_MAX_SIZE_REACHED", 81, false, ErrGroupMaxSizeReached},
+		{CodeFencedInstanceID, 54, "FENCED_INSTANCE_ID", 82, false, ErrFencedInstanceID},
+		{CodeGroupSubscribedToTopic, 55, "GROUP_SUBSCRIBED_TO_TOPIC", 86, false, ErrGroupSubscribedToTopic},
 	} {
 		if int16(tc.code) != tc.num {
 			t.Errorf("%s = %d, want %d", tc.name, tc.code, tc.num)
@@ -111,7 +128,7 @@ func TestErrorCodeTable(t *testing.T) {
 			t.Errorf("IsRetriable(wrapped %s) = %v", tc.name, !tc.retriable)
 		}
 	}
-	if got := len(errorTable); got != 40 {
+	if got := len(errorTable); got != 57 {
 		t.Errorf("errorTable has %d rows; add a new code to this test too", got)
 	}
 }

@@ -2,9 +2,10 @@ package faulttest
 
 import "testing"
 
-// TestCheck feeds the checker hand-made histories, each with one fault of
-// a kind the fault test must catch, and a clean one.
-func TestCheck(t *testing.T) {
+// TestCheckCatchesEachKindOfFaultAndPassesACleanHistory feeds the checker
+// hand-made histories, each with one fault of a kind the fault test must
+// catch, and a clean one.
+func TestCheckCatchesEachKindOfFaultAndPassesACleanHistory(t *testing.T) {
 	final := func() map[int32]map[uint64]string {
 		return map[int32]map[uint64]string{0: {0: "a", 1: "b", 2: "c"}, 1: {0: "x"}}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -37,7 +38,7 @@ func testAcknowledgedRecords(t *testing.T, kill bool) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	c := startCluster(t, clusterOptions{brokers: 3, lagMs: 5000, sessionMs: 3000})
-	cl, err := client.New(client.Config{Controller: c.controller(), Clock: wallclock.New(), Seed: seed})
+	cl, err := client.New(client.Config{Controller: c.Controller(), Clock: wallclock.New(), Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,12 +98,12 @@ func testAcknowledgedRecords(t *testing.T, kill bool) {
 			close(allDone)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 	defer cancel()
 	for id := 0; id < total; {
 		if kill && id >= total/2 {
 			kill = false
-			c.kill(c.partition("acked", 0).Leader)
+			c.Kill(partition(c, "acked", 0).Leader)
 		}
 		if rng.IntN(4) == 0 {
 			id0 := id
@@ -186,15 +187,14 @@ func testAcknowledgedRecords(t *testing.T, kill bool) {
 	for pi := range int32(parts) {
 		tp := replica.TopicPartition{Topic: "acked", Partition: pi}
 		end := uint64(len(byOffset[client.TopicPartition{Topic: "acked", Partition: pi}]))
-		c.ev.await(t, "every replica at the log end", func() bool {
+		c.Await("every replica at the log end", func() bool {
 			clear(logs)
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			for id, br := range c.brokers {
+			for _, br := range c.Brokers() {
+				id := br.ID
 				var data []byte
 				var rerr error
-				br.h.Do(func(int64) {
-					r, ok := br.b.Replica(tp)
+				br.Host.Do(func(int64) {
+					r, ok := br.Broker.Replica(tp)
 					if !ok || r.Log().EndOffset() != end {
 						return
 					}
@@ -250,7 +250,7 @@ func TestANegativeTimestampDoesNotFailItsBatch(t *testing.T) {
 			t.Errorf("ProduceManyAsync with timestamp %d took %d records: %v, want 1 and wire.ErrInvalidRecord", ts, n, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 	defer cancel()
 	if err := p.Flush(ctx); err != nil {
 		t.Fatal(err)

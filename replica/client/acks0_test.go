@@ -7,6 +7,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 )
 
 // An acks=0 producer gets no answers, so a broker that refuses its records
@@ -25,7 +26,7 @@ func TestAcksZeroProducerFollowsAMovedLeader(t *testing.T) {
 	cl := newClient(t, c)
 	createTopic(t, c, cl, "fire", 1, 3, 1)
 	tp := client.TopicPartition{Topic: "fire"}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 	defer cancel()
 	p, err := cl.NewProducer(client.ProducerConfig{Acks: client.AcksNone})
 	if err != nil {
@@ -34,14 +35,12 @@ func TestAcksZeroProducerFollowsAMovedLeader(t *testing.T) {
 	if _, err := p.Produce(ctx, client.Record{Topic: "fire", Value: []byte("before")}); err != nil {
 		t.Fatal(err)
 	}
-	old := c.partition("fire", 0).Leader
+	old := partition(c, "fire", 0).Leader
 	// The leader begins a controlled shutdown: its leadership moves, the
 	// broker stays up (and its connections open) until it is closed.
-	c.mu.Lock()
-	br := c.brokers[old]
-	c.mu.Unlock()
-	br.h.Do(func(int64) { br.b.BeginShutdown() })
-	c.ev.await(t, "the old leader to know it leads no more", func() bool { return !leads(c, old, "fire") })
+	br := c.Broker(old)
+	br.Host.Do(func(int64) { br.Broker.BeginShutdown() })
+	c.Await("the old leader to know it leads no more", func() bool { return !leads(c, old, "fire") })
 	// A record to the old leader, refused: the broker closes the
 	// connection, and the client's metadata follows the new leader.
 	if _, err := p.Produce(ctx, client.Record{Topic: "fire", Value: []byte("refused")}); err != nil {
@@ -53,7 +52,7 @@ func TestAcksZeroProducerFollowsAMovedLeader(t *testing.T) {
 	}
 	// The new leader may learn it leads after the client does; a record
 	// it refused before would be lost (acks=0) and end this connection.
-	c.ev.await(t, "the new leader to know it leads", func() bool { return leads(c, now, "fire") })
+	c.Await("the new leader to know it leads", func() bool { return leads(c, now, "fire") })
 	const n = 50
 	for i := range n {
 		if _, err := p.Produce(ctx, client.Record{Topic: "fire", Value: []byte(fmt.Sprintf("after-%02d", i))}); err != nil {
@@ -87,13 +86,11 @@ func TestAcksZeroProducerFollowsAMovedLeader(t *testing.T) {
 }
 
 // leads reports whether broker id of c knows it leads topic's partition 0.
-func leads(c *cluster, id int32, topic string) bool {
-	c.mu.Lock()
-	br := c.brokers[id]
-	c.mu.Unlock()
+func leads(c *clustertest.Cluster, id int32, topic string) bool {
+	br := c.Broker(id)
 	yes := false
-	br.h.Do(func(int64) {
-		r, ok := br.b.Replica(replica.TopicPartition{Topic: topic})
+	br.Host.Do(func(int64) {
+		r, ok := br.Broker.Replica(replica.TopicPartition{Topic: topic})
 		yes = ok && r.Role() == replica.RoleLeader
 	})
 	return yes

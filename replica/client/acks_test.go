@@ -8,13 +8,14 @@ import (
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 )
 
 // newClient returns a client of the cluster on the wall clock, closed at
 // the end of the test.
-func newClient(t *testing.T, c *cluster) *client.Client {
+func newClient(t *testing.T, c *clustertest.Cluster) *client.Client {
 	t.Helper()
-	cl, err := client.New(client.Config{Controller: c.controller(), Clock: wallclock.New(), Seed: 1})
+	cl, err := client.New(client.Config{Controller: c.Controller(), Clock: wallclock.New(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,14 +25,14 @@ func newClient(t *testing.T, c *cluster) *client.Client {
 
 // createTopic creates a topic through the client and waits until every
 // broker applied it.
-func createTopic(t *testing.T, c *cluster, cl *client.Client, name string, partitions int32, rf int16, minISR int32) {
+func createTopic(t *testing.T, c *clustertest.Cluster, cl *client.Client, name string, partitions int32, rf int16, minISR int32) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 	defer cancel()
 	if err := cl.CreateTopic(ctx, client.TopicConfig{Name: name, Partitions: partitions, ReplicationFactor: rf, MinISR: minISR}); err != nil {
 		t.Fatalf("create topic %s (%d partitions, replication factor %d, min ISR %d): %v", name, partitions, rf, minISR, err)
 	}
-	c.awaitBrokers()
+	c.AwaitBrokers()
 }
 
 // readN consumes n records of tp from `from`.
@@ -41,7 +42,7 @@ func readN(t *testing.T, cl *client.Client, tp client.TopicPartition, from clien
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 	defer cancel()
 	var recs []client.Record
 	if n == 0 {
@@ -74,7 +75,7 @@ func TestProduceEachAcksAndConsumeBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+			ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 			defer cancel()
 			const n = 200
 			offsets := make([]client.Offset, n)
@@ -161,7 +162,7 @@ func TestConsumerLongPolls(t *testing.T) {
 		if d := time.Since(sent); d > 400*time.Millisecond {
 			t.Errorf("the record took %v to arrive: the parked fetch was not answered at once", d)
 		}
-	case <-time.After(clusterWait):
+	case <-time.After(clustertest.WaitLimit):
 		t.Fatal("the record never arrived")
 	}
 }
@@ -170,7 +171,7 @@ func TestConsumerLongPolls(t *testing.T) {
 // returns the count then.
 func fetchesAfterFirst(t *testing.T, cl *client.Client) int64 {
 	t.Helper()
-	deadline := time.Now().Add(clusterWait)
+	deadline := time.Now().Add(clustertest.WaitLimit)
 	for client.FetchesSent(cl) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no fetch")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
+	"github.com/kaenlog/kaenlog/replica/internal/testkit"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -163,11 +164,11 @@ func BenchmarkProduce(b *testing.B) {
 			b.ReportAllocs()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := testkit.ProcessCPU()
 			b.ResetTimer()
 			produce(b.N)
 			b.StopTimer()
-			cpu1, _ := processCPU()
+			cpu1, _ := testkit.ProcessCPU()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 			if cpuOK {

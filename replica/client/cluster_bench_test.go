@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kaenlog/kaenlog/log"
 	"testing"
 
+	"github.com/kaenlog/kaenlog/log"
+
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/replica/internal/testkit"
 )
 
 // BenchmarkProduceToCluster produces 100-byte records, acks=all and
@@ -30,12 +32,12 @@ func BenchmarkProduceToCluster(b *testing.B) {
 
 func benchmarkProduceToCluster(b *testing.B, batchBytes, many int) {
 	c := startCluster(b, clusterOptions{brokers: 3})
-	cl, err := client.New(client.Config{Controller: c.controller(), Clock: c.clk, Seed: 1})
+	cl, err := client.New(client.Config{Controller: c.Controller(), Clock: c.Clock, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer cl.Close()
-	c.createTopic("bench", 1, 3, 2)
+	c.CreateTopic("bench", 1, 3, 2)
 	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 1, BatchBytes: batchBytes})
 	if err != nil {
 		b.Fatal(err)
@@ -80,11 +82,11 @@ func benchmarkProduceToCluster(b *testing.B, batchBytes, many int) {
 	produce(10000)
 	b.SetBytes(100)
 	b.ReportAllocs()
-	cpu0, cpuOK := client.ProcessCPU()
+	cpu0, cpuOK := testkit.ProcessCPU()
 	b.ResetTimer()
 	produce(b.N)
 	b.StopTimer()
-	cpu1, _ := client.ProcessCPU()
+	cpu1, _ := testkit.ProcessCPU()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 	if cpuOK {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/record")
@@ -127,12 +129,12 @@ func benchRecords(b *testing.B) []byte {
 
 func benchmarkConsumeTCP(b *testing.B) {
 	c := startCluster(b, clusterOptions{brokers: 3})
-	cl, err := client.New(client.Config{Controller: c.controller(), Clock: c.clk, Seed: 1})
+	cl, err := client.New(client.Config{Controller: c.Controller(), Clock: c.Clock, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer cl.Close()
-	c.createTopic("bench", 1, 3, 2)
+	c.CreateTopic("bench", 1, 3, 2)
 	p, err := cl.NewProducer(client.ProducerConfig{LingerMs: 1, BatchBytes: 1 << 20})
 	if err != nil {
 		b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/client"
 	"github.com/kaenlog/kaenlog/replica/clock"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 )
 
 // A retried idempotent batch is never written twice ("a retry after
@@ -29,11 +30,11 @@ func TestRetryAfterNotEnoughReplicasNeverDuplicates(t *testing.T) {
 	setup := newClient(t, c)
 	createTopic(t, c, setup, "dedupe", 1, 3, 2)
 	tp := client.TopicPartition{Topic: "dedupe"}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 	defer cancel()
 
 	clk := clock.NewManual(0)
-	cl, err := client.New(client.Config{Controller: c.controller(), Clock: clk, Seed: 1})
+	cl, err := client.New(client.Config{Controller: c.Controller(), Clock: clk, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestRetryAfterNotEnoughReplicasNeverDuplicates(t *testing.T) {
 		}
 	}
 
-	leader := c.partition("dedupe", 0).Leader
+	leader := partition(c, "dedupe", 0).Leader
 	// The followers freeze (a SIGSTOP: each node's lock held), so they
 	// neither fetch nor heartbeat; they stay in the ISR for now.
 	resume := make(chan struct{})
@@ -76,9 +77,7 @@ func TestRetryAfterNotEnoughReplicasNeverDuplicates(t *testing.T) {
 		if id == leader {
 			continue
 		}
-		c.mu.Lock()
-		h := c.brokers[id].h
-		c.mu.Unlock()
+		h := c.Broker(id).Host
 		in := make(chan struct{})
 		frozen = append(frozen, in)
 		go h.Do(func(int64) { close(in); <-resume })
@@ -121,10 +120,8 @@ func TestRetryAfterNotEnoughReplicasNeverDuplicates(t *testing.T) {
 		clk.Advance(100)
 	}
 	thaw()
-	c.mu.Lock()
-	lh, lb := c.brokers[leader].h, c.brokers[leader].b
-	c.mu.Unlock()
-	c.ev.await(t, "the leader's ISR back over min.insync.replicas", func() bool {
+	lh, lb := c.Broker(leader).Host, c.Broker(leader).Broker
+	c.Await("the leader's ISR back over min.insync.replicas", func() bool {
 		under := true
 		lh.Do(func(int64) {
 			if r, ok := lb.Replica(replica.TopicPartition{Topic: "dedupe"}); ok {

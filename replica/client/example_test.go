@@ -2,10 +2,18 @@ package client_test
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
+	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/replica/controller"
+	"github.com/kaenlog/kaenlog/replica/server"
 )
 
 // produceAndConsume is the README's snippet: it writes two records to
@@ -53,18 +61,111 @@ func produceAndConsume(controller string) error {
 
 // README end
 
+// startLocalCluster starts a controller and brokers 1..brokers in this process,
+// each served over loopback TCP by its own server.Host, and returns once
+// every broker is registered and unfenced: the controller's address, and
+// stop, which kills the hosts and removes their files. It is what
+// `go run ./examples/cluster` does with one process each.
+func startLocalCluster(brokers int) (controllerAddr string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "kaenlog-example-")
+	if err != nil {
+		return "", nil, err
+	}
+	var hosts []*server.Host
+	var store controller.Store
+	stop = func() {
+		for _, h := range hosts {
+			h.Kill()
+		}
+		if store != nil {
+			store.Close()
+		}
+		os.RemoveAll(dir)
+	}
+	clk := wallclock.New()
+	changed := make(chan struct{}, 1)
+	onEvent := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	store, err = controller.OpenLogStore(filepath.Join(dir, "controller"), log.Options{Sync: log.SyncEveryAppend})
+	if err != nil {
+		return "", stop, err
+	}
+	ctl, err := controller.Open(store, controller.Config{}, clk.NowMs())
+	if err != nil {
+		return "", stop, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", stop, err
+	}
+	h, err := server.Serve(ln, replica.NewControllerNode(ctl), server.Config{Clock: clk})
+	if err != nil {
+		return "", stop, err
+	}
+	hosts = append(hosts, h)
+	controllerAddr = ln.Addr().String()
+
+	var bs []*replica.Broker
+	for id := int32(1); id <= int32(brokers); id++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", stop, err
+		}
+		cfg := replica.BrokerConfig{ID: id, Dir: filepath.Join(dir, fmt.Sprintf("broker-%d", id)), Endpoint: ln.Addr().String(), ContinuousFetch: true}
+		rand.Read(cfg.IncarnationID[:]) // a new incarnation of the broker
+		b, err := replica.OpenBroker(cfg, clk.NowMs())
+		if err != nil {
+			return "", stop, err
+		}
+		h, err := server.Serve(ln, b, server.Config{Clock: clk, Controller: controllerAddr, OnEvent: onEvent})
+		if err != nil {
+			return "", stop, err
+		}
+		hosts, bs = append(hosts, h), append(bs, b)
+	}
+	// Each broker's state is read on its host's goroutine (Do); OnEvent
+	// says when to look again.
+	for i, b := range bs {
+		for unfenced := false; !unfenced; {
+			hosts[i+1].Do(func(int64) { unfenced = !b.Fenced() })
+			if !unfenced {
+				<-changed
+			}
+		}
+	}
+	return controllerAddr, stop, nil
+}
+
 // Produce two records to a local cluster and read them back: a controller
 // and three brokers over loopback TCP, in this process, with the topic
 // orders (3 partitions, 3 replicas, min.insync.replicas 2) — what
 // `go run ./examples/cluster -topic orders -partitions 3 -rf 3 -min-isr 2`
 // starts as processes and prints the controller's address of.
 func Example() {
-	var t exampleTB
-	defer t.done()
-	cluster := startCluster(&t, clusterOptions{brokers: 3})
-	cluster.createTopic("orders", 3, 3, 2)
-
-	if err := produceAndConsume(cluster.controller()); err != nil {
+	controllerAddr, stop, err := startLocalCluster(3)
+	if stop != nil {
+		defer stop()
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := client.New(client.Config{Controller: controllerAddr, Clock: wallclock.New()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	// The producer and the consumer wait for the new topic's leaders.
+	err = c.CreateTopic(context.Background(), client.TopicConfig{Name: "orders", Partitions: 3, ReplicationFactor: 3, MinISR: 2})
+	if err == nil {
+		err = produceAndConsume(controllerAddr)
+	}
+	if err != nil {
 		fmt.Println(err)
 	}
 	// Output:
@@ -72,52 +173,4 @@ func Example() {
 	// produced "world" to orders-0 at offset 1
 	// read "hello" at offset 0
 	// read "world" at offset 1
-}
-
-// Hand a slice of records over in one call: the producer takes its lock
-// and reads its clock once for the call, and the callback hears once per
-// run of records that went into one batch, with the offset of the run's
-// first record.
-func ExampleProducer_ProduceManyAsync() {
-	var t exampleTB
-	defer t.done()
-	cluster := startCluster(&t, clusterOptions{brokers: 3})
-	cluster.createTopic("orders", 1, 3, 2)
-	c, err := client.New(client.Config{Controller: cluster.controller(), Clock: wallclock.New()})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer c.Close()
-	p, err := c.NewProducer(client.ProducerConfig{}) // acks=all, idempotent
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-
-	var recs []client.Record
-	for _, v := range []string{"a", "b", "c", "d", "e"} {
-		recs = append(recs, client.Record{Topic: "orders", Partition: 0, Value: []byte(v)})
-	}
-	n, err := p.ProduceManyAsync(recs, func(i, n int, first client.Offset, err error) {
-		if err != nil {
-			fmt.Printf("records %d to %d failed: %v\n", i, i+n-1, err)
-			return
-		}
-		for k := range n {
-			fmt.Printf("%s at orders-%d offset %d\n", recs[i+k].Value, first.Partition, first.Offset+uint64(k))
-		}
-	})
-	if err != nil {
-		fmt.Printf("took %d of %d records: %v\n", n, len(recs), err)
-	}
-	if err := p.Flush(context.Background()); err != nil { // waits for every callback
-		fmt.Println(err)
-	}
-	// Output:
-	// a at orders-0 offset 0
-	// b at orders-0 offset 1
-	// c at orders-0 offset 2
-	// d at orders-0 offset 3
-	// e at orders-0 offset 4
 }

@@ -132,6 +132,3 @@ func SetPrefetch(on bool) bool {
 	prefetch = on
 	return was
 }
-
-// ProcessCPU is the process's CPU time so far, for benchmarks.
-var ProcessCPU = processCPU

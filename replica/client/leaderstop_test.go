@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 )
 
 // A leader stopped mid-stream: an idempotent acks=all producer streams
@@ -24,7 +25,7 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 	cl := newClient(t, c)
 	createTopic(t, c, cl, "stream", 1, 3, 2)
 	tp := client.TopicPartition{Topic: "stream"}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*clustertest.WaitLimit)
 	defer cancel()
 
 	// The consumer, from the start, all along.
@@ -53,7 +54,7 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := c.partition("stream", 0) // the leader the records go to; read again before the kill
+	old := partition(c, "stream", 0) // the leader the records go to; read again before the kill
 	var (
 		mu     sync.Mutex
 		acked  = map[string]uint64{}
@@ -98,17 +99,17 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 				missing = append(missing[:3], append([]string{"..."}, missing[len(missing)-3:]...)...)
 			}
 			t.Fatalf("Flush %s: %v: of %d records %d acknowledged, %d failed, not acknowledged: %v; the controller's partition %+v (leader %d killed); brokers: %s; client: %s",
-				when, err, produced, nAcked, nFailed, missing, c.partition("stream", 0), old.Leader, c.describe("stream", 0), client.Describe(p, tp))
+				when, err, produced, nAcked, nFailed, missing, partition(c, "stream", 0), old.Leader, c.Describe("stream", 0), client.Describe(p, tp))
 		}
 	}
 	produce(300)
 	flush("before the kill")
-	old = c.partition("stream", 0)
+	old = partition(c, "stream", 0)
 	produce(500) // in flight when the leader goes
-	c.kill(old.Leader)
+	c.Kill(old.Leader)
 	produce(500)
-	c.ev.await(t, "a new leader", func() bool {
-		now := c.partition("stream", 0)
+	c.Await("a new leader", func() bool {
+		now := partition(c, "stream", 0)
 		return now.Leader >= 0 && now.Leader != old.Leader
 	})
 	produce(500)
@@ -125,7 +126,7 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 		last = acked[v]
 	}
 	mu.Unlock()
-	t.Logf("%d records acknowledged, %d batches resent; leader %d killed, now %d", len(acked), client.Resends(p), old.Leader, c.partition("stream", 0).Leader)
+	t.Logf("%d records acknowledged, %d batches resent; leader %d killed, now %d", len(acked), client.Resends(p), old.Leader, partition(c, "stream", 0).Leader)
 	if client.Resends(p) == 0 {
 		t.Fatal("no batch was resent: nothing was in flight when the leader went, the test tested nothing")
 	}
@@ -145,7 +146,7 @@ func TestLeaderStoppedMidStreamEveryAckedRecordOnce(t *testing.T) {
 				at = fmt.Sprint(reads[len(reads)-1].off)
 			}
 			t.Fatalf("%v: the consumer read %d records, the last at offset %s, waiting for the last acknowledged offset %d; brokers: %s",
-				ctx.Err(), len(reads), at, last, c.describe("stream", 0))
+				ctx.Err(), len(reads), at, last, c.Describe("stream", 0))
 		}
 	}
 	// Caught up with the new leader, the consumer long-polls it: a fetch

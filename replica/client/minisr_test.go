@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -23,21 +24,21 @@ func TestNotEnoughReplicasIsRetriedUntilTheDeliveryTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 	defer cancel()
 	if _, err := p.Produce(ctx, client.Record{Topic: "strict", Value: []byte("while all three are in")}); err != nil {
 		t.Fatal(err)
 	}
-	leader := c.partition("strict", 0).Leader
+	leader := partition(c, "strict", 0).Leader
 	follower := int32(1)
 	for follower == leader {
 		follower++
 	}
-	c.kill(follower)
-	c.ev.await(t, "the ISR without the follower", func() bool {
-		return !slices.Contains(c.partition("strict", 0).ISR, follower)
+	c.Kill(follower)
+	c.Await("the ISR without the follower", func() bool {
+		return !slices.Contains(partition(c, "strict", 0).ISR, follower)
 	})
-	c.awaitBrokers()
+	c.AwaitBrokers()
 	_, err = p.Produce(ctx, client.Record{Topic: "strict", Value: []byte("with two of three")})
 	if !errors.Is(err, client.ErrDeliveryTimeout) || !errors.Is(err, wire.ErrNotEnoughReplicas) {
 		t.Fatalf("produce under min ISR: %v, want ErrDeliveryTimeout and NOT_ENOUGH_REPLICAS", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -60,10 +61,8 @@ func TestIdempotentProducerKeepsOrderAcrossALeaderChange(t *testing.T) {
 	setup := newClient(t, c)
 	createTopic(t, c, setup, "order", 1, 3, 2)
 	tp := client.TopicPartition{Topic: "order"}
-	old := c.partition("order", 0).Leader
-	c.mu.Lock()
-	oldAddr := c.brokers[old].h.Addr().String()
-	c.mu.Unlock()
+	old := partition(c, "order", 0).Leader
+	oldAddr := c.Broker(old).Host.Addr().String()
 
 	var (
 		mu   sync.Mutex
@@ -83,7 +82,7 @@ func TestIdempotentProducerKeepsOrderAcrossALeaderChange(t *testing.T) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, addr)
 	}
-	cl, err := client.New(client.Config{Controller: c.controller(), Clock: wallclock.New(), Seed: 1, Dial: dial})
+	cl, err := client.New(client.Config{Controller: c.Controller(), Clock: wallclock.New(), Seed: 1, Dial: dial})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +91,7 @@ func TestIdempotentProducerKeepsOrderAcrossALeaderChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
 	defer cancel()
 
 	type outcome struct {
@@ -130,9 +129,9 @@ func TestIdempotentProducerKeepsOrderAcrossALeaderChange(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("r1 never sent to the leader")
 	}
-	c.kill(old)
-	c.ev.await(t, "a new leader", func() bool {
-		now := c.partition("order", 0)
+	c.Kill(old)
+	c.Await("a new leader", func() bool {
+		now := partition(c, "order", 0)
 		return now.Leader >= 0 && now.Leader != old
 	})
 	// A consumer of the same client: its connection to the old leader

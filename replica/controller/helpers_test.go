@@ -2,30 +2,13 @@ package controller
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/wire"
 )
-
-// seedFlag lets a failing random test be replayed: go test -run X -seed N.
-var seedFlag = flag.Uint64("seed", 20261201, "seed for the math/rand/v2 generators in property and model tests")
-
-// newRand returns a seeded generator and logs the seed if the test fails.
-func newRand(t testing.TB) *rand.Rand {
-	t.Helper()
-	seed := *seedFlag
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("random seed: %d (replay with -seed %d)", seed, seed)
-		}
-	})
-	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-}
 
 // memStore is a Store in memory, for tests only: whole batches in a slice.
 // failAppends makes the next Appends fail, as a full or broken disk would.

@@ -9,15 +9,16 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica/internal/testkit"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
 var (
-	modelRuns  = flag.Int("model.runs", 6, "random runs per configuration in TestModel")
-	modelSteps = flag.Int("model.steps", 250, "steps per run in TestModel")
+	modelRuns  = flag.Int("model.runs", 6, "random runs per configuration in TestModelEveryStepKeepsTheControllersInvariants")
+	modelSteps = flag.Int("model.steps", 250, "steps per run in TestModelEveryStepKeepsTheControllersInvariants")
 )
 
-// TestModel drives the controller with seeded random sequences of
+// TestModelEveryStepKeepsTheControllersInvariants drives the controller with seeded random sequences of
 // registrations (clean, unclean, retried), heartbeats (caught up or not,
 // asking to shut down, with stale epochs), time jumps, AlterPartitions
 // (valid and stale), elections (clean and unclean), topic creations and
@@ -35,8 +36,8 @@ var (
 //     AlterPartition (or been chosen by an unclean election, which says
 //     data may be lost).
 //
-// Replay a failure with: go test ./replica/controller -run TestModel -seed N
-func TestModel(t *testing.T) {
+// Replay a failure with: go test ./replica/controller -run TestModelEveryStepKeepsTheControllersInvariants -seed N
+func TestModelEveryStepKeepsTheControllersInvariants(t *testing.T) {
 	for _, cfg := range []struct {
 		name string
 		cfg  Config
@@ -47,7 +48,7 @@ func TestModel(t *testing.T) {
 		{"min ISR 2", Config{SessionTimeoutMs: 1000, DefaultMinISR: 2}},
 	} {
 		t.Run(cfg.name, func(t *testing.T) {
-			r := newRand(t)
+			r := testkit.NewRand(t)
 			for run := range *modelRuns {
 				seed := r.Uint64()
 				t.Run(fmt.Sprint(run), func(t *testing.T) { runModel(t, cfg.cfg, seed) })

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica/internal/testkit"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -106,7 +107,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 // TestRecordsRoundTripRandom is the property: decode inverts encode for
 // every record, and the encoding is canonical.
 func TestRecordsRoundTripRandom(t *testing.T) {
-	r := newRand(t)
+	r := testkit.NewRand(t)
 	for range 3000 {
 		checkRecordRoundTrip(t, genRecord(r))
 	}
@@ -152,7 +153,7 @@ func TestDecodeRecordRefusesGarbage(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrBadRecord carrying CORRUPT_MESSAGE", name, err)
 		}
 	}
-	r := newRand(t)
+	r := testkit.NewRand(t)
 	for range 5000 {
 		b, _ := genRecord(r).AppendTo(nil)
 		switch r.IntN(3) {

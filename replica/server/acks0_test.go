@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -17,12 +18,12 @@ import (
 // after it on the same connection is answered first, and nothing else
 // ever comes. Its records are written all the same.
 func TestAcksZeroAnsweredByNothing(t *testing.T) {
-	c := startCluster(t, clusterOptions{brokers: 3})
+	c := clustertest.Start(t, clustertest.Options{Brokers: 3})
 	tp := replica.TopicPartition{Topic: "orders", Partition: 0}
-	c.createTopic(tp.Topic, 1, 3, 2)
-	leader, _ := c.leader(tp)
+	c.CreateTopic(tp.Topic, 1, 3, 2)
+	leader, _ := c.Leader(tp)
 
-	cl := dial(t, c.broker(leader).h.Addr().String())
+	cl := dial(t, c.Broker(leader).Host.Addr().String())
 	defer cl.close()
 	cl.send(produceRequest(t, tp, wire.AcksNone, "fire", "and", "forget"))
 	listOffsets := func() *wire.ListOffsetsRequest {
@@ -36,8 +37,8 @@ func TestAcksZeroAnsweredByNothing(t *testing.T) {
 			t.Fatalf("got %v %d, want the list-offsets answer %d", m.APIKey(), m.Correlation(), corr)
 		}
 	}
-	c.ev.await(t, "the acks=0 records on the leader", func() bool {
-		_, leo := c.hw(leader, tp)
+	c.Await("the acks=0 records on the leader", func() bool {
+		_, leo := c.HW(leader, tp)
 		return leo == 3
 	})
 	// The connection is still in step: an acks=1 produce is answered, at
@@ -57,10 +58,10 @@ func TestAcksZeroAnsweredByNothing(t *testing.T) {
 // the one signal both kinds of client understand (one that did want an
 // answer sees a retriable network error and resends).
 func TestUndecodableAcksZeroProduceClosesTheConnection(t *testing.T) {
-	c := startCluster(t, clusterOptions{brokers: 1})
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1})
 	tp := replica.TopicPartition{Topic: "orders", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	addr := c.broker(1).h.Addr().String()
+	c.CreateTopic(tp.Topic, 1, 1, 1)
+	addr := c.Broker(1).Host.Addr().String()
 	acks0 := produceRequest(t, tp, wire.AcksNone, "lost")
 	acks0.CorrelationID = 8
 	whole := encode(t, acks0)
@@ -80,7 +81,7 @@ func TestUndecodableAcksZeroProduceClosesTheConnection(t *testing.T) {
 			cl.expectClosed()
 		})
 	}
-	if _, leo := c.hw(1, tp); leo != 0 {
+	if _, leo := c.HW(1, tp); leo != 0 {
 		t.Fatalf("log end %d after undecodable produces, want 0", leo)
 	}
 }

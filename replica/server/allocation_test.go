@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -97,10 +98,10 @@ func fetchFrame(t testing.TB, tp replica.TopicPartition, maxBytes int32) []byte 
 // a difference of a few allocations per request is noise; one per record
 // would be a thousand.
 func TestNoAllocationPerRecord(t *testing.T) {
-	c := startCluster(t, clusterOptions{brokers: 1, brokerCfg: func(cfg *replica.BrokerConfig) { cfg.HeartbeatIntervalMs = 5000 }})
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1, Broker: func(cfg *replica.BrokerConfig) { cfg.HeartbeatIntervalMs = 5000 }})
 	tp := replica.TopicPartition{Topic: "allocs", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	conn := dialRaw(t, c.broker(1).h.Addr().String())
+	c.CreateTopic(tp.Topic, 1, 1, 1)
+	conn := dialRaw(t, c.Broker(1).Host.Addr().String())
 
 	perRequest := func(frame []byte, check func([]byte)) float64 {
 		check(conn.roundTrip(t, frame)) // warm the buffers

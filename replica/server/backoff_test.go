@@ -6,6 +6,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/clock"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -58,9 +59,9 @@ func (p *pinger) counts() (disconnected, answers int) {
 // dial that succeeds resets the wait. The clock here is a Manual one: no
 // dial happens until the test moves it.
 func TestRedialBacksOffOnTheInjectedClock(t *testing.T) {
-	ev := newEvents()
+	ev := clustertest.NewEvents()
 	clk := clock.NewManual(1_000_000)
-	dead := listen(t)
+	dead := clustertest.Listen(t)
 	deadAddr := dead.Addr().String()
 	dead.Close() // dials to it are refused
 	peer := newPeerStub(t)
@@ -68,8 +69,8 @@ func TestRedialBacksOffOnTheInjectedClock(t *testing.T) {
 	var mu sync.Mutex
 	dials, target := 0, deadAddr
 	node := &pinger{}
-	h, err := server.Serve(listen(t), node, server.Config{
-		Clock: clk, OnEvent: ev.signal, ReconnectBackoffMs: 50, ReconnectBackoffMaxMs: 150,
+	h, err := server.Serve(clustertest.Listen(t), node, server.Config{
+		Clock: clk, OnEvent: ev.Signal, ReconnectBackoffMs: 50, ReconnectBackoffMaxMs: 150,
 		Resolve: func(replica.Addr) (string, bool) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -88,7 +89,7 @@ func TestRedialBacksOffOnTheInjectedClock(t *testing.T) {
 	}
 	failures := func(n int) {
 		t.Helper()
-		ev.await(t, "a failed dial told to the node", func() bool { d, _ := node.counts(); return d >= n })
+		ev.Await(t, "a failed dial told to the node", func() bool { d, _ := node.counts(); return d >= n })
 	}
 
 	h.Do(func(int64) { node.ping() })
@@ -115,14 +116,14 @@ func TestRedialBacksOffOnTheInjectedClock(t *testing.T) {
 			failures(i + 2)
 		}
 	}
-	ev.await(t, "the answer over the connection that succeeded", func() bool { _, a := node.counts(); return a >= 1 })
+	ev.Await(t, "the answer over the connection that succeeded", func() bool { _, a := node.counts(); return a >= 1 })
 }
 
 // peerStub answers every metadata request with an empty response.
 type peerStub struct{ addr string }
 
 func newPeerStub(t testing.TB) *peerStub {
-	ln := listen(t)
+	ln := clustertest.Listen(t)
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {

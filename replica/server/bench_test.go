@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -48,10 +49,10 @@ func fastPaths(b *testing.B, f func(b *testing.B)) {
 // broker, a batch of n 100-byte records each; allocs/op is the whole
 // process's per request (client, host and broker), the same for every n.
 func BenchmarkProduce(b *testing.B) {
-	c := startCluster(b, clusterOptions{brokers: 1})
+	c := clustertest.Start(b, clustertest.Options{Brokers: 1})
 	tp := replica.TopicPartition{Topic: "bench", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	conn := dialRaw(b, c.broker(1).h.Addr().String())
+	c.CreateTopic(tp.Topic, 1, 1, 1)
+	conn := dialRaw(b, c.Broker(1).Host.Addr().String())
 	for _, n := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
 			frame := produceFrame(b, tp, wire.AcksLeader, n)
@@ -67,10 +68,10 @@ func BenchmarkProduce(b *testing.B) {
 // broker, of maxBytes each, from the start of a log of 1000-record
 // batches.
 func BenchmarkFetch(b *testing.B) {
-	c := startCluster(b, clusterOptions{brokers: 1})
+	c := clustertest.Start(b, clustertest.Options{Brokers: 1})
 	tp := replica.TopicPartition{Topic: "bench", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	conn := dialRaw(b, c.broker(1).h.Addr().String())
+	c.CreateTopic(tp.Topic, 1, 1, 1)
+	conn := dialRaw(b, c.Broker(1).Host.Addr().String())
 	produce := produceFrame(b, tp, wire.AcksLeader, 1000)
 	for range 100 {
 		conn.roundTrip(b, produce)
@@ -113,13 +114,13 @@ func (c *counter) Disconnected(peer replica.Addr, nowMs int64) {
 // client's produce and the followers' fetches).
 func BenchmarkAcksAllRoundTrip(b *testing.B) {
 	var requests atomic.Int64
-	c := startCluster(b, clusterOptions{brokers: 3, wrap: func(br *replica.Broker) replica.Node {
+	c := clustertest.Start(b, clustertest.Options{Brokers: 3, Wrap: func(br *replica.Broker) replica.Node {
 		return &counter{Broker: br, requests: &requests}
 	}})
 	tp := replica.TopicPartition{Topic: "bench", Partition: 0}
-	c.createTopic(tp.Topic, 1, 3, 2)
-	leader, _ := c.leader(tp)
-	conn := dialRaw(b, c.broker(leader).h.Addr().String())
+	c.CreateTopic(tp.Topic, 1, 3, 2)
+	leader, _ := c.Leader(tp)
+	conn := dialRaw(b, c.Broker(leader).Host.Addr().String())
 	frame := produceFrame(b, tp, wire.AcksAll, 1)
 	for range 100 {
 		conn.roundTrip(b, frame)
@@ -151,11 +152,11 @@ func reportLatency(b *testing.B, lat []time.Duration, requests int64) {
 // requests in flight, each a batch of 1000 100-byte records: the records
 // per second committed on three replicas.
 func BenchmarkAcksAllPipelined(b *testing.B) {
-	c := startCluster(b, clusterOptions{brokers: 3})
+	c := clustertest.Start(b, clustertest.Options{Brokers: 3})
 	tp := replica.TopicPartition{Topic: "bench", Partition: 0}
-	c.createTopic(tp.Topic, 1, 3, 2)
-	leader, _ := c.leader(tp)
-	conn := dialRaw(b, c.broker(leader).h.Addr().String())
+	c.CreateTopic(tp.Topic, 1, 3, 2)
+	leader, _ := c.Leader(tp)
+	conn := dialRaw(b, c.Broker(leader).Host.Addr().String())
 	const records = 1000
 	frame := produceFrame(b, tp, wire.AcksAll, records)
 	conn.roundTrip(b, frame)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -21,13 +22,13 @@ import (
 // read after all of them.
 func TestEveryByteHeldReturnsWhenItsConnectionCloses(t *testing.T) {
 	const budget, perConn = 2 << 20, 1 << 20
-	c := startCluster(t, clusterOptions{brokers: 1, hostCfg: func(_ int32, cfg *server.Config) {
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1, Host: func(_ int32, _ *replica.Broker, cfg *server.Config) {
 		cfg.MaxHeldBytes, cfg.MaxConnectionHeldBytes = budget, perConn
 		cfg.WriteTimeoutMs, cfg.ConnectionsMaxIdleMs = 1000, 2000
 		cfg.Logf = nil
 	}})
-	c.createTopic("bad", 1, 1, 1)
-	h := c.broker(1).h
+	c.CreateTopic("bad", 1, 1, 1)
+	h := c.Broker(1).Host
 	addr := h.Addr().String()
 	tp := replica.TopicPartition{Topic: "bad", Partition: 0}
 	big := produceFrame(t, tp, wire.AcksLeader, 3000) // ~300 KiB
@@ -89,12 +90,12 @@ func TestEveryByteHeldReturnsWhenItsConnectionCloses(t *testing.T) {
 			return k(nc)
 		})
 	}
-	c.ev.await(t, "the hostile connections holding the budget", func() bool {
+	c.Await("the hostile connections holding the budget", func() bool {
 		_, shared := h.Memory()
 		return shared >= budget/2
 	})
 	consistent()
-	c.ev.await(t, "the write deadline and the idle sweep closing what they close", func() bool {
+	c.Await("the write deadline and the idle sweep closing what they close", func() bool {
 		consistent()
 		return h.OpenInbound() <= 4 // the mid-frame ones, and the broker's own none
 	})
@@ -103,7 +104,7 @@ func TestEveryByteHeldReturnsWhenItsConnectionCloses(t *testing.T) {
 		nc.Close()
 	}
 	mu.Unlock()
-	c.ev.await(t, "every hostile connection closed", func() bool { return h.OpenInbound() == 0 })
+	c.Await("every hostile connection closed", func() bool { return h.OpenInbound() == 0 })
 	if conns, shared := h.Memory(); shared != 0 || len(conns) != 0 {
 		t.Fatalf("after every connection closed the budget still counts %d shared bytes (%d connections)", shared, len(conns))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -24,13 +25,13 @@ import (
 func TestConcurrentConnectionsReadTheLogAsWritten(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	c := startCluster(t, clusterOptions{brokers: 3})
+	c := clustertest.Start(t, clustertest.Options{Brokers: 3})
 	const parts, producers, consumers, perProducer, pipeline = 2, 8, 8, 300, 8
-	c.createTopic("iso", parts, 3, 2)
+	c.CreateTopic("iso", parts, 3, 2)
 	leaders := map[int32]string{}
 	for p := range int32(parts) {
-		l, _ := c.leader(replica.TopicPartition{Topic: "iso", Partition: p})
-		leaders[p] = c.broker(l).h.Addr().String()
+		l, _ := c.Leader(replica.TopicPartition{Topic: "iso", Partition: p})
+		leaders[p] = c.Broker(l).Host.Addr().String()
 	}
 
 	type key struct {
@@ -117,10 +118,10 @@ func TestConcurrentConnectionsReadTheLogAsWritten(t *testing.T) {
 				defer rc.nc.Close()
 				conns[p] = rc
 			}
-			limit := time.Now().Add(waitLimit)
+			limit := time.Now().Add(clustertest.WaitLimit)
 			for corr := int32(1); len(seen[g]) < total; corr++ {
 				if time.Now().After(limit) {
-					t.Errorf("consumer %d: read %d records of %d within %v", g, len(seen[g]), total, waitLimit)
+					t.Errorf("consumer %d: read %d records of %d within %v", g, len(seen[g]), total, clustertest.WaitLimit)
 					return
 				}
 				p := corr % parts
@@ -202,7 +203,7 @@ func (rc *isoConn) send(m wire.Message) error {
 }
 
 func (rc *isoConn) receive() (wire.Message, error) {
-	rc.nc.SetReadDeadline(time.Now().Add(waitLimit))
+	rc.nc.SetReadDeadline(time.Now().Add(clustertest.WaitLimit))
 	payload, err := wire.ReadFrame(rc.br, nil, 0)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -84,14 +85,14 @@ type corrConn struct {
 // dialCorr starts a one-broker cluster, writes one record and dials its
 // leader; the connection closes with the test.
 func dialCorr(t *testing.T) *corrConn {
-	c := startCluster(t, clusterOptions{brokers: 1})
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1})
 	tp := replica.TopicPartition{Topic: "corr", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	if p := c.produce(tp, wire.AcksAll, "a"); p.ErrorCode != wire.CodeNone {
+	c.CreateTopic(tp.Topic, 1, 1, 1)
+	if p := produce(c, tp, wire.AcksAll, "a"); p.ErrorCode != wire.CodeNone {
 		t.Fatalf("warm-up produce: %+v", p)
 	}
-	leader, _ := c.leader(tp)
-	nc, err := net.Dial("tcp", c.broker(leader).h.Addr().String())
+	leader, _ := c.Leader(tp)
+	nc, err := net.Dial("tcp", c.Broker(leader).Host.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -18,17 +19,17 @@ import (
 // is taken back into the ISR.
 func TestFollowerLinkCutAndHealed(t *testing.T) {
 	var px proxies
-	c := startCluster(t, clusterOptions{
-		brokers: 3, wrap: record,
-		hostCfg:   func(id int32, cfg *server.Config) { cfg.Resolve = px.resolver(id) },
-		brokerCfg: func(cfg *replica.BrokerConfig) { cfg.Replica.LagMaxMs = 2000 },
+	c := clustertest.Start(t, clustertest.Options{
+		Brokers: 3, Wrap: record,
+		Host:   func(id int32, _ *replica.Broker, cfg *server.Config) { cfg.Resolve = px.resolver(id) },
+		Broker: func(cfg *replica.BrokerConfig) { cfg.Replica.LagMaxMs = 2000 },
 	})
 	px.setCluster(c)
 	defer px.close()
 	tp := replica.TopicPartition{Topic: "orders", Partition: 0}
-	c.createTopic(tp.Topic, 1, 3, 2)
-	leader, _ := c.leader(tp)
-	if p := c.produce(tp, wire.AcksAll, "before"); p.ErrorCode != wire.CodeNone {
+	c.CreateTopic(tp.Topic, 1, 3, 2)
+	leader, _ := c.Leader(tp)
+	if p := produce(c, tp, wire.AcksAll, "before"); p.ErrorCode != wire.CodeNone {
 		t.Fatalf("produce before the cut: %+v", p)
 	}
 	follower := int32(1)
@@ -38,28 +39,28 @@ func TestFollowerLinkCutAndHealed(t *testing.T) {
 	link := px.get(follower, leader)
 	link.cutLink()
 
-	f, l := c.broker(follower).node.(*recorder), c.broker(leader).node.(*recorder)
-	c.ev.await(t, "both ends told of the cut", func() bool {
+	f, l := c.Broker(follower).Node.(*recorder), c.Broker(leader).Node.(*recorder)
+	c.Await("both ends told of the cut", func() bool {
 		return f.wasDisconnected(func(a replica.Addr) bool { return a == replica.BrokerAt(leader) }) &&
 			l.wasDisconnected(func(a replica.Addr) bool { return a.Kind == replica.ClientAddr })
 	})
 
 	toLeader := func(a replica.Addr) bool { return a == replica.BrokerAt(leader) }
-	c.ev.await(t, "a refused dial told to the follower", func() bool { return f.disconnects(toLeader) >= 2 })
+	c.Await("a refused dial told to the follower", func() bool { return f.disconnects(toLeader) >= 2 })
 
-	p := c.produce(tp, wire.AcksAll, "during")
+	p := produce(c, tp, wire.AcksAll, "during")
 	if p.ErrorCode != wire.CodeNone {
 		t.Fatalf("acks=all during the cut: %+v", p)
 	}
-	if isr := c.isr(tp); slices.Contains(isr, follower) || len(isr) != 2 {
-		t.Fatalf("ISR %v during the cut: the cut-off follower %d should be out", isr, follower)
+	if in := isr(c, tp); slices.Contains(in, follower) || len(in) != 2 {
+		t.Fatalf("ISR %v during the cut: the cut-off follower %d should be out", in, follower)
 	}
 
 	link.heal()
-	c.ev.await(t, "the follower caught up and back in the ISR", func() bool {
-		_, lend := c.hw(leader, tp)
-		_, fend := c.hw(follower, tp)
-		return fend == lend && slices.Contains(c.isr(tp), follower)
+	c.Await("the follower caught up and back in the ISR", func() bool {
+		_, lend := c.HW(leader, tp)
+		_, fend := c.HW(follower, tp)
+		return fend == lend && slices.Contains(isr(c, tp), follower)
 	})
 	if link.accepted() < 2 {
 		t.Fatalf("the follower reconnected %d times through the healed link", link.accepted()-1)
@@ -67,7 +68,7 @@ func TestFollowerLinkCutAndHealed(t *testing.T) {
 }
 
 // isr returns the ISR the controller committed for tp.
-func (c *cluster) isr(tp replica.TopicPartition) []int32 {
-	p, _ := c.image().Partition(tp.Topic, tp.Partition)
+func isr(c *clustertest.Cluster, tp replica.TopicPartition) []int32 {
+	p, _ := c.Partition(tp.Topic, tp.Partition)
 	return p.ISR
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -21,16 +22,16 @@ import (
 // leads.
 func TestAFollowerReplicatesWhileClientsHoldTheBudget(t *testing.T) {
 	const budget, perConn = 4 << 20, 1 << 20
-	c := startCluster(t, clusterOptions{brokers: 2, hostCfg: func(_ int32, cfg *server.Config) {
+	c := clustertest.Start(t, clustertest.Options{Brokers: 2, Host: func(_ int32, _ *replica.Broker, cfg *server.Config) {
 		cfg.MaxHeldBytes, cfg.MaxConnectionHeldBytes = budget, perConn
 		cfg.Logf = nil
 	}})
 	tp := replica.TopicPartition{Topic: "replicated", Partition: 0}
-	c.createTopic(tp.Topic, 1, 2, 2)
-	leader, _ := c.leader(tp)
+	c.CreateTopic(tp.Topic, 1, 2, 2)
+	leader, _ := c.Leader(tp)
 	follower := 3 - leader
-	lh := c.broker(leader).h
-	if r := c.produce(tp, wire.AcksAll, "before"); r.ErrorCode != wire.CodeNone {
+	lh := c.Broker(leader).Host
+	if r := produce(c, tp, wire.AcksAll, "before"); r.ErrorCode != wire.CodeNone {
 		t.Fatalf("produce before the hostile clients: %+v", r)
 	}
 
@@ -43,7 +44,7 @@ func TestAFollowerReplicatesWhileClientsHoldTheBudget(t *testing.T) {
 		}
 		return writeN(nc, perConn/2, chunk)
 	})
-	c.ev.await(t, "the hostile frames holding the leader's budget", func() bool {
+	c.Await("the hostile frames holding the leader's budget", func() bool {
 		_, shared := lh.Memory()
 		return shared >= budget-perConn
 	})
@@ -61,8 +62,8 @@ func TestAFollowerReplicatesWhileClientsHoldTheBudget(t *testing.T) {
 	defer cl.close()
 	resp := cl.call(req).(*wire.ProduceResponse)
 	if p := resp.Partitions[0]; p.ErrorCode != wire.CodeNone {
-		_, fleo := c.hw(follower, tp)
-		_, lleo := c.hw(leader, tp)
+		_, fleo := c.HW(follower, tp)
+		_, lleo := c.HW(leader, tp)
 		t.Fatalf("an acks=all produce of %d bytes while clients hold the budget: %v (follower's log end %d, leader's %d)", len(records), p.ErrorCode, fleo, lleo)
 	}
 }

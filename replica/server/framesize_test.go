@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -14,8 +15,8 @@ import (
 // one within the limit whose bytes never come costs the host a bounded
 // buffer (ReadFrame's first 64 KiB), not what the prefix announced.
 func TestOversizedLengthPrefixRefused(t *testing.T) {
-	c := startCluster(t, clusterOptions{brokers: 0})
-	addr := c.ctlH.Addr().String()
+	c := clustertest.Start(t, clustertest.Options{Brokers: 0})
+	addr := c.ControllerHost.Addr().String()
 	for _, tc := range []struct {
 		name   string
 		prefix uint32

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -183,15 +184,15 @@ func runHostile(b *testing.B, k hostileKind) {
 	b.ReportAllocs()
 	b.StopTimer()
 	n := *hostileConns
-	c := startCluster(b, clusterOptions{brokers: 1,
-		brokerCfg: func(cfg *replica.BrokerConfig) { cfg.HeartbeatIntervalMs = 5000 },
-		hostCfg: func(_ int32, cfg *server.Config) {
+	c := clustertest.Start(b, clustertest.Options{Brokers: 1,
+		Broker: func(cfg *replica.BrokerConfig) { cfg.HeartbeatIntervalMs = 5000 },
+		Host: func(_ int32, _ *replica.Broker, cfg *server.Config) {
 			cfg.MaxRequestWaitMs, cfg.WriteTimeoutMs = hostileWaitMs, hostileWaitMs
 			cfg.Logf = nil // thousands of refusals
 		}})
-	c.createTopic("good", 1, 1, 1)
-	c.createTopic("bad", 1, 1, 1)
-	h := c.broker(1).h
+	c.CreateTopic("good", 1, 1, 1)
+	c.CreateTopic("bad", 1, 1, 1)
+	h := c.Broker(1).Host
 	addr := h.Addr().String()
 	if k.prepare != nil {
 		k.prepare(b, addr)
@@ -363,14 +364,14 @@ func closeHostile(s *hostileConnSet) {
 }
 
 // pollUntil waits until cond holds, checking it every 10 ms, and fails
-// after waitLimit: some states (a reader that began to wait for the
+// after clustertest.WaitLimit: some states (a reader that began to wait for the
 // budget) come with no event of the host to wake a waiter.
 func pollUntil(b *testing.B, what string, cond func() bool) {
 	b.Helper()
-	deadline := time.Now().Add(waitLimit)
+	deadline := time.Now().Add(clustertest.WaitLimit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			b.Fatalf("still waiting, after %v, for %s", waitLimit, what)
+			b.Fatalf("still waiting, after %v, for %s", clustertest.WaitLimit, what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

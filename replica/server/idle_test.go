@@ -8,6 +8,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/clock"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -63,19 +64,19 @@ func (n *holder) Outbox() []replica.Envelope {
 }
 
 // idleHost hosts a holder on a Manual clock with cfg's idle bound.
-func idleHost(t *testing.T, maxIdleMs int64) (*server.Host, *holder, *clock.Manual, *events) {
+func idleHost(t *testing.T, maxIdleMs int64) (*server.Host, *holder, *clock.Manual, *clustertest.Events) {
 	return idleHostWith(t, server.Config{ConnectionsMaxIdleMs: maxIdleMs})
 }
 
 // idleHostWith hosts a holder on a Manual clock with cfg (its Clock,
 // OnEvent and Logf set here).
-func idleHostWith(t *testing.T, cfg server.Config) (*server.Host, *holder, *clock.Manual, *events) {
+func idleHostWith(t *testing.T, cfg server.Config) (*server.Host, *holder, *clock.Manual, *clustertest.Events) {
 	t.Helper()
-	ev := newEvents()
+	ev := clustertest.NewEvents()
 	clk := clock.NewManual(1_000_000)
 	node := &holder{}
-	cfg.Clock, cfg.OnEvent, cfg.Logf = clk, ev.signal, logf(t, "host")
-	h, err := server.Serve(listen(t), node, cfg)
+	cfg.Clock, cfg.OnEvent, cfg.Logf = clk, ev.Signal, clustertest.Logf(t, "host")
+	h, err := server.Serve(clustertest.Listen(t), node, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,14 +93,14 @@ func TestIdleConnectionClosed(t *testing.T) {
 	h, node, clk, ev := idleHost(t, 0)
 	cl := dial(t, h.Addr().String())
 	defer cl.close()
-	ev.await(t, "the connection accepted", func() bool { return h.OpenInbound() == 1 })
+	ev.Await(t, "the connection accepted", func() bool { return h.OpenInbound() == 1 })
 
 	clk.Advance(maxIdle - 1)
 	if h.OpenInbound() != 1 {
 		t.Fatalf("closed %d ms after it was accepted, before connections.max.idle.ms", maxIdle-1)
 	}
 	cl.send(&wire.ProduceRequest{Acks: wire.AcksNone})
-	ev.await(t, "the acks=0 produce delivered", func() bool { r, _ := node.count(); return r == 1 })
+	ev.Await(t, "the acks=0 produce delivered", func() bool { r, _ := node.count(); return r == 1 })
 	clk.Advance(maxIdle - 1)
 	if h.OpenInbound() != 1 {
 		t.Fatalf("closed %d ms after a request was read", maxIdle-1)
@@ -124,7 +125,7 @@ func TestAParkedRequestCountsAsActivityOnlyForItsClampedWait(t *testing.T) {
 	cl := dial(t, h.Addr().String())
 	defer cl.close()
 	corr := cl.send(&wire.FetchRequest{ReplicaID: wire.ConsumerReplicaID, MaxWaitMs: math.MaxInt32, MinBytes: 1})
-	ev.await(t, "the fetch held", func() bool { _, held := node.count(); return held == 1 })
+	ev.Await(t, "the fetch held", func() bool { _, held := node.count(); return held == 1 })
 	clk.Advance(maxWait + maxIdle - 1)
 	if h.OpenInbound() != 1 {
 		t.Fatalf("closed %d ms after a fetch that may be parked %d ms", maxWait+maxIdle-1, maxWait)
@@ -147,7 +148,7 @@ func TestAParkedRequestCountsAsActivityOnlyForItsClampedWait(t *testing.T) {
 	cl2 := dial(t, h.Addr().String())
 	defer cl2.close()
 	cl2.send(&wire.FetchRequest{ReplicaID: wire.ConsumerReplicaID, MaxWaitMs: math.MaxInt32, MinBytes: 1})
-	ev.await(t, "the second fetch held", func() bool { _, held := node.count(); return held == 1 })
+	ev.Await(t, "the second fetch held", func() bool { _, held := node.count(); return held == 1 })
 	clk.Advance(maxWait + maxIdle - 1)
 	if h.OpenInbound() != 1 {
 		t.Fatal("closed before the clamped wait and the idle bound passed")
@@ -162,7 +163,7 @@ func TestAParkedRequestCountsAsActivityOnlyForItsClampedWait(t *testing.T) {
 	cl3 := dial(t, h.Addr().String())
 	defer cl3.close()
 	cl3.send(&wire.MetadataRequest{})
-	ev.await(t, "the metadata request held", func() bool { _, held := node.count(); return held == 2 })
+	ev.Await(t, "the metadata request held", func() bool { _, held := node.count(); return held == 2 })
 	clk.Advance(maxIdle)
 	if h.OpenInbound() != 0 {
 		t.Fatal("a held request that asked for no wait kept its connection past the idle bound")
@@ -182,7 +183,7 @@ func TestAFetchWaitIsClampedBeforeTheNodeSeesIt(t *testing.T) {
 	cl.send(&wire.FetchRequest{ReplicaID: wire.ConsumerReplicaID, MaxWaitMs: math.MaxInt32, MinBytes: 1})
 	cl.send(&wire.FetchRequest{ReplicaID: wire.ConsumerReplicaID, MaxWaitMs: 10, MinBytes: 1})
 	cl.send(&wire.ProduceRequest{Acks: wire.AcksAll, TimeoutMs: math.MaxInt32})
-	ev.await(t, "three requests held", func() bool { _, held := node.count(); return held == 3 })
+	ev.Await(t, "three requests held", func() bool { _, held := node.count(); return held == 3 })
 	var waits []int64
 	h.Do(func(int64) {
 		node.mu.Lock()
@@ -207,7 +208,7 @@ func TestIdleBoundOff(t *testing.T) {
 	h, _, clk, ev := idleHost(t, -1)
 	cl := dial(t, h.Addr().String())
 	defer cl.close()
-	ev.await(t, "the connection accepted", func() bool { return h.OpenInbound() == 1 })
+	ev.Await(t, "the connection accepted", func() bool { return h.OpenInbound() == 1 })
 	clk.Advance(100 * server.DefaultConnectionsMaxIdleMs)
 	if h.OpenInbound() != 1 {
 		t.Fatal("closed for idleness with the bound off")

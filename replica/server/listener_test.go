@@ -9,6 +9,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/clock"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -85,12 +86,12 @@ func (echoCodec) Frame(pieces net.Buffers, scratch []byte, r *server.Request, m 
 // codec's State with each request until its response is framed.
 func TestAFurtherListenerServesTheSameNodeThroughItsCodec(t *testing.T) {
 	second := map[int32]net.Listener{}
-	c := startCluster(t, clusterOptions{brokers: 1, hostCfg: func(id int32, cfg *server.Config) {
-		second[id] = listen(t)
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1, Host: func(id int32, _ *replica.Broker, cfg *server.Config) {
+		second[id] = clustertest.Listen(t)
 		cfg.Listeners = []server.Listener{{Listener: second[id], Codec: echoCodec{}}}
 	}})
 	tp := replica.TopicPartition{Topic: "echo", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
+	c.CreateTopic(tp.Topic, 1, 1, 1)
 	cl := dial(t, second[1].Addr().String())
 	defer cl.close()
 	for i := range 3 {
@@ -98,7 +99,7 @@ func TestAFurtherListenerServesTheSameNodeThroughItsCodec(t *testing.T) {
 		// A ping behind the produce: answered by the codec, after it.
 		ping := header(pingKey, 0, int32(100+i))
 		cl.rawFrame(ping)
-		resp, err := cl.tryReceive(waitLimit)
+		resp, err := cl.tryReceive(clustertest.WaitLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func TestAFurtherListenerServesTheSameNodeThroughItsCodec(t *testing.T) {
 		if p.ErrorCode != wire.CodeNone || p.BaseOffset != uint64(2*i) {
 			t.Fatalf("produce %d through the second listener: %+v", i, p)
 		}
-		cl.nc.SetReadDeadline(time.Now().Add(waitLimit))
+		cl.nc.SetReadDeadline(time.Now().Add(clustertest.WaitLimit))
 		frame, err := wire.ReadFrame(cl.br, nil, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +117,7 @@ func TestAFurtherListenerServesTheSameNodeThroughItsCodec(t *testing.T) {
 		}
 	}
 	// The first listener still speaks kaenlog's protocol to the same node.
-	if got := c.produce(tp, wire.AcksLeader, "c"); got.ErrorCode != wire.CodeNone || got.BaseOffset != 6 {
+	if got := produce(c, tp, wire.AcksLeader, "c"); got.ErrorCode != wire.CodeNone || got.BaseOffset != 6 {
 		t.Fatalf("produce through the first listener: %+v", got)
 	}
 	// A frame the codec refuses without an answer closes the connection.
@@ -127,10 +128,10 @@ func TestAFurtherListenerServesTheSameNodeThroughItsCodec(t *testing.T) {
 // TestAListenerWithoutACodecIsRefused: Serve refuses a Listener missing
 // its net.Listener or its Codec.
 func TestAListenerWithoutACodecIsRefused(t *testing.T) {
-	ln := listen(t)
+	ln := clustertest.Listen(t)
 	defer ln.Close()
 	for _, l := range []server.Listener{{Listener: ln}, {Codec: echoCodec{}}} {
-		first := listen(t)
+		first := clustertest.Listen(t)
 		_, err := server.Serve(first, replica.NewControllerNode(nil), server.Config{Clock: clock.NewManual(0), Listeners: []server.Listener{l}})
 		first.Close()
 		if !errors.Is(err, replica.ErrInvalidConfig) {

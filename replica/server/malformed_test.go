@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -27,7 +28,7 @@ func (c *client) rawFrame(payload []byte) {
 // frame.
 func (c *client) expectClosed() {
 	c.t.Helper()
-	m, err := c.tryReceive(waitLimit)
+	m, err := c.tryReceive(clustertest.WaitLimit)
 	if err == nil {
 		c.t.Fatalf("got a %v response where the connection should close", m.APIKey())
 	}
@@ -64,10 +65,10 @@ func header(key wire.APIKey, version int16, corr int32) []byte {
 // header, an unknown API key, or a request this node does not serve,
 // closes the connection.
 func TestMalformedFrames(t *testing.T) {
-	c := startCluster(t, clusterOptions{brokers: 1})
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1})
 	tp := replica.TopicPartition{Topic: "orders", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	addr := c.broker(1).h.Addr().String()
+	c.CreateTopic(tp.Topic, 1, 1, 1)
+	addr := c.Broker(1).Host.Addr().String()
 
 	t.Run("body", func(t *testing.T) {
 		cl := dial(t, addr)

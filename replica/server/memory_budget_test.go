@@ -15,6 +15,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -66,16 +67,16 @@ func heapInUse() int64 {
 
 // memBroker starts one broker whose host has s's budgets and a topic for
 // the well-behaved clients and one for the hostile ones.
-func memBroker(t *testing.T, s memScale) (*cluster, *broker) {
-	c := startCluster(t, clusterOptions{brokers: 1,
-		brokerCfg: func(cfg *replica.BrokerConfig) { cfg.HeartbeatIntervalMs = 5000 },
-		hostCfg: func(_ int32, cfg *server.Config) {
+func memBroker(t *testing.T, s memScale) (*clustertest.Cluster, *clustertest.Broker) {
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1,
+		Broker: func(cfg *replica.BrokerConfig) { cfg.HeartbeatIntervalMs = 5000 },
+		Host: func(_ int32, _ *replica.Broker, cfg *server.Config) {
 			cfg.MaxHeldBytes, cfg.MaxConnectionHeldBytes = s.maxHeld, s.perConn
 			cfg.Logf = nil // thousands of refusals
 		}})
-	c.createTopic("good", 1, 1, 1)
-	c.createTopic("bad", 1, 1, 1)
-	return c, c.broker(1)
+	c.CreateTopic("good", 1, 1, 1)
+	c.CreateTopic("bad", 1, 1, 1)
+	return c, c.Broker(1)
 }
 
 // wellBehaved is a producer and a consumer of topic "good", each on its
@@ -180,10 +181,10 @@ func (w *wellBehaved) close() {
 
 // awaitProgress waits until both clients made n more round trips than
 // now, failing the test if one of them failed.
-func (w *wellBehaved) awaitProgress(t *testing.T, ev *events, n int64) {
+func (w *wellBehaved) awaitProgress(t *testing.T, ev *clustertest.Events, n int64) {
 	t.Helper()
 	p0, c0 := w.produced.Load(), w.consumed.Load()
-	ev.await(t, fmt.Sprintf("%d more produces and consumed batches by the well-behaved clients (at %d and %d)", n, p0, c0), func() bool {
+	ev.Await(t, fmt.Sprintf("%d more produces and consumed batches by the well-behaved clients (at %d and %d)", n, p0, c0), func() bool {
 		w.mu.Lock()
 		err := w.err
 		w.mu.Unlock()
@@ -294,9 +295,9 @@ func hostile(t *testing.T, addr string, n int, f func(nc net.Conn) error) {
 // awaitSettled waits until n hostile connections (beyond the
 // well-behaved two) are each in the state settled says they end in: the
 // most the broker will hold for them.
-func awaitSettled(t *testing.T, c *cluster, h *server.Host, n int, what string, settled func(server.ConnMemory) bool) {
+func awaitSettled(t *testing.T, c *clustertest.Cluster, h *server.Host, n int, what string, settled func(server.ConnMemory) bool) {
 	t.Helper()
-	c.ev.await(t, what, func() bool {
+	c.Await(what, func() bool {
 		conns, _ := h.Memory()
 		k := 0
 		for _, m := range conns {
@@ -330,9 +331,9 @@ func checkHeap(t *testing.T, s memScale, base int64, conns int, what string) {
 func TestAParkedFetchDoesNotPinTheFramesReadAfterIt(t *testing.T) {
 	s := scale()
 	c, b := memBroker(t, s)
-	addr := b.h.Addr().String()
+	addr := b.Host.Addr().String()
 	w := startWellBehaved(t, addr)
-	w.awaitProgress(t, c.ev, 5)
+	w.awaitProgress(t, c.Events, 5)
 	base := heapInUse()
 
 	chunk := make([]byte, 64<<10)
@@ -351,9 +352,9 @@ func TestAParkedFetchDoesNotPinTheFramesReadAfterIt(t *testing.T) {
 		}
 		return nil
 	})
-	awaitSettled(t, c, b.h, s.conns, "every hostile connection's reader held back behind its parked fetch",
+	awaitSettled(t, c, b.Host, s.conns, "every hostile connection's reader held back behind its parked fetch",
 		func(m server.ConnMemory) bool { return m.Waiting && m.Unanswered == 1 })
-	w.awaitProgress(t, c.ev, 5)
+	w.awaitProgress(t, c.Events, 5)
 	checkHeap(t, s, base, s.conns, "parked fetch, then large frames")
 }
 
@@ -366,7 +367,7 @@ func TestAParkedFetchDoesNotPinTheFramesReadAfterIt(t *testing.T) {
 func TestAClientThatDoesNotReadHoldsAtMostItsShare(t *testing.T) {
 	s := scale()
 	c, b := memBroker(t, s)
-	addr := b.h.Addr().String()
+	addr := b.Host.Addr().String()
 	bad := replica.TopicPartition{Topic: "bad", Partition: 0}
 	big := produceFrame(t, bad, wire.AcksLeader, 9000) // ~1 MiB batches
 	pc, err := dialMem(addr)
@@ -383,7 +384,7 @@ func TestAClientThatDoesNotReadHoldsAtMostItsShare(t *testing.T) {
 	}
 	pc.nc.Close()
 	w := startWellBehaved(t, addr)
-	w.awaitProgress(t, c.ev, 5)
+	w.awaitProgress(t, c.Events, 5)
 	base := heapInUse()
 
 	fetch := frameOfErr(&wire.FetchRequest{CorrelationID: 1, ReplicaID: wire.ConsumerReplicaID, ReplicaEpoch: -1,
@@ -398,10 +399,10 @@ func TestAClientThatDoesNotReadHoldsAtMostItsShare(t *testing.T) {
 		}
 		return nil
 	})
-	awaitSettled(t, c, b.h, s.conns, "every hostile connection over its share or all its fetches answered",
+	awaitSettled(t, c, b.Host, s.conns, "every hostile connection over its share or all its fetches answered",
 		func(m server.ConnMemory) bool { return m.Waiting || (m.Delivered == 5 && m.Unanswered == 0) })
-	w.awaitProgress(t, c.ev, 5)
-	conns, shared := b.h.Memory()
+	w.awaitProgress(t, c.Events, 5)
+	conns, shared := b.Host.Memory()
 	var held int64
 	for _, m := range conns {
 		held += m.Held
@@ -416,9 +417,9 @@ func TestAClientThatDoesNotReadHoldsAtMostItsShare(t *testing.T) {
 func TestAnIdleConnectionKeepsNoLargeBuffer(t *testing.T) {
 	s := scale()
 	c, b := memBroker(t, s)
-	addr := b.h.Addr().String()
+	addr := b.Host.Addr().String()
 	w := startWellBehaved(t, addr)
-	w.awaitProgress(t, c.ev, 5)
+	w.awaitProgress(t, c.Events, 5)
 	base := heapInUse()
 
 	n := 5 * s.conns
@@ -437,8 +438,8 @@ func TestAnIdleConnectionKeepsNoLargeBuffer(t *testing.T) {
 		answered.Add(1)
 		return nil
 	})
-	c.ev.await(t, fmt.Sprintf("%d connections' five large requests answered", n), func() bool { return answered.Load() == int64(n) })
-	w.awaitProgress(t, c.ev, 5)
+	c.Await(fmt.Sprintf("%d connections' five large requests answered", n), func() bool { return answered.Load() == int64(n) })
+	w.awaitProgress(t, c.Events, 5)
 	grew := heapInUse() - base
 	t.Logf("%d idle connections after 5 requests of %d KiB: the heap grew %d KiB, %d KiB each", n, s.idleFrame>>10, grew>>10, grew/int64(n)>>10)
 	if grew > int64(n)*perConnSlack {
@@ -452,9 +453,9 @@ func TestAnIdleConnectionKeepsNoLargeBuffer(t *testing.T) {
 func TestPartlyReadFramesCountAgainstTheBudget(t *testing.T) {
 	s := scale()
 	c, b := memBroker(t, s)
-	addr := b.h.Addr().String()
+	addr := b.Host.Addr().String()
 	w := startWellBehaved(t, addr)
-	w.awaitProgress(t, c.ev, 5)
+	w.awaitProgress(t, c.Events, 5)
 	base := heapInUse()
 
 	chunk := make([]byte, 64<<10)
@@ -465,12 +466,12 @@ func TestPartlyReadFramesCountAgainstTheBudget(t *testing.T) {
 		return writeN(nc, s.partial/9*8, chunk)
 	})
 	// Admitted frames are held whole; the others' readers wait.
-	awaitSettled(t, c, b.h, s.conns, "every hostile connection reading its frame or waiting for the budget",
+	awaitSettled(t, c, b.Host, s.conns, "every hostile connection reading its frame or waiting for the budget",
 		func(m server.ConnMemory) bool { return m.Waiting || m.Held >= int64(s.partial) })
-	_, shared := b.h.Memory()
+	_, shared := b.Host.Memory()
 	if shared > max(s.budget, int64(s.partial)) {
 		t.Fatalf("the budget counts %d shared bytes, over %d", shared, s.budget)
 	}
-	w.awaitProgress(t, c.ev, 5)
+	w.awaitProgress(t, c.Events, 5)
 	checkHeap(t, s, base, s.conns, "partly read frames")
 }

@@ -4,6 +4,8 @@ import (
 	"net"
 	"testing"
 
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -17,12 +19,12 @@ func TestUnreadMetadataAnswersStayWithinTheBudget(t *testing.T) {
 	t.Skip("issue: a response other than a fetch's is charged whatever the budget holds; each connection that does not read keeps about one unsent answer beyond it " +
 		"(40 connections and a 74 KiB Metadata answer held 2.3 MiB against a 256 KiB budget, 9.2x): bounding it needs the answer's size before its request is read")
 	const budget, conns = 256 << 10, 40
-	c := startCluster(t, clusterOptions{brokers: 1, hostCfg: func(_ int32, cfg *server.Config) {
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1, Host: func(_ int32, _ *replica.Broker, cfg *server.Config) {
 		cfg.MaxHeldBytes = budget
 		cfg.Logf = nil
 	}})
-	c.createTopic("wide", 2000, 1, 1)
-	h := c.broker(1).h
+	c.CreateTopic("wide", 2000, 1, 1)
+	h := c.Broker(1).Host
 	cl := dial(t, h.Addr().String())
 	size := len(frameOf(t, cl.call(&wire.MetadataRequest{}).(*wire.MetadataResponse)))
 	cl.close()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -23,9 +24,9 @@ func TestResponsesInRequestOrder(t *testing.T) {
 
 func testOrder(t *testing.T, maxInFlight int) {
 	var px proxies
-	c := startCluster(t, clusterOptions{
-		brokers: 3, wrap: record,
-		hostCfg: func(id int32, cfg *server.Config) {
+	c := clustertest.Start(t, clustertest.Options{
+		Brokers: 3, Wrap: record,
+		Host: func(id int32, _ *replica.Broker, cfg *server.Config) {
 			cfg.MaxInFlight = maxInFlight
 			cfg.Resolve = px.resolver(id)
 		},
@@ -33,9 +34,9 @@ func testOrder(t *testing.T, maxInFlight int) {
 	px.setCluster(c)
 	defer px.close()
 	tp := replica.TopicPartition{Topic: "orders", Partition: 0}
-	c.createTopic(tp.Topic, 1, 3, 2)
-	leader, _ := c.leader(tp)
-	if p := c.produce(tp, wire.AcksAll, "warm-up"); p.ErrorCode != wire.CodeNone {
+	c.CreateTopic(tp.Topic, 1, 3, 2)
+	leader, _ := c.Leader(tp)
+	if p := produce(c, tp, wire.AcksAll, "warm-up"); p.ErrorCode != wire.CodeNone {
 		t.Fatalf("warm-up produce: %+v", p)
 	}
 
@@ -46,7 +47,7 @@ func testOrder(t *testing.T, maxInFlight int) {
 			px.get(id, leader).pause()
 		}
 	}
-	cl := dial(t, c.broker(leader).h.Addr().String())
+	cl := dial(t, c.Broker(leader).Host.Addr().String())
 	defer cl.close()
 	cl.corr = 1 << 30 // apart from the brokers' own correlation ids
 	listOffsets := func() wire.Message {
@@ -67,7 +68,7 @@ func testOrder(t *testing.T, maxInFlight int) {
 	for _, r := range reqs {
 		corrs = append(corrs, cl.send(r))
 	}
-	rec := c.broker(leader).node.(*recorder)
+	rec := c.Broker(leader).Node.(*recorder)
 	if maxInFlight != 1 {
 		// The broker answers everything after the held produce first. It
 		// sees the requests under ids the host gave them.
@@ -79,7 +80,7 @@ func testOrder(t *testing.T, maxInFlight int) {
 			from replica.Addr
 			seen []int32
 		)
-		c.ev.await(t, "the broker to answer the requests after the held produce", func() bool {
+		c.Await("the broker to answer the requests after the held produce", func() bool {
 			from, seen = rec.requestsFromLastAcksAll()
 			if len(seen) < min(len(corrs), ahead) {
 				return false

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -16,15 +17,15 @@ import (
 // next fetches are read and answered in order.
 func TestParkedFetchesBoundedPerConnection(t *testing.T) {
 	const bound = 2
-	c := startCluster(t, clusterOptions{brokers: 1, wrap: record,
-		hostCfg: func(id int32, cfg *server.Config) { cfg.MaxInFlight = bound }})
+	c := clustertest.Start(t, clustertest.Options{Brokers: 1, Wrap: record,
+		Host: func(id int32, _ *replica.Broker, cfg *server.Config) { cfg.MaxInFlight = bound }})
 	tp := replica.TopicPartition{Topic: "orders", Partition: 0}
-	c.createTopic(tp.Topic, 1, 1, 1)
-	if p := c.produce(tp, wire.AcksAll, "a"); p.ErrorCode != wire.CodeNone {
+	c.CreateTopic(tp.Topic, 1, 1, 1)
+	if p := produce(c, tp, wire.AcksAll, "a"); p.ErrorCode != wire.CodeNone {
 		t.Fatalf("first produce: %+v", p)
 	}
-	b := c.broker(1)
-	rec := b.node.(*recorder)
+	b := c.Broker(1)
+	rec := b.Node.(*recorder)
 	fetches := func() int {
 		rec.mu.Lock()
 		defer rec.mu.Unlock()
@@ -37,7 +38,7 @@ func TestParkedFetchesBoundedPerConnection(t *testing.T) {
 		return n
 	}
 
-	cl := dial(t, b.h.Addr().String())
+	cl := dial(t, b.Host.Addr().String())
 	defer cl.close()
 	var corrs []int32
 	for range bound + 2 {
@@ -47,11 +48,11 @@ func TestParkedFetchesBoundedPerConnection(t *testing.T) {
 				{Topic: tp.Topic, Partition: tp.Partition, CurrentLeaderEpoch: wire.NoEpoch, FetchOffset: 1, LastFetchedEpoch: wire.NoEpoch, MaxBytes: 1 << 20},
 			}}))
 	}
-	c.ev.await(t, "the first fetches parked and the connection muted", func() bool {
+	c.Await("the first fetches parked and the connection muted", func() bool {
 		if n := fetches(); n > bound {
 			t.Fatalf("the broker got %d fetches of a connection bounded at %d, all parked", n, bound)
 		}
-		return fetches() == bound && b.h.Muted() == 1
+		return fetches() == bound && b.Host.Muted() == 1
 	})
 	// Muted with every place taken by a delivered fetch: the reader waits
 	// for a place before it reads the next frame.
@@ -61,7 +62,7 @@ func TestParkedFetchesBoundedPerConnection(t *testing.T) {
 
 	// A record on another connection answers the parked fetches; their
 	// answers free the places of the next two, which find it at once.
-	if p := c.produce(tp, wire.AcksLeader, "b"); p.ErrorCode != wire.CodeNone {
+	if p := produce(c, tp, wire.AcksLeader, "b"); p.ErrorCode != wire.CodeNone {
 		t.Fatalf("second produce: %+v", p)
 	}
 	for i, corr := range corrs {

@@ -1,10 +1,12 @@
 package server_test
 
 import (
-	"github.com/kaenlog/kaenlog/replica"
 	"net"
 	"sync"
 	"testing"
+
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/internal/clustertest"
 )
 
 // proxy forwards TCP connections from its own address to target. It can
@@ -28,7 +30,7 @@ type proxy struct {
 func newProxy(t testing.TB, target string) *proxy {
 	p := &proxy{t: t, target: target}
 	p.resume = sync.NewCond(&p.mu)
-	p.ln = listen(t)
+	p.ln = clustertest.Listen(t)
 	p.addr = p.ln.Addr().String()
 	p.serve(p.ln)
 	return p
@@ -146,7 +148,7 @@ func (p *proxy) close() {
 // when the link is first dialled: proxies.get(from, to) is broker from's
 // link to broker to.
 type proxies struct {
-	c  *cluster
+	c  *clustertest.Cluster
 	mu sync.Mutex
 	m  map[[2]int32]*proxy
 }
@@ -160,7 +162,7 @@ func (ps *proxies) resolver(from int32) func(replica.Addr) (string, bool) {
 		if peer.Kind != replica.BrokerAddr || ps.c == nil {
 			return "", false
 		}
-		target := ps.c.broker(peer.ID)
+		target := ps.c.Broker(peer.ID)
 		if target == nil {
 			return "", false
 		}
@@ -170,7 +172,7 @@ func (ps *proxies) resolver(from int32) func(replica.Addr) (string, bool) {
 		k := [2]int32{from, peer.ID}
 		p := ps.m[k]
 		if p == nil {
-			p = newProxy(ps.c.t, target.h.Addr().String())
+			p = newProxy(ps.c.T, target.Host.Addr().String())
 			ps.m[k] = p
 		}
 		return p.addr, true
@@ -178,7 +180,7 @@ func (ps *proxies) resolver(from int32) func(replica.Addr) (string, bool) {
 }
 
 // setCluster tells the proxies which cluster's brokers they lead to.
-func (ps *proxies) setCluster(c *cluster) {
+func (ps *proxies) setCluster(c *clustertest.Cluster) {
 	ps.mu.Lock()
 	ps.c = c
 	ps.mu.Unlock()
@@ -191,7 +193,7 @@ func (ps *proxies) get(from, to int32) *proxy {
 	defer ps.mu.Unlock()
 	p := ps.m[[2]int32{from, to}]
 	if p == nil {
-		ps.c.t.Fatalf("broker %d never dialled broker %d", from, to)
+		ps.c.T.Fatalf("broker %d never dialled broker %d", from, to)
 	}
 	return p
 }

@@ -1,14 +1,15 @@
 //go:build unix
 
-package client
+package testkit
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time (user and system) the process has used.
-func processCPU() (time.Duration, bool) {
+// ProcessCPU returns the CPU time (user and system) the process has used;
+// false where it cannot be measured.
+func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
