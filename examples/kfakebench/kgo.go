@@ -39,7 +39,8 @@ type kgoSide struct {
 	peakDirty []int64   // peak Dirty+Writeback during the produce, bytes
 	consume   []float64
 	p50, p99  []time.Duration
-	end       uint64 // the produce topic's end before this run
+	commitCPU []float64 // CPU µs per single-record commit, the broker processes together
+	end       uint64    // the produce topic's end before this run
 	cpu       func() (int64, error)
 	dataDirs  []string // the brokers' data directories (kaenlog)
 }
@@ -109,7 +110,7 @@ func (b *bench) runKgo(ctx context.Context) error {
 			return err
 		}
 		pks := *ks
-		pks.produce, pks.consume, pks.p50, pks.p99 = nil, nil, nil, nil
+		pks.produce, pks.consume, pks.p50, pks.p99, pks.commitCPU = nil, nil, nil, nil, nil
 		pks.brokerCPU, pks.clientCPU, pks.diskBytes, pks.peakDirty = nil, nil, nil, nil
 		if err := errors.Join(b.kgoRound(ctx, &pks), stop()); err != nil {
 			return err
@@ -194,10 +195,19 @@ func (b *bench) kgoRound(ctx context.Context, s *kgoSide) error {
 		}
 	}
 	if cfg.rows["latency"] {
+		cpu0, err := s.cpu()
+		if err != nil {
+			return err
+		}
 		l, err := pc.produceSync(ctx, topicLatency, b.value, cfg.latencyRecords, time.Now().Add(cfg.duration))
 		if err != nil {
 			return fmt.Errorf("kgo to %s: latency: %w", s.name, err)
 		}
+		cpu1, err := s.cpu()
+		if err != nil {
+			return err
+		}
+		s.commitCPU = append(s.commitCPU, float64(cpu1-cpu0)/1e3/float64(len(l)))
 		p50, p99 := percentiles(l)
 		s.p50, s.p99 = append(s.p50, p50), append(s.p99, p99)
 		b.logf("kgo to %s: single-record acks=all: %d produces, p50 %v, p99 %v", s.name, len(l), p50, p99)

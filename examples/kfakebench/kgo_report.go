@@ -69,6 +69,7 @@ func (b *bench) reportKgo() {
 		}
 		fmt.Fprintf(w, "| single-record acks=all, p50 | %s | %s | %s | <= 1.3x | %s |\n", spread(k.p50, mu), spread(f.p50, mu), ratioOf(k.p50, f.p50), floor)
 		fmt.Fprintf(w, "| single-record acks=all, p99 | %s | %s | %s | - | - |\n", spread(k.p99, mu), spread(f.p99, mu), ratioOf(k.p99, f.p99))
+		fmt.Fprintf(w, "| CPU per single-record commit, the brokers together | %s | %s | %s | - | - |\n", spread(k.commitCPU, mc), spread(f.commitCPU, mc), ratioOf(k.commitCPU, f.commitCPU))
 	}
 	if cfg.rows["produce"] {
 		fmt.Fprintf(w, "| CPU per record in the produce, the brokers together | %s | %s | %s | <= 1.5x | - |\n", spread(k.brokerCPU, mc), spread(f.brokerCPU, mc), ratioOf(k.brokerCPU, f.brokerCPU))
@@ -92,7 +93,7 @@ func (b *bench) reportKgo() {
 			fmt.Fprintf(w, "    %s consume: %s\n", s.name, rates(s.consume))
 		}
 		if cfg.rows["latency"] {
-			fmt.Fprintf(w, "    %s p50: %s; p99: %s\n", s.name, durs(s.p50), durs(s.p99))
+			fmt.Fprintf(w, "    %s p50: %s; p99: %s; brokers' CPU µs a commit: %s\n", s.name, durs(s.p50), durs(s.p99), floats(s.commitCPU, "%.1f"))
 		}
 	}
 	if len(k.diskBytes) > 0 {
