@@ -111,6 +111,11 @@ func (f *brokerFlags) advertised(ln net.Listener) string {
 	if f.Advertise != "" {
 		return f.Advertise
 	}
+	return listenerAddr(ln)
+}
+
+// listenerAddr is ln's address, with 127.0.0.1 for an unspecified host.
+func listenerAddr(ln net.Listener) string {
 	a := ln.Addr().(*net.TCPAddr)
 	if a.IP.IsUnspecified() {
 		return net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
@@ -134,6 +139,27 @@ func (f *brokerFlags) advertised(ln net.Listener) string {
 // nothing, and never disturbs the live one; stop it with a signal. A
 // controller of another cluster halts it (status 1).
 func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+	return RunBrokerWithKafka(args, stdout, stderr, stop, KafkaListener{})
+}
+
+// KafkaListener is a broker's Kafka listener, for a command whose module
+// has one (examples/kafkacluster, with replica/kafka's codec): the main
+// module cannot import kmsg, so the codec comes from the caller.
+type KafkaListener struct {
+	// Listen is the listener's host:port (port 0: any free port).
+	Listen string
+	// Codec returns the listener's codec for the opened broker; nil means
+	// no Kafka listener.
+	Codec func(b *replica.Broker) server.Codec
+}
+
+// RunBrokerWithKafka is RunBroker with a Kafka listener beside kaenlog's,
+// advertised in the broker's registration (replica.BrokerConfig's
+// KafkaEndpoint) and announced on stdout once it listens, before the
+// listening line:
+//
+//	broker 1 Kafka listener on 127.0.0.1:40112
+func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.Signal, kl KafkaListener) int {
 	var f brokerFlags
 	fs := brokerFlagSet(&f)
 	if status, ok := parse(fs, args, stderr); !ok {
@@ -150,6 +176,14 @@ func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) i
 	if err != nil {
 		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
 		return 1
+	}
+	var kln net.Listener
+	if kl.Codec != nil {
+		if kln, err = net.Listen("tcp", kl.Listen); err != nil {
+			ln.Close()
+			fmt.Fprintf(stderr, "broker %d: Kafka listener: %v\n", f.ID, err)
+			return 1
+		}
 	}
 	var fsys vfs.FS // nil: the OS
 	if f.SimulatePowerLoss {
@@ -170,19 +204,30 @@ func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) i
 		ContinuousFetch:     true,
 		ReplicaFetchWaitMs:  int32(f.FetchWaitMs),
 	}
+	if kln != nil {
+		cfg.KafkaEndpoint = listenerAddr(kln)
+	}
 	rand.Read(cfg.IncarnationID[:])
 	b, err := replica.OpenBroker(cfg, clk.NowMs())
 	if err != nil {
 		ln.Close()
+		if kln != nil {
+			kln.Close()
+		}
 		if errors.Is(err, replica.ErrInvalidConfig) {
 			return refuse(fs, stderr, err)
 		}
 		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
 		return 1
 	}
+	var listeners []server.Listener
+	if kln != nil {
+		listeners = []server.Listener{{Listener: kln, Codec: kl.Codec(b)}}
+	}
 	events := make(chan struct{}, 1)
 	h, err := server.Serve(ln, b, server.Config{
-		Clock: clk, Controller: f.Controller, ShutdownTimeoutMs: max(f.ShutdownTimeoutMs, 1),
+		Listeners: listeners,
+		Clock:     clk, Controller: f.Controller, ShutdownTimeoutMs: max(f.ShutdownTimeoutMs, 1),
 		OnEvent: func() { notify(events) }, Logf: logTo(stderr, fmt.Sprintf("broker %d", f.ID)),
 		ConnectionsMaxIdleMs:   f.MaxIdleMs,
 		MaxHeldBytes:           f.MaxHeldBytes,
@@ -193,6 +238,9 @@ func RunBroker(args []string, stdout, stderr io.Writer, stop <-chan os.Signal) i
 	if err != nil {
 		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
 		return 1
+	}
+	if kln != nil {
+		fmt.Fprintf(stdout, "broker %d Kafka listener on %s\n", f.ID, cfg.KafkaEndpoint)
 	}
 	fmt.Fprintf(stdout, "broker %d listening on %s (advertised %s), data in %s\n", f.ID, ln.Addr(), cfg.Endpoint, f.Dir)
 

@@ -1,8 +1,6 @@
 package nodecmd
 
 import (
-	"bufio"
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kaenlog/kaenlog/wire"
@@ -103,41 +100,37 @@ func RunCluster(args []string, self string, stdout, stderr io.Writer, stop <-cha
 		f.Dir = dir
 	}
 	out.printf("cluster: data in %s\n", f.Dir)
-	c := &cluster{self: self, out: out, errOut: errOut, stop: stop}
+	c := &cluster{self: self, out: out, errOut: errOut}
+	c.nodes = Nodes{Stop: stop, StrictExits: true, Say: func(format string, args ...any) { out.printf(format+"\n", args...) }}
 	if err := c.start(&f); err != nil {
 		out.printf("cluster: %v\n", err)
-		c.kill()
+		c.nodes.Kill()
 		return 1
 	}
 	out.printf("cluster ready: controller %s; brokers %s; data in %s\n", c.ctl.addr, c.brokerList(), f.Dir)
 	if f.Topic != "" {
 		if err := c.createTopic(&f); err != nil {
 			out.printf("cluster: %v\n", err)
-			return c.shutdown()
+			return c.nodes.Shutdown()
 		}
 	}
 	out.printf("Ctrl-C (SIGINT) or SIGTERM stops every node cleanly; a second one kills them\n")
-	return c.wait()
+	return c.nodes.Wait()
 }
 
 // cluster is the running nodes of the cluster command.
 type cluster struct {
 	self        string
 	out, errOut *lineWriter
-	stop        <-chan os.Signal
+	nodes       Nodes
 	ctl         *child
 	brokers     []*child
 }
 
-// child is one node process.
+// child is one node process and its address.
 type child struct {
-	name    string
-	cmd     *exec.Cmd
-	addr    string
-	lines   chan string   // its stdout, line by line, while someone reads
-	exited  chan struct{} // closed when it has exited
-	waitErr error         // its exit, once exited is closed
-	stopped bool          // we asked it to stop
+	*Node
+	addr string
 }
 
 // start starts the controller, then the brokers, and waits until every
@@ -164,14 +157,14 @@ func (c *cluster) start(f *clusterFlags) error {
 			return err
 		}
 		c.brokers = append(c.brokers, b)
-		line, err := c.awaitLine(b, b.name+" listening on ")
+		line, err := c.awaitLine(b, b.Name+" listening on ")
 		if err != nil {
 			return err
 		}
 		b.addr = strings.Fields(line)[4]
 	}
 	for _, b := range c.brokers {
-		if _, err := c.awaitLine(b, b.name+" ready"); err != nil {
+		if _, err := c.awaitLine(b, b.Name+" ready"); err != nil {
 			return err
 		}
 	}
@@ -183,55 +176,24 @@ func (c *cluster) start(f *clusterFlags) error {
 func (c *cluster) spawn(role, name string, args ...string) (*child, error) {
 	cmd := exec.Command(c.self, args...)
 	cmd.Env = append(os.Environ(), ChildEnv+"="+role)
-	cmd.Stderr = &prefixWriter{w: c.errOut, prefix: "[" + name + "] "}
-	pipe, err := cmd.StdoutPipe()
+	n, err := c.nodes.Start(name, cmd,
+		func(line string) { c.out.printf("[%s] %s\n", name, line) },
+		func(line string) { c.errOut.printf("[%s] %s\n", name, line) })
 	if err != nil {
 		return nil, err
 	}
-	setChildAttrs(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	ch := &child{name: name, cmd: cmd, lines: make(chan string, 64), exited: make(chan struct{})}
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			c.out.printf("[%s] %s\n", name, sc.Text())
-			select {
-			case ch.lines <- sc.Text():
-			default: // nobody is waiting for its lines any more
-			}
-		}
-		ch.waitErr = cmd.Wait()
-		close(ch.exited)
-	}()
-	return ch, nil
+	return &child{Node: n}, nil
 }
 
 // awaitLine waits for a line of ch's output starting with prefix.
 func (c *cluster) awaitLine(ch *child, prefix string) (string, error) {
-	limit := time.NewTimer(startLimit)
-	defer limit.Stop()
-	for {
-		select {
-		case line := <-ch.lines:
-			if strings.HasPrefix(line, prefix) {
-				return line, nil
-			}
-		case <-ch.exited:
-			return "", fmt.Errorf("%s exited while starting: %v", ch.name, ch.waitErr)
-		case s := <-c.stop:
-			return "", fmt.Errorf("%v while starting", s)
-		case <-limit.C:
-			return "", fmt.Errorf("%s did not start within %v", ch.name, startLimit)
-		}
-	}
+	return c.nodes.AwaitLine(ch.Node, prefix)
 }
 
 func (c *cluster) brokerList() string {
 	var parts []string
 	for _, b := range c.brokers {
-		parts = append(parts, strings.TrimPrefix(b.name, "broker ")+"="+b.addr)
+		parts = append(parts, strings.TrimPrefix(b.Name, "broker ")+"="+b.addr)
 	}
 	return strings.Join(parts, " ")
 }
@@ -267,96 +229,6 @@ func (c *cluster) createTopic(f *clusterFlags) error {
 	return nil
 }
 
-// wait runs until a signal, then shuts the cluster down. A node that exits
-// on its own is reported; the others keep running.
-func (c *cluster) wait() int {
-	for {
-		cases := c.running()
-		if len(cases) == 0 {
-			c.out.printf("cluster: every node has exited\n")
-			return 1
-		}
-		select {
-		case s := <-c.stop:
-			c.out.printf("cluster: %v: stopping the brokers one by one, then the controller\n", s)
-			return c.shutdown()
-		case ch := <-anyExited(cases):
-			ch.stopped = true // reported once
-			c.out.printf("cluster: %s exited: %v\n", ch.name, ch.waitErr)
-		}
-	}
-}
-
-// running returns the nodes not known to have exited.
-func (c *cluster) running() []*child {
-	var out []*child
-	for _, ch := range append(append([]*child(nil), c.brokers...), c.ctl) {
-		if ch != nil && !ch.stopped {
-			out = append(out, ch)
-		}
-	}
-	return out
-}
-
-// anyExited returns a channel that yields the first of chs to exit.
-func anyExited(chs []*child) <-chan *child {
-	first := make(chan *child, len(chs))
-	for _, ch := range chs {
-		go func() {
-			<-ch.exited
-			first <- ch
-		}()
-	}
-	return first
-}
-
-// shutdown stops every broker, one at a time, then the controller, each
-// with SIGTERM; a second signal kills everything left.
-func (c *cluster) shutdown() int {
-	status := 0
-	for _, ch := range append(append([]*child(nil), c.brokers...), c.ctl) {
-		if ch == nil {
-			continue
-		}
-		select {
-		case <-ch.exited:
-			if ch.waitErr != nil {
-				status = 1
-			}
-			continue
-		default:
-		}
-		ch.stopped = true
-		ch.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-ch.exited:
-			if ch.waitErr != nil {
-				c.out.printf("cluster: %s: %v\n", ch.name, ch.waitErr)
-				status = 1
-			}
-		case s := <-c.stop:
-			c.out.printf("cluster: %v again: killing every node\n", s)
-			c.kill()
-			return 1
-		}
-	}
-	if status == 0 {
-		c.out.printf("cluster: every node stopped cleanly\n")
-	}
-	return status
-}
-
-// kill sends SIGKILL to every node still running and waits for them.
-func (c *cluster) kill() {
-	for _, ch := range append(append([]*child(nil), c.brokers...), c.ctl) {
-		if ch == nil {
-			continue
-		}
-		ch.cmd.Process.Kill()
-		<-ch.exited
-	}
-}
-
 // lineWriter writes whole lines to w; writers sharing mu never interleave
 // within a line.
 type lineWriter struct {
@@ -368,30 +240,4 @@ func (l *lineWriter) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fmt.Fprintf(l.w, format, args...)
-}
-
-func (l *lineWriter) write(p []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.w.Write(p)
-}
-
-// prefixWriter writes whole lines, each prefixed, to a lineWriter.
-type prefixWriter struct {
-	w      *lineWriter
-	prefix string
-	buf    []byte
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.buf = append(p.buf, b...)
-	for {
-		i := bytes.IndexByte(p.buf, '\n')
-		if i < 0 {
-			break
-		}
-		p.w.write(append([]byte(p.prefix), p.buf[:i+1]...))
-		p.buf = p.buf[i+1:]
-	}
-	return len(b), nil
 }

@@ -1,5 +1,7 @@
 // Package nodecmd is the code of the commands examples/controller,
-// examples/broker and examples/cluster: their flags, their validation and
+// examples/broker and examples/cluster (and of examples/kafkacluster's
+// nodes, whose brokers add a Kafka listener: RunBrokerWithKafka): their flags,
+// the node processes of the two cluster commands (Nodes), their validation and
 // their lives as processes — a node hosted by a
 // [github.com/kaenlog/kaenlog/replica/server.Host] on the wall clock, a
 // clean shutdown on SIGTERM or SIGINT, a hard exit on a second signal.
@@ -14,6 +16,7 @@
 //
 //	controller listening on 127.0.0.1:39251, metadata log in DIR, cluster MkU3OEVBNTcwNTJENDM2Qk
 //	broker 1 simulating power loss: unsynced data lives in this process until fsync; a kill -9 loses it
+//	broker 1 Kafka listener on 127.0.0.1:40112 (RunBrokerWithKafka only)
 //	broker 1 listening on 127.0.0.1:40111 (advertised 127.0.0.1:40111), data in DIR
 //	broker 1 ready: registered at broker epoch 3, unfenced, cluster MkU3OEVBNTcwNTJENDM2Qk
 //	broker 1 stopped cleanly

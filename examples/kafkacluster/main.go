@@ -1,0 +1,163 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/kaenlog/kaenlog/examples/internal/nodecmd"
+	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/kafka"
+	"github.com/kaenlog/kaenlog/replica/server"
+)
+
+// nodeFlag, as the first argument, makes the process one of the
+// cluster's nodes (see runNode); it is not in the usage.
+const nodeFlag = "-node"
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == nodeFlag {
+		os.Exit(runNode(os.Args[2:]))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kafkacluster: %v\n", err)
+		os.Exit(1)
+	}
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	os.Exit(run(os.Args[1:], self, os.Stdout, os.Stderr, stop))
+}
+
+// runNode runs a node: "controller ARGS" is examples/controller's code,
+// "broker RF ARGS" examples/broker's with a Kafka listener on a free
+// loopback port whose auto-created topics get replication factor RF.
+func runNode(args []string) int {
+	stop := make(chan os.Signal, 2)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	switch {
+	case len(args) >= 1 && args[0] == "controller":
+		return nodecmd.RunController(args[1:], os.Stdout, os.Stderr, stop)
+	case len(args) >= 2 && args[0] == "broker":
+		rf, err := strconv.ParseInt(args[1], 10, 16)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kafkacluster node: replication factor %q: %v\n", args[1], err)
+			return 2
+		}
+		kl := nodecmd.KafkaListener{Listen: "127.0.0.1:0", Codec: func(b *replica.Broker) server.Codec {
+			return kafka.NewCodec(b, kafkaConfig(int16(rf)))
+		}}
+		return nodecmd.RunBrokerWithKafka(args[2:], os.Stdout, os.Stderr, stop, kl)
+	}
+	fmt.Fprintf(os.Stderr, "kafkacluster: %s %q: not a node\n", nodeFlag, args)
+	return 2
+}
+
+// run is the command: it returns the exit status.
+func run(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Signal) int {
+	fs := flag.NewFlagSet("kafkacluster", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	brokers := fs.Int("brokers", 3, "how many brokers, 1 to 7 (topics get replication factor min(3, brokers))")
+	dir := fs.String("dir", "", "where the nodes keep their data: DIR/controller, DIR/broker-1, ... (default: a new temporary directory, removed on exit)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 || *brokers < 1 || *brokers > 7 {
+		fmt.Fprintf(stderr, "kafkacluster: give -brokers 1 to 7 and no arguments\n")
+		fs.Usage()
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "kafkacluster-")
+		if err != nil {
+			log.Error("temporary directory", "err", err)
+			return 1
+		}
+		defer func() {
+			if err := os.RemoveAll(d); err != nil {
+				log.Error("removing the temporary directory", "dir", d, "err", err)
+			}
+		}()
+		*dir = d
+	}
+	rf := min(3, *brokers)
+	c := &cluster{self: self, log: log}
+	c.nodes = nodecmd.Nodes{Stop: stop, Say: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }}
+	seeds, err := c.start(*dir, *brokers, rf)
+	if err != nil {
+		log.Error("starting", "err", err)
+		c.nodes.Kill()
+		return 1
+	}
+	log.Info("cluster ready", "dir", *dir, "brokers", *brokers, "replication_factor", rf, "min_isr", min(2, rf), "auto_create_topics", autoCreate)
+	fmt.Fprintf(stdout, "bootstrap: %s\n", strings.Join(seeds, ","))
+	return c.nodes.Wait()
+}
+
+// cluster is the running nodes.
+type cluster struct {
+	self  string
+	log   *slog.Logger
+	nodes nodecmd.Nodes
+}
+
+// start starts the controller, then the brokers, waits until every
+// broker is registered and unfenced, and returns their Kafka listeners.
+func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
+	ctl, err := c.spawn("controller", "controller", "-listen", "127.0.0.1:0", "-dir", filepath.Join(dir, "controller"),
+		"-default-min-isr", strconv.Itoa(min(2, rf)))
+	if err != nil {
+		return nil, err
+	}
+	line, err := c.nodes.AwaitLine(ctl, "controller listening on ")
+	if err != nil {
+		return nil, err
+	}
+	ctlAddr := strings.TrimSuffix(strings.Fields(line)[3], ",")
+	var bs []*nodecmd.Node
+	var seeds []string
+	for id := 1; id <= brokers; id++ {
+		b, err := c.spawn(fmt.Sprintf("broker %d", id), "broker", strconv.Itoa(rf), "-id", strconv.Itoa(id),
+			"-listen", "127.0.0.1:0", "-controller", ctlAddr, "-dir", filepath.Join(dir, fmt.Sprintf("broker-%d", id)))
+		if err != nil {
+			return nil, err
+		}
+		line, err := c.nodes.AwaitLine(b, b.Name+" Kafka listener on ")
+		if err != nil {
+			return nil, err
+		}
+		bs = append(bs, b)
+		seeds = append(seeds, strings.Fields(line)[5])
+	}
+	for _, b := range bs {
+		if _, err := c.nodes.AwaitLine(b, b.Name+" ready"); err != nil {
+			return nil, err
+		}
+	}
+	return seeds, nil
+}
+
+// spawn starts self as a node; its output goes to the log, a record per
+// line naming the node (stderr's as warnings).
+func (c *cluster) spawn(name string, args ...string) (*nodecmd.Node, error) {
+	n, err := c.nodes.Start(name, exec.Command(c.self, append([]string{nodeFlag}, args...)...),
+		func(line string) { c.log.Info(line, "node", name) },
+		func(line string) { c.log.Warn(line, "node", name) })
+	if err == nil {
+		c.log.Info("node started", "node", name, "pid", n.Pid())
+	}
+	return n, err
+}

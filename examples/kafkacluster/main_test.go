@@ -1,0 +1,9 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/kaenlog/kaenlog/examples/internal/cmdtest"
+)
+
+func TestMain(m *testing.M) { cmdtest.Main(m) }
