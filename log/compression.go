@@ -2,8 +2,10 @@ package log
 
 import (
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -44,14 +46,55 @@ func CompressionOf(attributes int16) Compression {
 	return Compression(attributes & AttrCompressionMask)
 }
 
-// A Decompressor returns a reader of what r decompresses to, in the
-// stream format Kafka's clients write for the codec (gzip: RFC 1952;
-// snappy: the xerial framing or raw snappy; lz4: the LZ4 frame format;
-// zstd: a zstd frame). Reads past the end of the compressed data return
-// io.EOF; corrupt data is any other error. Close releases the reader (an
-// implementation may pool it). It is like archive/zip's Decompressor, with
-// the constructor's error returned at once.
-type Decompressor func(r io.Reader) (io.ReadCloser, error)
+// A Decompressor appends to dst what src, a compressed batch's records,
+// decompresses to, and returns the extended slice (like append: dst's
+// contents are kept, and it may be reallocated). src is in the format
+// Kafka's clients write for the codec (gzip: RFC 1952 members; snappy:
+// the xerial framing or raw snappy; lz4: the LZ4 frame format; zstd: zstd
+// frames). It may write at most limit bytes after len(dst): data that
+// decompresses to more is a decompression bomb, for which it stops and
+// returns an error matching ErrInflationLimit. It must bound every size
+// the compressed data claims (a decoded length, a window, a block size)
+// by limit before it allocates memory for it, so that refusing a bomb
+// costs at most about limit bytes. Any other error means src does not
+// decompress. A Decompressor is called concurrently and keeps neither dst
+// nor src; AppendDecompressed serves one over a streaming decoder.
+type Decompressor func(dst, src []byte, limit int) ([]byte, error)
+
+// AppendDecompressed appends to dst what r reads up to io.EOF, and
+// returns the extended slice: at most limit bytes, growing dst as the
+// output does, never to more than limit bytes past len(dst); a byte more
+// is a decompression bomb, ErrInflationLimit. Other errors are r's. It is
+// the bounded read loop of a Decompressor over a streaming decoder (the
+// built-in gzip's).
+func AppendDecompressed(dst []byte, r io.Reader, limit int) ([]byte, error) {
+	end := len(dst) + limit
+	for {
+		if len(dst) >= end {
+			// Full at the limit: one more byte is a bomb.
+			var one [1]byte
+			n, err := io.ReadFull(r, one[:])
+			switch {
+			case n > 0:
+				return dst, fmt.Errorf("log: compressed records inflate past %d bytes: %w", limit, ErrInflationLimit)
+			case err == io.EOF:
+				return dst, nil
+			}
+			return dst, err
+		}
+		if len(dst) == cap(dst) {
+			dst = slices.Grow(dst, min(end-len(dst), max(cap(dst), 4096)))
+		}
+		n, err := r.Read(dst[len(dst):min(cap(dst), end)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
 
 // decompressors holds the registered Decompressor of each codec; index 0
 // (no compression) is never set.
@@ -62,7 +105,8 @@ var decompressors [CompressionZstd + 1]atomic.Pointer[Decompressor]
 // swap the standard library's gzip for a faster one). gzip is registered
 // by default; snappy, lz4 and zstd are not, since the main module keeps
 // the standard library's codecs only: a module that has them registers
-// them, typically from an init function. A batch whose codec has none is
+// them, typically from an init function (importing
+// github.com/kaenlog/kaenlog/replica/compression registers all three). A batch whose codec has none is
 // ErrUnsupportedCompression, as is one of the codecs 5-7, which Kafka does
 // not define. It is safe to call concurrently with everything else; it
 // panics for a c other than gzip, snappy, lz4 and zstd, or a nil d.
@@ -91,30 +135,29 @@ func init() { RegisterDecompressor(CompressionGzip, gzipDecompressor) }
 // 32 KiB window.
 var gzipReaders sync.Pool
 
-// pooledGzip returns its reader to gzipReaders on Close.
-type pooledGzip struct{ *gzip.Reader }
-
-func (p pooledGzip) Close() error {
-	err := p.Reader.Close()
-	gzipReaders.Put(p.Reader)
-	return err
-}
-
 // gzipDecompressor is the standard library's gzip, its readers pooled.
-// Kafka's clients may write several gzip members; all are read.
-func gzipDecompressor(r io.Reader) (io.ReadCloser, error) {
-	if z, ok := gzipReaders.Get().(*gzip.Reader); ok {
-		if err := z.Reset(r); err != nil {
+// Kafka's clients may write several gzip members; all are read. The
+// window is gzip's fixed 32 KiB, whatever the data claims.
+func gzipDecompressor(dst, src []byte, limit int) ([]byte, error) {
+	br := bytesReaders.Get().(*bytesReader)
+	br.b, br.i = src, 0
+	defer func() { br.b = nil; bytesReaders.Put(br) }()
+	z, ok := gzipReaders.Get().(*gzip.Reader)
+	if ok {
+		if err := z.Reset(br); err != nil {
 			gzipReaders.Put(z)
-			return nil, err
+			return dst, err
 		}
-		return pooledGzip{z}, nil
+	} else {
+		var err error
+		if z, err = gzip.NewReader(br); err != nil {
+			return dst, err
+		}
 	}
-	z, err := gzip.NewReader(r)
-	if err != nil {
-		return nil, err
-	}
-	return pooledGzip{z}, nil
+	defer gzipReaders.Put(z)
+	// A first guess of the output size; it grows as needed.
+	dst = slices.Grow(dst, min(4*len(src), limit))
+	return AppendDecompressed(dst, z, limit)
 }
 
 // DefaultMaxInflation is Options.MaxInflation when 0.
@@ -157,13 +200,13 @@ var bytesReaders = sync.Pool{New: func() any { return new(bytesReader) }}
 // exactly one verified batch) and returns dst[:0] holding the batch as if
 // it were not compressed: its 61-byte header, then the records, so that
 // the record walkers read it as they read an uncompressed batch. The
-// records may inflate to at most limit bytes: the bound holds while
-// decompressing (dst grows as the output does, never past limit plus one
-// read), so a decompression bomb costs at most limit bytes of memory and
-// is refused with ErrInflationLimit. A codec without a registered
-// Decompressor is ErrUnsupportedCompression (not a CorruptError);
-// compressed bytes that do not decompress are ErrBadCompressedData at
-// BatchHeaderSize; those two are *CorruptError and match ErrCorrupt.
+// records may inflate to at most limit bytes, a bound the Decompressor
+// keeps while decompressing, so a decompression bomb costs at most about
+// limit bytes of memory and is refused with ErrInflationLimit. A codec
+// without a registered Decompressor is ErrUnsupportedCompression (not a
+// CorruptError); compressed bytes that do not decompress are
+// ErrBadCompressedData at BatchHeaderSize; those two are *CorruptError
+// and match ErrCorrupt.
 func inflate(dst, b []byte, limit int) ([]byte, error) {
 	attrs := int16(b[posAttributes])<<8 | int16(b[posAttributes+1])
 	c := CompressionOf(attrs)
@@ -171,48 +214,12 @@ func inflate(dst, b []byte, limit int) ([]byte, error) {
 	if !ok {
 		return dst[:0], fmt.Errorf("log: batch compressed with %v, which has no registered decompressor: %w", c, ErrUnsupportedCompression)
 	}
-	br := bytesReaders.Get().(*bytesReader)
-	br.b, br.i = b[BatchHeaderSize:], 0
-	defer func() { br.b = nil; bytesReaders.Put(br) }()
-	r, err := d(br)
-	if err != nil {
-		return dst[:0], &CorruptError{Pos: BatchHeaderSize, Err: ErrBadCompressedData}
-	}
-	dst = append(dst[:0], b[:BatchHeaderSize]...)
-	end := BatchHeaderSize + limit
-	if cap(dst) < BatchHeaderSize+4*len(b) {
-		// A first guess of the output size; it grows below as needed.
-		dst = append(dst, make([]byte, min(4*len(b), limit))...)[:BatchHeaderSize]
-	}
-	for {
-		if len(dst) >= min(cap(dst), end) {
-			if len(dst) >= end {
-				// Full at the limit: one more byte is a bomb.
-				var one [1]byte
-				n, rerr := io.ReadFull(r, one[:])
-				r.Close()
-				if n > 0 {
-					return dst[:0], &CorruptError{Pos: BatchHeaderSize, Err: ErrInflationLimit}
-				}
-				if rerr != io.EOF {
-					return dst[:0], &CorruptError{Pos: BatchHeaderSize, Err: ErrBadCompressedData}
-				}
-				return dst, nil
-			}
-			grow := min(end-len(dst), max(cap(dst), 4096))
-			dst = append(dst, make([]byte, grow)...)[:len(dst)]
-		}
-		n, rerr := r.Read(dst[len(dst):min(cap(dst), end)])
-		dst = dst[:len(dst)+n]
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			r.Close()
-			return dst[:0], &CorruptError{Pos: BatchHeaderSize, Err: ErrBadCompressedData}
-		}
-	}
-	if err := r.Close(); err != nil {
+	dst, err := d(append(dst[:0], b[:BatchHeaderSize]...), b[BatchHeaderSize:], limit)
+	switch {
+	case errors.Is(err, ErrInflationLimit) || (err == nil && len(dst)-BatchHeaderSize > limit):
+		// (The second case is a Decompressor that broke its contract.)
+		return dst[:0], &CorruptError{Pos: BatchHeaderSize, Err: ErrInflationLimit}
+	case err != nil || len(dst) < BatchHeaderSize:
 		return dst[:0], &CorruptError{Pos: BatchHeaderSize, Err: ErrBadCompressedData}
 	}
 	return dst, nil

@@ -201,7 +201,13 @@ func TestANestedModuleCanRegisterACodec(t *testing.T) {
 	defer decompressors[CompressionSnappy].Store(nil)
 	// A stand-in for snappy: the "compressed" bytes are gzip, which is
 	// all a Decompressor has to know.
-	RegisterDecompressor(CompressionSnappy, func(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) })
+	RegisterDecompressor(CompressionSnappy, func(dst, src []byte, limit int) ([]byte, error) {
+		z, err := gzip.NewReader(bytes.NewReader(src))
+		if err != nil {
+			return dst, err
+		}
+		return AppendDecompressed(dst, z, limit)
+	})
 	l := stOpen(t, t.TempDir(), Options{})
 	b := stCompress(t, stBatch(t, 0, 5, 10, 1), CompressionSnappy)
 	if _, err := l.AppendAsLeader(b, 1); err != nil {
@@ -293,15 +299,10 @@ func BenchmarkValidateCompressedBatch(b *testing.B) {
 			b.SetBytes(int64(len(shape.plain)))
 			b.ReportAllocs()
 			for b.Loop() {
-				r, err := gzipDecompressor(bytes.NewReader(zipped[BatchHeaderSize:]))
-				if err != nil {
+				var err error
+				if out, err = gzipDecompressor(out[:0], zipped[BatchHeaderSize:], DefaultMaxInflatedBytes); err != nil {
 					b.Fatal(err)
 				}
-				buf := bytes.NewBuffer(out[:0])
-				if _, err := buf.ReadFrom(r); err != nil {
-					b.Fatal(err)
-				}
-				r.Close()
 			}
 			b.ReportMetric(float64(len(shape.plain))/float64(len(zipped)), "ratio")
 		})
@@ -315,5 +316,63 @@ func BenchmarkValidateCompressedBatch(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestAppendDecompressedHoldsTheLimitWhileReading: a stream of exactly
+// limit bytes is read whole; one byte more is ErrInflationLimit, found
+// without reading further or growing dst past the limit; dst's contents
+// are kept; the reader's own errors come back as they are.
+func TestAppendDecompressedHoldsTheLimitWhileReading(t *testing.T) {
+	const limit = 10_000
+	data := bytes.Repeat([]byte("0123456789"), limit/10)
+	got, err := AppendDecompressed([]byte("hdr"), bytes.NewReader(data), limit)
+	if err != nil || !bytes.Equal(got, append([]byte("hdr"), data...)) {
+		t.Fatalf("exactly the limit: %d bytes, %v", len(got), err)
+	}
+	endless := &countingReader{}
+	got, err = AppendDecompressed(nil, endless, limit)
+	if !errors.Is(err, ErrInflationLimit) || len(got) != limit || cap(got) > 2*limit || endless.n > limit+1 {
+		t.Fatalf("an endless stream: len %d cap %d, read %d, %v; want ErrInflationLimit at %d", len(got), cap(got), endless.n, err, limit)
+	}
+	broken := io.MultiReader(bytes.NewReader(data[:10]), iotestErrReader{})
+	if _, err := AppendDecompressed(nil, broken, limit); !errors.Is(err, errBrokenStream) {
+		t.Fatalf("a failing stream: %v, want its error", err)
+	}
+}
+
+// countingReader reads zeros forever, counting them.
+type countingReader struct{ n int }
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	clear(p)
+	r.n += len(p)
+	return len(p), nil
+}
+
+var errBrokenStream = errors.New("broken stream")
+
+type iotestErrReader struct{}
+
+func (iotestErrReader) Read([]byte) (int, error) { return 0, errBrokenStream }
+
+// TestADecompressorThatOverrunsItsLimitIsRefused: a registered
+// Decompressor that writes more than the limit it was given is refused as
+// a bomb all the same; one that fails is ErrBadCompressedData.
+func TestADecompressorThatOverrunsItsLimitIsRefused(t *testing.T) {
+	defer decompressors[CompressionLZ4].Store(nil)
+	plain := stBatch(t, 0, 5, 10, 1)
+	b := stWithBody(plain[:BatchHeaderSize], []byte("x"), CompressionLZ4)
+	RegisterDecompressor(CompressionLZ4, func(dst, src []byte, limit int) ([]byte, error) {
+		return append(dst, make([]byte, limit+1)...), nil
+	})
+	if _, err := validateLeaderBatch(b, 1<<20); !errors.Is(err, ErrInflationLimit) {
+		t.Fatalf("an overrunning decompressor: %v, want ErrInflationLimit", err)
+	}
+	RegisterDecompressor(CompressionLZ4, func(dst, src []byte, limit int) ([]byte, error) {
+		return dst, errBrokenStream
+	})
+	if _, err := validateLeaderBatch(b, 1<<20); !errors.Is(err, ErrBadCompressedData) || errors.Is(err, errBrokenStream) {
+		t.Fatalf("a failing decompressor: %v, want ErrBadCompressedData", err)
 	}
 }

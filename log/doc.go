@@ -323,7 +323,10 @@
 // Decompressors are registered by codec (RegisterDecompressor, like
 // archive/zip's): gzip, from the standard library, by default; snappy, lz4
 // and zstd by a module that has them, since this module depends on no
-// codec library. A batch whose codec has none (or a codec Kafka does not
+// codec library (importing github.com/kaenlog/kaenlog/replica/compression
+// registers all three). A Decompressor is given the bound and appends
+// into the caller's reused buffer, so it can refuse a size its data
+// claims before allocating it. A batch whose codec has none (or a codec Kafka does not
 // define, 5 to 7) is ErrUnsupportedCompression (Kafka's
 // UNSUPPORTED_COMPRESSION_TYPE). The records may inflate to at most
 // Options.MaxInflation (16) times Options.MaxBatchBytes, a bound that

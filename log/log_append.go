@@ -175,8 +175,10 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 }
 
 // inflatedKeepBytes is the largest inflation buffer a Log keeps between
-// appends.
-const inflatedKeepBytes = 4 << 20
+// appends: a batch's header and an lz4 block of the largest size (4 MiB,
+// franz-go's), which an lz4 reader decodes in place only into room that
+// large, with the allocator's rounding up.
+const inflatedKeepBytes = 4<<20 + 64<<10
 
 // AppendAsFollower appends batches copied from the leader, keeping the
 // leader's offsets and epochs byte for byte, and describes what it

@@ -49,7 +49,7 @@ func TestTheClusterServesKafkaClientsThroughABrokersKillAndStopsCleanly(t *testi
 	defer cancel()
 	prod, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic(topic),
 		kgo.AllowAutoTopicCreation(), // kgo's Metadata asks for it only so
-		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerBatchCompression(kgo.NoCompression()))
+		kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ require (
 )
 
 require (
+	github.com/kaenlog/kaenlog/replica/compression v0.0.0-00010101000000-000000000000 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/klauspost/crc32 v1.3.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
@@ -18,5 +19,6 @@ require (
 
 replace (
 	github.com/kaenlog/kaenlog => ../..
+	github.com/kaenlog/kaenlog/replica/compression => ../../replica/compression
 	github.com/kaenlog/kaenlog/replica/kafka => ../../replica/kafka
 )

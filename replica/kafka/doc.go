@@ -94,11 +94,13 @@
 //     anyway is disconnected); topics are created on the controller;
 //   - compressed batches: the leader's log validates them through the
 //     decompressors registered with it (log.RegisterDecompressor) and
-//     stores them as sent; gzip is built in, and a batch in a codec with
-//     no decompressor is refused (UNSUPPORTED_COMPRESSION_TYPE). This
-//     module registers none yet, so snappy (kgo's default), lz4 and zstd
-//     are refused: configure gzip or no compression
-//     (kgo.ProducerBatchCompression(kgo.GzipCompression()), kcat -z gzip);
+//     stores them as sent; gzip is built in, and this module imports
+//     replica/compression, which registers snappy (kgo's default; xerial
+//     or raw), lz4 and zstd, so every codec Kafka defines is accepted. A
+//     batch inflating past the log's bound is CORRUPT_MESSAGE. librdkafka
+//     2.0.2 (kcat 1.7.1) compresses with lz4 only for a broker that
+//     advertises FindCoordinator v0, and sends lz4 batches uncompressed
+//     otherwise;
 //   - fetch sessions: every fetch is a full one (SessionID 0);
 //   - Produce's ErrorRecords: a batch is refused as a whole;
 //   - TLS and SASL: the listener is plaintext and unauthenticated (see

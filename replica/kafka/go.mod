@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/kaenlog/kaenlog v0.0.0-00010101000000-000000000000
+	github.com/kaenlog/kaenlog/replica/compression v0.0.0-00010101000000-000000000000
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kmsg v1.15.1
 )
@@ -15,4 +16,7 @@ require (
 	golang.org/x/sys v0.34.0 // indirect
 )
 
-replace github.com/kaenlog/kaenlog => ../..
+replace (
+	github.com/kaenlog/kaenlog => ../..
+	github.com/kaenlog/kaenlog/replica/compression => ../compression
+)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/log/vfs"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // kcat runs Debian's kcat (librdkafka inside) against the cluster's Kafka
@@ -244,49 +245,119 @@ func TestKcatRoundTripsRecordsHeadersAndTombstones(t *testing.T) {
 	}
 }
 
-// TestKcatProducesGzipBatches: kcat's idempotent acks=all producer with
-// -z gzip (librdkafka compresses each batch) writes to the cluster; the
-// leader validates each batch by decompressing it (gzip is built into the
-// log) and stores it as sent, and kcat's consumer reads every record back
-// at its offset. librdkafka 2.0.2 compresses only because Produce is
-// advertised from v0 (KAFKA-18659): it would say "Broker does not support
-// compression type gzip: not compressing batch" otherwise, so the test
-// fails on that line too.
-func TestKcatProducesGzipBatches(t *testing.T) {
+// TestKcatProducesBatchesInEveryCodec: kcat's idempotent acks=all
+// producer with -z none, gzip, snappy, lz4 and zstd (librdkafka
+// compresses each batch) writes to the cluster; the leader validates each
+// batch by decompressing it (gzip is built into the log, the others
+// registered by replica/compression) and stores it as sent, and kcat's
+// consumer reads every record back, byte for byte, at its offset; kgo's
+// consumer sees the codec in every record's batch attributes. librdkafka
+// 2.0.2 compresses only because Produce is advertised from v0
+// (KAFKA-18659): it would say "Broker does not support compression type
+// gzip: not compressing batch" otherwise, so the test fails on that line
+// too. librdkafka 2.0.2 compresses with lz4 only for a broker that
+// advertises FindCoordinator v0 (rdkafka_feature.c, the LZ4 feature's
+// dependency); until the listener does, it sends lz4 batches
+// uncompressed, saying so, and the test checks that instead.
+func TestKcatProducesBatchesInEveryCodec(t *testing.T) {
 	needKcat(t)
-	const topic, n = "gzipped", 200
+	const n = 200
+	c := startCluster(t, 3)
+	lz4Feature := advertisesV0(t, c, 10) // FindCoordinator
+	for codec, name := range []string{"none", "gzip", "snappy", "lz4", "zstd"} {
+		topic := "codec-" + name
+		c.createTopic(topic, 1, 3, 2)
+		var in, want strings.Builder
+		for i := range n {
+			v := fmt.Sprintf("a %s record, number %d, %s", name, i, strings.Repeat("x", i%50))
+			fmt.Fprintf(&in, "k%d:%s\n", i, v)
+			fmt.Fprintf(&want, "k%d|%s|%d\n", i, v, i)
+		}
+		stderr := kcatErr(t, c, in.String(), "-P", "-t", topic, "-p", "0", "-z", name, "-X", "enable.idempotence=true", "-X", "acks=all", "-K:", "-X", "debug=msg")
+		if name == "lz4" && !lz4Feature {
+			if !strings.Contains(stderr, "does not support compression type lz4: not compressing") {
+				t.Fatalf("lz4 without FindCoordinator v0 advertised: librdkafka 2.0.2 should have sent the batch uncompressed, saying so:\n%s", stderr)
+			}
+			codec = 0
+		} else if strings.Contains(stderr, "not compressing") {
+			t.Fatalf("%s: librdkafka did not compress:\n%s", name, stderr)
+		}
+		if strings.Contains(stderr, "Delivery failed") {
+			t.Fatalf("%s: a delivery failed:\n%s", name, stderr)
+		}
+		got := kcat(t, c, "", "-C", "-t", topic, "-o", "beginning", "-e", "-f", "%k|%s|%o\n")
+		if got != want.String() {
+			t.Fatalf("%s: kcat -C read\n%s\nwant\n%s", name, got, want.String())
+		}
+		// The batches are stored as sent: kgo's consumer sees each
+		// record's batch attributes, the codec for every one.
+		checkCodecs(t, c, topic, n, int8(codec))
+	}
+}
+
+// TestKgoProducesWithItsDefaultSnappy: kgo's producer, with its default
+// compression (snappy, raw blocks), writes through the listener; kcat's
+// consumer (librdkafka's snappy reader) reads every record back at its
+// offset, and every batch is stored snappy-compressed, as sent.
+func TestKgoProducesWithItsDefaultSnappy(t *testing.T) {
+	needKcat(t)
+	const topic, n = "kgo-default", 300
 	c := startCluster(t, 3)
 	c.createTopic(topic, 1, 3, 2)
-	var in, want strings.Builder
-	for i := range n {
-		v := fmt.Sprintf("a gzip-compressed record, number %d, %s", i, strings.Repeat("x", i%50))
-		fmt.Fprintf(&in, "k%d:%s\n", i, v)
+	cl := kgoClient(t, c, kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()))
+	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	defer cancel()
+	var want strings.Builder
+	rs := make([]*kgo.Record, n)
+	for i := range rs {
+		v := fmt.Sprintf("kgo's default codec, record %d, %s", i, strings.Repeat("y", i%40))
+		rs[i] = &kgo.Record{Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(v)}
 		fmt.Fprintf(&want, "k%d|%s|%d\n", i, v, i)
 	}
-	stderr := kcatErr(t, c, in.String(), "-P", "-t", topic, "-p", "0", "-z", "gzip", "-X", "enable.idempotence=true", "-X", "acks=all", "-K:", "-X", "debug=msg")
-	if strings.Contains(stderr, "not compressing") {
-		t.Fatalf("librdkafka did not compress:\n%s", stderr)
-	}
-	if !strings.Contains(stderr, "gzip") {
-		t.Logf("kcat -P's debug output names no gzip:\n%s", stderr)
+	if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+		t.Fatalf("kgo ProduceSync with its default compression: %v", err)
 	}
 	got := kcat(t, c, "", "-C", "-t", topic, "-o", "beginning", "-e", "-f", "%k|%s|%o\n")
 	if got != want.String() {
 		t.Fatalf("kcat -C read\n%s\nwant\n%s", got, want.String())
 	}
-	// The batches are stored as sent: kgo's consumer sees each record's
-	// batch attributes, gzip (1) for every one.
+	checkCodecs(t, c, topic, n, 2)
+}
+
+// advertisesV0 reports whether the listener's ApiVersions answer has the
+// API key from version 0.
+func advertisesV0(t *testing.T, c *cluster, key int16) bool {
+	t.Helper()
+	cl := kgoClient(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
+	defer cancel()
+	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatalf("ApiVersions: %v", err)
+	}
+	for _, k := range resp.ApiKeys {
+		if k.ApiKey == key {
+			return k.MinVersion == 0
+		}
+	}
+	return false
+}
+
+// checkCodecs reads the n records of partition 0 of topic with kgo and
+// checks that each one's batch has compression type codec.
+func checkCodecs(t *testing.T, c *cluster, topic string, n int, codec int8) {
+	t.Helper()
 	cl := kgoClient(t, c, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
 	ctx, cancel := context.WithTimeout(context.Background(), clusterWait)
 	defer cancel()
 	for read := 0; read < n; {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			t.Fatalf("kgo read %d of %d records before the wait ended", read, n)
+			t.Fatalf("%s: kgo read %d of %d records before the wait ended", topic, read, n)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			if ct := r.Attrs.CompressionType(); ct != 1 {
-				t.Errorf("offset %d: compression type %d, want 1 (gzip)", r.Offset, ct)
+			if ct := r.Attrs.CompressionType(); ct != uint8(codec) {
+				t.Errorf("%s offset %d: compression type %d, want %d", topic, r.Offset, ct, codec)
 			}
 			read++
 		})

@@ -10,14 +10,13 @@ import (
 )
 
 // kgoClient returns a franz-go client seeded with the cluster's Kafka
-// listeners, without compression (kgo's default, snappy, has no
-// decompressor registered with the log yet: only gzip is built in),
-// closed at the end of the test.
+// listeners, with kgo's default compression (snappy, which
+// replica/compression registers with the log), closed at the end of the
+// test.
 func kgoClient(t *testing.T, c *cluster, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
 	opts = append([]kgo.Opt{
 		kgo.SeedBrokers(c.seeds()...),
-		kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.RetryTimeout(30 * time.Second),
 		kgo.WithLogger(kgo.BasicLogger(testWriter{t}, kgo.LogLevelWarn, nil)),
 	}, opts...)

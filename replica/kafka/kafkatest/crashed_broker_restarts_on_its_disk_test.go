@@ -32,7 +32,7 @@ func TestACrashedLeaderIsReplacedAndRestartsOnItsDiskAtItsKafkaAddress(t *testin
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic("t"),
-				kgo.ProducerBatchCompression(kgo.NoCompression()), kgo.RequiredAcks(kgo.AllISRAcks()))
+				kgo.RequiredAcks(kgo.AllISRAcks()))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,8 +41,7 @@
 // What replica/kafka's listener serves: produce (acks 0, 1, all;
 // idempotent), fetch, list offsets, metadata. Topics are created with
 // CreateTopic, not Kafka's CreateTopics; there are no consumer groups
-// (assign partitions: kgo.ConsumePartitions); compressed batches must be
-// gzip (kgo.ProducerBatchCompression(kgo.NoCompression()) or
-// kgo.GzipCompression(), since kgo's default is snappy). See the
-// replica/kafka package documentation.
+// (assign partitions: kgo.ConsumePartitions). Batches may be compressed
+// with any of Kafka's codecs (replica/kafka imports replica/compression),
+// so kgo's defaults work. See the replica/kafka package documentation.
 package kafkatest

@@ -27,7 +27,6 @@ func Example() {
 
 	prod, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchCompression(kgo.NoCompression()), // kaenlog decompresses gzip only
 		kgo.DefaultProduceTopic("orders"))
 	if err != nil {
 		panic(err)

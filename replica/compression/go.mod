@@ -1,0 +1,18 @@
+module github.com/kaenlog/kaenlog/replica/compression
+
+go 1.26.0
+
+require (
+	github.com/kaenlog/kaenlog v0.0.0-00010101000000-000000000000
+	github.com/klauspost/compress v1.20.3
+	github.com/pierrec/lz4/v4 v4.1.33
+	github.com/twmb/franz-go v1.22.3
+)
+
+require (
+	github.com/klauspost/crc32 v1.3.0 // indirect
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1 // indirect
+	golang.org/x/sys v0.34.0 // indirect
+)
+
+replace github.com/kaenlog/kaenlog => ../..
