@@ -20,6 +20,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-kgo-compression", "snappy"},
 		{"-kgo-compression", ""},
 		{"-kgo=maybe"},
+		{"-kgo-values", "zeros"},
 		{"-no-such-flag"},
 		{"extra"},
 	} {
@@ -102,6 +103,9 @@ func TestKgoModeFlags(t *testing.T) {
 	if c == nil {
 		t.Fatalf("parseFlags(-kgo): status %d", status)
 	}
+	if c.kgoValues != "random" {
+		t.Errorf("-kgo: values %q, want random", c.kgoValues)
+	}
 	if !c.kgo || c.kgoCompression != "default" || len(c.kgoOpts()) != 0 {
 		t.Errorf("-kgo: kgo %v, compression %q, %d extra kgo options; want true, default, 0", c.kgo, c.kgoCompression, len(c.kgoOpts()))
 	}
@@ -111,6 +115,9 @@ func TestKgoModeFlags(t *testing.T) {
 	}
 	if c.kgoCompression != "none" || len(c.kgoOpts()) != 1 {
 		t.Errorf("-kgo-compression none: compression %q, %d extra kgo options; want none, 1", c.kgoCompression, len(c.kgoOpts()))
+	}
+	if c, _ := parseFlags([]string{"-kgo", "-kgo-values", "repeated"}, io.Discard); c == nil || c.kgoValues != "repeated" {
+		t.Errorf("-kgo-values repeated: not taken")
 	}
 	if c, _ := parseFlags(nil, io.Discard); c == nil || c.kgo {
 		t.Errorf("no flags: kgo mode on, want the rows")

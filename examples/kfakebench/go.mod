@@ -8,6 +8,8 @@ require (
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 )
 
+require github.com/kaenlog/kaenlog/replica/compression v0.0.0-00010101000000-000000000000 // indirect
+
 require (
 	github.com/kaenlog/kaenlog/replica/kafka v0.0.0
 	github.com/klauspost/compress v1.20.3 // indirect
@@ -20,3 +22,5 @@ require (
 replace github.com/kaenlog/kaenlog => ../..
 
 replace github.com/kaenlog/kaenlog/replica/kafka => ../../replica/kafka
+
+replace github.com/kaenlog/kaenlog/replica/compression => ../../replica/compression

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,6 +56,20 @@ func (c *config) kgoOpts() []kgo.Opt {
 
 func (b *bench) runKgo(ctx context.Context) error {
 	cfg := b.cfg
+	if cfg.kgoValues == "random" {
+		// Values no codec shrinks: 4096 different random ones (400 KiB
+		// at 100 bytes, past snappy's 64 KiB window), the seed printed.
+		seed := time.Now().UnixNano()
+		b.logf("-kgo-values random: seed %d", seed)
+		r := rand.New(rand.NewPCG(uint64(seed), 0))
+		for range 4096 {
+			v := make([]byte, cfg.recordBytes)
+			for i := range v {
+				v[i] = byte(r.Uint32())
+			}
+			b.kgoValues = append(b.kgoValues, v)
+		}
+	}
 	var err error
 	if b.dirty, err = readDirtyLimits(); err != nil {
 		b.logf("dirty limits: %v", err)
@@ -155,7 +170,7 @@ func (b *bench) runKgo(ctx context.Context) error {
 // kgoRound runs the rows once against one side.
 func (b *bench) kgoRound(ctx context.Context, s *kgoSide) error {
 	cfg := b.cfg
-	pc := &peer{addrs: s.addrs, opts: cfg.kgoOpts()}
+	pc := &peer{addrs: s.addrs, opts: cfg.kgoOpts(), values: b.kgoValues}
 	if cfg.rows["produce"] {
 		cpu0, err := s.cpu()
 		if err != nil {

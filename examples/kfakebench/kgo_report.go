@@ -32,7 +32,11 @@ func (b *bench) reportKgo() {
 	if cfg.kgoCompression == "none" {
 		comp = "compression off (-kgo-compression none)"
 	}
-	fmt.Fprintf(w, "kgo with its defaults (acks=all, idempotent, linger 10 ms, batches up to 1000012 bytes), %s, %d records of %d bytes a produce run, %d single-record produces a latency run, %d runs a side, interleaved\n", comp, cfg.records, cfg.recordBytes, cfg.latencyRecords, cfg.count)
+	vals := "4096 different random values in turn (-kgo-values random: no codec shrinks them)"
+	if cfg.kgoValues == "repeated" {
+		vals = "one repeated alphabet value (-kgo-values repeated)"
+	}
+	fmt.Fprintf(w, "kgo with its defaults (acks=all, idempotent, linger 10 ms, batches up to 1000012 bytes), %s, %s, %d records of %d bytes a produce run, %d single-record produces a latency run, %d runs a side, interleaved\n", comp, vals, cfg.records, cfg.recordBytes, cfg.latencyRecords, cfg.count)
 	fmt.Fprintf(w, "kaenlog: a controller and %d broker processes with Kafka listeners, RF 3, min ISR 2, data on disk; kfake: %d brokers in one child process, replicating nothing\n", brokers, brokers)
 	fmt.Fprintf(w, "uptime before: %s\nuptime after:  %s\n", b.loadBefore, b.loadAfter)
 	fmt.Fprintf(w, "disk write rate (dd bs=1M count=512 conv=fdatasync): %.0f MB/s before the runs, %.0f MB/s after\n", b.diskBefore/1e6, b.diskAfter/1e6)

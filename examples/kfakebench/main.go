@@ -41,6 +41,7 @@ type config struct {
 	nodeGodebug    string   // GODEBUG of kaenlog's node processes; "": the harness's
 	kgo            bool     // the -kgo mode (kgo.go)
 	kgoCompression string   // "default" (kgo's, snappy) or "none"
+	kgoValues      string   // "random" or "repeated"
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -85,6 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.StringVar(&c.nodeGodebug, "node-godebug", "", "GODEBUG of kaenlog's controller and broker processes (e.g. schedtrace=2147483647, which keeps the runtime's sysmon thread from sleeping deeply and then polling every 20 µs after each wake-up; see BENCHMARKS.md); empty: inherited from the harness")
 	fs.BoolVar(&c.kgo, "kgo", false, "instead of the rows above, run kgo with its defaults against kaenlog's Kafka listener (3 broker processes, RF 3, min ISR 2, data on disk) and against kfake in its own process, interleaved with the floors; of -rows, produce, consume and latency apply (kgo.go)")
 	fs.StringVar(&c.kgoCompression, "kgo-compression", "default", "with -kgo, the producers' compression: default (kgo's, snappy) or none")
+	fs.StringVar(&c.kgoValues, "kgo-values", "random", "with -kgo, the records' values: random (4096 different random values in turn, which no codec shrinks, so the bytes reach the disk) or repeated (the rows' one value of the alphabet, which snappy shrinks about 14-fold)")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -127,6 +129,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	}
 	if c.kgoCompression != "default" && c.kgoCompression != "none" {
 		return bad("-kgo-compression %q: give default or none", c.kgoCompression)
+	}
+	if c.kgoValues != "random" && c.kgoValues != "repeated" {
+		return bad("-kgo-values %q: give random or repeated", c.kgoValues)
 	}
 	switch *peers {
 	case "harness", "process":
@@ -234,7 +239,8 @@ type bench struct {
 	floorP50, floorP99                         []time.Duration // the message floor, each run
 	// The -kgo mode's (kgo.go).
 	kgoSides              []*kgoSide
-	diskBefore, diskAfter float64 // the disk's write rate, bytes/s
+	kgoValues             [][]byte // with -kgo-values random
+	diskBefore, diskAfter float64  // the disk's write rate, bytes/s
 	dirty                 dirtyLimits
 }
 
