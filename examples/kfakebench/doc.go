@@ -50,6 +50,9 @@
 // directory) and against kfake's three brokers in one child process,
 // which replicate nothing, interleaved with the throughput floor and the
 // message floor (kgo.go). Of -rows, produce, consume and latency apply.
+// The values are 4096 different random ones in turn (-kgo-values random),
+// which snappy cannot shrink, so that the produce's bytes reach the disk;
+// -kgo-values repeated gives the rows' alphabet value, which it can.
 // CPU per record is the broker processes' together (getrusage in each
 // kaenlog broker, /proc/PID/stat of kfake's process). Since three
 // replicas on one disk share its write rate, the mode measures that rate
