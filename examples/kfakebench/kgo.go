@@ -85,17 +85,11 @@ func (b *bench) runKgo(ctx context.Context) error {
 		defer b.relay.close()
 	}
 	b.logf("starting kaenlog: a controller and %d brokers with Kafka listeners, each a process", brokers)
-	k, err := startKaenlog(b.self, b.dir, cfg.nodeEnv(), true)
+	k, err := b.startKaenlogTopics(ctx, true)
 	if err != nil {
-		return fmt.Errorf("kaenlog cluster: %w", err)
+		return err
 	}
 	defer k.close()
-	if b.tputLeader, err = k.createTopic(ctx, topicProduce); err != nil {
-		return err
-	}
-	if b.latLeader, err = k.createTopic(ctx, topicLatency); err != nil {
-		return err
-	}
 	p, err := startPeer(b.self, b.dir, topicProduce, topicLatency)
 	if err != nil {
 		return fmt.Errorf("kfake: %w", err)

@@ -319,20 +319,11 @@ func (b *bench) run() error {
 
 	if cfg.rows["produce"] || cfg.rows["produce-big"] || cfg.rows["latency"] {
 		b.logf("starting kaenlog: a controller and %d brokers, each a process", brokers)
-		k, err := startKaenlog(b.self, b.dir, cfg.nodeEnv(), false)
+		k, err := b.startKaenlogTopics(ctx, false)
 		if err != nil {
-			return fmt.Errorf("kaenlog cluster: %w", err)
+			return err
 		}
 		defer k.close()
-		// One topic per row for every run, so that each run meets the same
-		// cluster: kaenlog's followers fetch every partition they follow,
-		// and a partition more per run would make later runs slower.
-		if b.tputLeader, err = k.createTopic(ctx, topicProduce); err != nil {
-			return err
-		}
-		if b.latLeader, err = k.createTopic(ctx, topicLatency); err != nil {
-			return err
-		}
 		for _, where := range cfg.peers {
 			self := ""
 			if where == "process" {
@@ -392,6 +383,27 @@ func (b *bench) run() error {
 	b.loadAfter = loadavg()
 	b.report()
 	return nil
+}
+
+// startKaenlogTopics starts kaenlog's cluster (startKaenlog) and creates
+// the two topics. One topic per row for every run, so that each run meets
+// the same cluster: kaenlog's followers fetch every partition they
+// follow, and a partition more per run would make later runs slower.
+func (b *bench) startKaenlogTopics(ctx context.Context, kafka bool) (*kcluster, error) {
+	k, err := startKaenlog(b.self, b.dir, b.cfg.nodeEnv(), kafka)
+	if err == nil {
+		b.tputLeader, err = k.createTopic(ctx, topicProduce)
+	}
+	if err == nil {
+		b.latLeader, err = k.createTopic(ctx, topicLatency)
+	}
+	if err != nil {
+		if k != nil {
+			k.close()
+		}
+		return nil, fmt.Errorf("kaenlog cluster: %w", err)
+	}
+	return k, nil
 }
 
 // round runs every row once on each side; each round starts with the next
