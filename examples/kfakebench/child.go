@@ -54,6 +54,8 @@ func runChild(role string, args []string) int {
 		return runEcho()
 	case roleKfake:
 		return runKfake(args)
+	case roleKafkaBroker:
+		return runKafkaBroker(args)
 	case roleRelayLeader:
 		return runRelayLeader(args)
 	case roleRelayFollower:

@@ -40,6 +40,26 @@
 //     BenchmarkAcksAllPipelined, run with go test in the kaenlog module;
 //     allocs/op divided by the records an operation carries.
 //
+// # The kgo mode
+//
+// With -kgo the rows above give way to issue 17's comparison: one kgo
+// client, with its defaults (acks=all, idempotent, snappy; -kgo-compression
+// none turns compression off), against kaenlog's Kafka listener
+// (replica/kafka: a controller and three kafka-broker processes, each
+// topic with 3 replicas and min ISR 2, the data on disk in the temporary
+// directory) and against kfake's three brokers in one child process,
+// which replicate nothing, interleaved with the throughput floor and the
+// message floor (kgo.go). Of -rows, produce, consume and latency apply.
+// The values are 4096 different random ones in turn (-kgo-values random),
+// which snappy cannot shrink, so that the produce's bytes reach the disk;
+// -kgo-values repeated gives the rows' alphabet value, which it can.
+// CPU per record is the broker processes' together (getrusage in each
+// kaenlog broker, /proc/PID/stat of kfake's process). Since three
+// replicas on one disk share its write rate, the mode measures that rate
+// with dd (conv=fdatasync) before and after the runs, the bytes kaenlog's
+// data directories grow by per record, and the page cache's peak dirty
+// bytes in each produce run, against the kernel's throttling threshold.
+//
 // # Processes
 //
 // kaenlog's side is a controller and three brokers, each a process: the

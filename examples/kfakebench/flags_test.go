@@ -17,6 +17,10 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-record-bytes", "-1"},
 		{"-duration", "0s"},
 		{"-node-gomaxprocs", "-1"},
+		{"-kgo-compression", "snappy"},
+		{"-kgo-compression", ""},
+		{"-kgo=maybe"},
+		{"-kgo-values", "zeros"},
 		{"-no-such-flag"},
 		{"extra"},
 	} {
@@ -89,5 +93,33 @@ func TestLocalBatchFills(t *testing.T) {
 		if _, more, err := localBatch(value, len(b)+120); err != nil || more != n+1 {
 			t.Errorf("batch size %d: %d records in %d bytes, but %d in %d bytes (%v)", size, n, len(b), more, len(b)+120, err)
 		}
+	}
+}
+
+// TestKgoModeFlags: -kgo selects the kgo comparison, with kgo's default
+// compression unless -kgo-compression none turns it off.
+func TestKgoModeFlags(t *testing.T) {
+	c, status := parseFlags([]string{"-kgo"}, io.Discard)
+	if c == nil {
+		t.Fatalf("parseFlags(-kgo): status %d", status)
+	}
+	if c.kgoValues != "random" {
+		t.Errorf("-kgo: values %q, want random", c.kgoValues)
+	}
+	if !c.kgo || c.kgoCompression != "default" || len(c.kgoOpts()) != 0 {
+		t.Errorf("-kgo: kgo %v, compression %q, %d extra kgo options; want true, default, 0", c.kgo, c.kgoCompression, len(c.kgoOpts()))
+	}
+	c, status = parseFlags([]string{"-kgo", "-kgo-compression", "none"}, io.Discard)
+	if c == nil {
+		t.Fatalf("parseFlags(-kgo -kgo-compression none): status %d", status)
+	}
+	if c.kgoCompression != "none" || len(c.kgoOpts()) != 1 {
+		t.Errorf("-kgo-compression none: compression %q, %d extra kgo options; want none, 1", c.kgoCompression, len(c.kgoOpts()))
+	}
+	if c, _ := parseFlags([]string{"-kgo", "-kgo-values", "repeated"}, io.Discard); c == nil || c.kgoValues != "repeated" {
+		t.Errorf("-kgo-values repeated: not taken")
+	}
+	if c, _ := parseFlags(nil, io.Discard); c == nil || c.kgo {
+		t.Errorf("no flags: kgo mode on, want the rows")
 	}
 }

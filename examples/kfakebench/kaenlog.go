@@ -28,14 +28,16 @@ type kcluster struct {
 	ctlAddr string
 	brokers []*proc // brokers[i] has id i+1
 	cl      *client.Client
+	kafka   []string // with kafka set, the brokers' Kafka listeners
 }
 
 // startKaenlog starts the controller and the brokers on free loopback
 // ports with their data under dir, and waits until every broker is
 // registered and unfenced. The nodes run the code of examples/controller
 // and examples/broker with their default flags, env added to their
-// environment.
-func startKaenlog(self, dir string, env []string) (*kcluster, error) {
+// environment. With kafka set, the brokers are kafka-broker children
+// (kafka_broker.go), each with a Kafka listener too.
+func startKaenlog(self, dir string, env []string, kafka bool) (*kcluster, error) {
 	k := &kcluster{dir: dir}
 	var err error
 	k.ctl, err = startChild(self, roleController, "controller", logPathIn(dir, "controller"), env,
@@ -50,7 +52,11 @@ func startKaenlog(self, dir string, env []string) (*kcluster, error) {
 	k.ctlAddr = strings.TrimSuffix(strings.Fields(line)[3], ",")
 	for id := 1; id <= brokers; id++ {
 		name := fmt.Sprintf("broker %d", id)
-		b, err := startChild(self, roleBroker, name, logPathIn(dir, name), env,
+		role := roleBroker
+		if kafka {
+			role = roleKafkaBroker
+		}
+		b, err := startChild(self, role, name, logPathIn(dir, name), env,
 			"-id", fmt.Sprint(id), "-listen", "127.0.0.1:0", "-controller", k.ctlAddr,
 			"-dir", filepath.Join(dir, fmt.Sprintf("broker-%d", id)))
 		if err != nil {
@@ -59,9 +65,17 @@ func startKaenlog(self, dir string, env []string) (*kcluster, error) {
 		k.brokers = append(k.brokers, b)
 	}
 	for _, b := range k.brokers {
-		if _, err := b.await(b.name+" ready", startLimit); err != nil {
+		if !kafka {
+			if _, err := b.await(b.name+" ready", startLimit); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		line, err := b.await(lineKafkaReady, startLimit)
+		if err != nil {
 			return nil, err
 		}
+		k.kafka = append(k.kafka, strings.TrimPrefix(line, lineKafkaReady))
 	}
 	k.cl, err = client.New(client.Config{Controller: k.ctlAddr, Clock: wallclock.New()})
 	return k, err

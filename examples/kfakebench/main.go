@@ -39,6 +39,9 @@ type config struct {
 	many           int      // records per ProduceManyAsync call in kaenlog's produce rows; 0: ProduceAsync
 	nodeProcs      int      // GOMAXPROCS of kaenlog's node processes; 0: Go's default
 	nodeGodebug    string   // GODEBUG of kaenlog's node processes; "": the harness's
+	kgo            bool     // the -kgo mode (kgo.go)
+	kgoCompression string   // "default" (kgo's, snappy) or "none"
+	kgoValues      string   // "random" or "repeated"
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -81,6 +84,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.IntVar(&c.many, "kaenlog-many", 1000, "records per Producer.ProduceManyAsync call in kaenlog's produce rows; 0 hands them over one at a time with ProduceAsync")
 	fs.IntVar(&c.nodeProcs, "node-gomaxprocs", 0, "GOMAXPROCS of kaenlog's controller and broker processes (0: Go's default, the CPU count); the client in the harness keeps its own")
 	fs.StringVar(&c.nodeGodebug, "node-godebug", "", "GODEBUG of kaenlog's controller and broker processes (e.g. schedtrace=2147483647, which keeps the runtime's sysmon thread from sleeping deeply and then polling every 20 µs after each wake-up; see BENCHMARKS.md); empty: inherited from the harness")
+	fs.BoolVar(&c.kgo, "kgo", false, "instead of the rows above, run kgo with its defaults against kaenlog's Kafka listener (3 broker processes, RF 3, min ISR 2, data on disk) and against kfake in its own process, interleaved with the floors; of -rows, produce, consume and latency apply (kgo.go)")
+	fs.StringVar(&c.kgoCompression, "kgo-compression", "default", "with -kgo, the producers' compression: default (kgo's, snappy) or none")
+	fs.StringVar(&c.kgoValues, "kgo-values", "random", "with -kgo, the records' values: random (4096 different random values in turn, which no codec shrinks, so the bytes reach the disk) or repeated (the rows' one value of the alphabet, which snappy shrinks about 14-fold)")
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -120,6 +126,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return bad("-node-gomaxprocs %d: give 0 or a positive count", c.nodeProcs)
 	case c.duration <= 0 || c.timeout <= 0:
 		return bad("-duration and -timeout must be positive")
+	}
+	if c.kgoCompression != "default" && c.kgoCompression != "none" {
+		return bad("-kgo-compression %q: give default or none", c.kgoCompression)
+	}
+	if c.kgoValues != "random" && c.kgoValues != "repeated" {
+		return bad("-kgo-values %q: give random or repeated", c.kgoValues)
 	}
 	switch *peers {
 	case "harness", "process":
@@ -225,6 +237,11 @@ type bench struct {
 	latLeaderCPU, latFollowerCPU, latClientCPU []float64
 	relay                                      *relay          // the message floor's processes
 	floorP50, floorP99                         []time.Duration // the message floor, each run
+	// The -kgo mode's (kgo.go).
+	kgoSides              []*kgoSide
+	kgoValues             [][]byte // with -kgo-values random
+	diskBefore, diskAfter float64  // the disk's write rate, bytes/s
+	dirty                 dirtyLimits
 }
 
 // peerSide is one placement of the peer and its figures.
@@ -265,6 +282,14 @@ func (b *bench) run() error {
 	}
 	b.loadBefore = loadavg()
 	ctx := context.Background()
+	if cfg.kgo {
+		if err := b.runKgo(ctx); err != nil {
+			return err
+		}
+		b.loadAfter = loadavg()
+		b.reportKgo()
+		return nil
+	}
 
 	if cfg.rows["latency"] {
 		b.logf("raw TCP round trips to another process")
@@ -294,20 +319,11 @@ func (b *bench) run() error {
 
 	if cfg.rows["produce"] || cfg.rows["produce-big"] || cfg.rows["latency"] {
 		b.logf("starting kaenlog: a controller and %d brokers, each a process", brokers)
-		k, err := startKaenlog(b.self, b.dir, cfg.nodeEnv())
+		k, err := b.startKaenlogTopics(ctx, false)
 		if err != nil {
-			return fmt.Errorf("kaenlog cluster: %w", err)
+			return err
 		}
 		defer k.close()
-		// One topic per row for every run, so that each run meets the same
-		// cluster: kaenlog's followers fetch every partition they follow,
-		// and a partition more per run would make later runs slower.
-		if b.tputLeader, err = k.createTopic(ctx, topicProduce); err != nil {
-			return err
-		}
-		if b.latLeader, err = k.createTopic(ctx, topicLatency); err != nil {
-			return err
-		}
 		for _, where := range cfg.peers {
 			self := ""
 			if where == "process" {
@@ -367,6 +383,27 @@ func (b *bench) run() error {
 	b.loadAfter = loadavg()
 	b.report()
 	return nil
+}
+
+// startKaenlogTopics starts kaenlog's cluster (startKaenlog) and creates
+// the two topics. One topic per row for every run, so that each run meets
+// the same cluster: kaenlog's followers fetch every partition they
+// follow, and a partition more per run would make later runs slower.
+func (b *bench) startKaenlogTopics(ctx context.Context, kafka bool) (*kcluster, error) {
+	k, err := startKaenlog(b.self, b.dir, b.cfg.nodeEnv(), kafka)
+	if err == nil {
+		b.tputLeader, err = k.createTopic(ctx, topicProduce)
+	}
+	if err == nil {
+		b.latLeader, err = k.createTopic(ctx, topicLatency)
+	}
+	if err != nil {
+		if k != nil {
+			k.close()
+		}
+		return nil, fmt.Errorf("kaenlog cluster: %w", err)
+	}
+	return k, nil
 }
 
 // round runs every row once on each side; each round starts with the next

@@ -22,6 +22,18 @@ type peer struct {
 	c     *kfake.Cluster // in this process
 	child *proc          // or in a child process
 	addrs []string
+	opts  []kgo.Opt // every client's options besides the seeds
+	// values, if set, are the produce's values in turn, in place of
+	// the one value given (the -kgo mode's -kgo-values random).
+	values [][]byte
+}
+
+// valueAt is the value of the i-th record: values[i%len] if set, else v.
+func (p *peer) valueAt(i int, v []byte) []byte {
+	if len(p.values) == 0 {
+		return v
+	}
+	return p.values[i%len(p.values)]
 }
 
 // startPeer starts kfake's brokers in this process, or, with self set,
@@ -70,7 +82,7 @@ func runKfake(topics []string) int {
 }
 
 func (p *peer) client(opts ...kgo.Opt) (*kgo.Client, error) {
-	return kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(p.addrs...)}, opts...)...)
+	return kgo.NewClient(append(append([]kgo.Opt{kgo.SeedBrokers(p.addrs...)}, p.opts...), opts...)...)
 }
 
 // produceAsync is kcluster.produceAsync with kgo: Produce (which blocks
@@ -96,7 +108,7 @@ func (p *peer) produceAsync(ctx context.Context, topic string, value []byte, n, 
 	}
 	start := time.Now()
 	for sent := 0; sent < n && (sent%1024 != 0 || time.Now().Before(deadline)); sent++ {
-		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: value}, done)
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: p.valueAt(sent, value)}, done)
 	}
 	if err := cl.Flush(ctx); err != nil {
 		return 0, 0, err
@@ -118,7 +130,7 @@ func (p *peer) produceSync(ctx context.Context, topic string, value []byte, n in
 	lat := make([]time.Duration, 0, n)
 	for i := 0; i < n && (i == 0 || time.Now().Before(deadline)); i++ {
 		start := time.Now()
-		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: value}).FirstErr(); err != nil {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: p.valueAt(i, value)}).FirstErr(); err != nil {
 			return nil, err
 		}
 		lat = append(lat, time.Since(start))

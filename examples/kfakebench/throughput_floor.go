@@ -57,7 +57,9 @@ func runStreamLeader() int {
 	if err != nil {
 		return fail(err)
 	}
-	defer os.Remove(f.Name())
+	// Unlinked at once: the harness SIGKILLs this process, so a deferred
+	// remove never ran and left the file in the temporary directory.
+	os.Remove(f.Name())
 	fmt.Printf("%s%s\n", lineStream, ln.Addr())
 	var (
 		mu      sync.Mutex
@@ -164,7 +166,9 @@ func runStreamFollower(addr string) int {
 		fmt.Fprintf(os.Stderr, "kfakebench floor: %v\n", err)
 		return 1
 	}
-	defer os.Remove(f.Name())
+	// Unlinked at once: the harness SIGKILLs this process, so a deferred
+	// remove never ran and left the file in the temporary directory.
+	os.Remove(f.Name())
 	if _, err := c.Write([]byte{'F'}); err != nil {
 		return 1
 	}
