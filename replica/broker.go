@@ -346,6 +346,9 @@ type Broker struct {
 	// autoCreateFailed the refusal of the last attempt, answered once.
 	autoCreating     map[string]int32
 	autoCreateFailed map[string]wire.ErrorCode
+	// autoCreateOrder is autoCreateFailed's names oldest first (with names
+	// since answered among them), for evicting at maxAutoCreateHeld.
+	autoCreateOrder []string
 }
 
 // outstanding is a request this broker sent and awaits the answer to.

@@ -20,4 +20,4 @@ func (b *Broker) AutoCreateHeld() (inFlight, refusals int) {
 }
 
 // MaxAutoCreateHeld bounds AutoCreateHeld's counts.
-const MaxAutoCreateHeld = 1024
+const MaxAutoCreateHeld = maxAutoCreateHeld
