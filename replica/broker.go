@@ -280,6 +280,9 @@ type Broker struct {
 	// its replica belongs to, once known (broker_topics.go): a replica
 	// whose topic is gone or was created again is deleted.
 	created map[TopicPartition]uint64
+	// stamped holds the CreatedOffset a partition directory opened at
+	// start records (createdFile), until the image says whose it is.
+	stamped map[TopicPartition]uint64
 	// hosted is parts sorted by partition, rebuilt (never changed in
 	// place) whenever parts changes: the per-event loops walk it without
 	// sorting or allocating, and a walk in progress keeps its own copy.
@@ -355,6 +358,9 @@ type Broker struct {
 	// autoCreateFailed the refusal of the last attempt, answered once.
 	autoCreating     map[string]int32
 	autoCreateFailed map[string]wire.ErrorCode
+	// autoCreateOrder is autoCreateFailed's names oldest first (with names
+	// since answered among them), for evicting at maxAutoCreateHeld.
+	autoCreateOrder []string
 	// groups are the group coordinators this broker hosts
 	// (broker_groups.go), nil until the first group request or
 	// partition of __consumer_offsets.
@@ -415,7 +421,7 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	}
 	b := &Broker{
 		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1, clusterID: stamp.ClusterID,
-		image: controller.NewImage(), parts: map[TopicPartition]*Replica{}, created: map[TopicPartition]uint64{},
+		image: controller.NewImage(), parts: map[TopicPartition]*Replica{}, created: map[TopicPartition]uint64{}, stamped: map[TopicPartition]uint64{},
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
 		produces: map[uint64]*producing{},
 	}
@@ -449,6 +455,9 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 		}
 		if _, err := b.open(tp); err != nil {
 			return nil, errors.Join(err, b.closeReplicas())
+		}
+		if created, ok := b.readCreated(tp); ok {
+			b.stamped[tp] = created
 		}
 	}
 	b.register(nowMs)
@@ -1040,6 +1049,10 @@ func (b *Broker) applyImage(nowMs int64) {
 			}
 			if t, ok := b.image.Topic(p.Topic); ok {
 				b.created[tp] = t.CreatedOffset
+				if err := b.stampCreated(tp, t.CreatedOffset); err != nil {
+					b.halted = fmt.Errorf("replica: broker %d halted: recording the topic of %s: %w", b.cfg.ID, tp, storageError(err))
+					return
+				}
 			}
 		}
 		if r.LeaderEpoch() == p.LeaderEpoch && r.PartitionEpoch() == p.PartitionEpoch &&

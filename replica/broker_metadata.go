@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"slices"
+
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -85,6 +87,10 @@ func (b *Broker) autoCreate(name string, spec wire.AutoCreate, nowMs int64) wire
 	if _, ok := b.autoCreating[name]; ok {
 		return wire.CodeLeaderNotAvailable
 	}
+	if len(b.autoCreating) >= maxAutoCreateHeld {
+		// Retriable: the client asks again once creations in flight end.
+		return wire.CodeLeaderNotAvailable
+	}
 	if b.autoCreating == nil {
 		b.autoCreating, b.autoCreateFailed = map[string]int32{}, map[string]wire.ErrorCode{}
 	}
@@ -98,15 +104,35 @@ func (b *Broker) autoCreate(name string, spec wire.AutoCreate, nowMs int64) wire
 	return wire.CodeLeaderNotAvailable
 }
 
+// maxAutoCreateHeld bounds the auto-creations a broker holds state for:
+// those in flight, and the refusals kept for the next Metadata request
+// (the oldest refusal goes first, so that names no client asks about
+// again are not held forever; its name is then simply tried again).
+const maxAutoCreateHeld = 1024
+
 // autoCreated ends an auto-creation: a refusal other than
 // TOPIC_ALREADY_EXISTS (another broker's creation won) is kept for the
 // next Metadata request to answer.
 func (b *Broker) autoCreated(f forwarded, code wire.ErrorCode) {
 	name := f.req.(*wire.CreateTopicsRequest).Name
 	delete(b.autoCreating, name)
-	if code != wire.CodeNone && code != wire.CodeTopicAlreadyExists {
-		b.autoCreateFailed[name] = code
+	if code == wire.CodeNone || code == wire.CodeTopicAlreadyExists {
+		return
 	}
+	for len(b.autoCreateFailed) >= maxAutoCreateHeld && len(b.autoCreateOrder) > 0 {
+		oldest := b.autoCreateOrder[0]
+		b.autoCreateOrder = b.autoCreateOrder[1:]
+		delete(b.autoCreateFailed, oldest)
+	}
+	if len(b.autoCreateOrder) > 2*maxAutoCreateHeld {
+		// Names answered since are no longer held: drop them from the order.
+		b.autoCreateOrder = slices.DeleteFunc(slices.Clone(b.autoCreateOrder), func(n string) bool {
+			_, ok := b.autoCreateFailed[n]
+			return !ok
+		})
+	}
+	b.autoCreateFailed[name] = code
+	b.autoCreateOrder = append(b.autoCreateOrder, name)
 }
 
 // forward sends a client's request that only the controller may decide

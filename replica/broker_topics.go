@@ -3,10 +3,12 @@ package replica
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -32,9 +34,10 @@ const deletingFile = "partition.deleting"
 // this broker, was deleted while the broker was down (a stray log, deleted
 // as Kafka 3.7+ deletes strays); one present that lists it is taken to be
 // the replica's own (kaenlog keeps no topic id beside the log, as Kafka's
-// partition.metadata file does, so a topic deleted and created again
-// while the broker was down is not told from the old one: the files are
-// kept, and the follower truncates them as it would any diverging log).
+// partition.metadata file does: createdFile plays its part, so a topic
+// deleted and created again while the broker was down is told from the
+// old one by the CreatedOffset the directory records; a directory that
+// records none is taken to be the topic's).
 func (b *Broker) removeDeletedReplicas() {
 	caughtUp := b.epoch >= 0 && b.image.EndOffset() > uint64(b.epoch)
 	for _, h := range slices.Clone(b.hosted) {
@@ -46,7 +49,15 @@ func (b *Broker) removeDeletedReplicas() {
 		case !known && !caughtUp:
 			continue // not yet known which topic the files are
 		case exists && !known && b.assigned(h.tp):
+			if stamp, ok := b.stamped[h.tp]; ok && stamp != t.CreatedOffset {
+				break // the log of a topic deleted and created again
+			}
+			delete(b.stamped, h.tp)
 			b.created[h.tp] = t.CreatedOffset
+			if err := b.stampCreated(h.tp, t.CreatedOffset); err != nil {
+				b.halted = fmt.Errorf("replica: broker %d halted: recording the topic of %s: %w", b.cfg.ID, h.tp, storageError(err))
+				return
+			}
 			continue
 		}
 		b.deleteReplica(h.tp, h.r)
@@ -73,6 +84,7 @@ func (b *Broker) deleteReplica(tp TopicPartition, r *Replica) {
 	}
 	delete(b.parts, tp)
 	delete(b.created, tp)
+	delete(b.stamped, tp)
 	b.rehost()
 	b.dropInFlight(leader, tp)
 	if err != nil && !errors.Is(err, ErrClosed) {
@@ -165,4 +177,55 @@ func (b *Broker) markedForDeletion(dir string) bool {
 	}
 	_ = f.Close()
 	return true
+}
+
+// createdFile records, in a partition directory, the
+// controller.Topic.CreatedOffset of the topic the log belongs to: Kafka's
+// partition.metadata, which holds the topic id for the same reason. A
+// broker that starts with the log of a topic deleted and created again
+// under its name while it was down tells it from the new topic's by this
+// file, and deletes it (the epochs cannot tell them apart: both
+// incarnations start at leader epoch 0). A directory without it (written
+// before the file existed) is taken to be the topic's.
+const createdFile = "partition.created"
+
+// stampCreated writes tp's createdFile durably.
+func (b *Broker) stampCreated(tp TopicPartition, created uint64) error {
+	dir := filepath.Join(b.cfg.Dir, tp.String())
+	f, err := b.fs.OpenFile(filepath.Join(dir, createdFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	data := strconv.AppendUint(nil, created, 10)
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return b.fs.SyncDir(dir)
+}
+
+// readCreated returns the CreatedOffset tp's createdFile holds; ok is false
+// when there is none (or it cannot be read, which is taken as none).
+func (b *Broker) readCreated(tp TopicPartition) (uint64, bool) {
+	f, err := b.fs.OpenFile(filepath.Join(b.cfg.Dir, tp.String(), createdFile), os.O_RDONLY, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var buf [20]byte // the digits of a uint64, bounded before reading
+	n, err := f.ReadAt(buf[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(buf[:n]), 10, 64)
+	return v, err == nil
 }

@@ -12,3 +12,12 @@ var HandleFetchAppended = (*Replica).handleFetchAppended
 
 // HandleFetch is the method value of HandleFetch, to pick one of the two.
 var HandleFetch = (*Replica).HandleFetch
+
+// AutoCreateHeld returns how many auto-creations the broker holds state
+// for: in flight, and refusals kept for the next Metadata request.
+func (b *Broker) AutoCreateHeld() (inFlight, refusals int) {
+	return len(b.autoCreating), len(b.autoCreateFailed)
+}
+
+// MaxAutoCreateHeld bounds AutoCreateHeld's counts.
+const MaxAutoCreateHeld = maxAutoCreateHeld
