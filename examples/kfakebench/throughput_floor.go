@@ -97,8 +97,14 @@ func runStreamLeader() int {
 		}
 		if kind[0] == 'F' {
 			go func() {
-				own, err := os.Open(f.Name()) // its own offset, for sendfile
+				// Its own offset, for sendfile. The file is unlinked,
+				// so it is reopened through /proc (Linux, where the
+				// floor is measured); a follower that cannot is
+				// reported, never left waiting.
+				own, err := os.Open(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 				if err != nil {
+					fmt.Fprintf(os.Stderr, "kfakebench floor: reopen the stream file: %v\n", err)
+					c.Close()
 					return
 				}
 				defer own.Close()
