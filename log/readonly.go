@@ -39,17 +39,19 @@ type ReadOnlyLog struct {
 
 // ReadOnlySegment is one segment file of a ReadOnlyLog, in offset order.
 type ReadOnlySegment struct {
-	// BaseOffset is the offset in the file's name, File its base name.
+	// BaseOffset is the offset in the file's name.
 	BaseOffset uint64
-	File       string
+	// File is the segment file's base name.
+	File string
 	// Size is the file's size in bytes when it was opened.
 	Size int64
 	// ValidBytes is the length of the prefix of whole batches that passed
-	// recovery's checks, NextOffset the offset after them, Batches how
-	// many they are. ValidBytes == Size for an undamaged segment.
+	// recovery's checks: Size for an undamaged segment.
 	ValidBytes int64
+	// NextOffset is the offset after the valid prefix's batches.
 	NextOffset uint64
-	Batches    int
+	// Batches is how many batches the valid prefix holds.
+	Batches int
 	// Verified is false for a segment after the damage (recovery would
 	// delete it) or wholly below the log start (a leftover recovery would
 	// delete): its batches were not checked.
@@ -378,10 +380,10 @@ func (r *ReadOnlyLog) Damage() (cut Cut, ok bool) { return r.damage, r.damaged }
 type StoredBatch struct {
 	// Pos is the batch's byte position in the segment file.
 	Pos int64
-	// Header is the batch's header; Bytes its bytes, valid only until the
-	// callback returns.
+	// Header is the batch's header.
 	Header BatchHeader
-	Bytes  []byte
+	// Bytes are the batch's bytes, valid only until the callback returns.
+	Bytes []byte
 	// Err is nil when the batch passes VerifyBatch (its CRC included),
 	// else its *CorruptError (positions in the batch).
 	Err error
