@@ -129,23 +129,45 @@ func (b *memBudget) admit(c *inConn, n int64) bool {
 	return !c.memDead
 }
 
-// pump grants the oldest waiters what fits. The lock is held.
+// pump grants the oldest waiters what fits, and any waiter whose frame
+// now needs nothing shared: its own connection gave back what it held
+// (a response written) after it queued, and making it wait behind
+// others' large frames would stall it until they are read, though it
+// takes nothing from them. The lock is held.
 func (b *memBudget) pump() {
 	for len(b.queue) > 0 {
 		w := b.queue[0]
 		if !w.done {
-			extra := beyondFree(w.c.memHeld+w.n) - beyondFree(w.c.memHeld)
-			if !b.fitsShared(extra) {
-				return
+			if !b.fitsShared(w.extra()) {
+				break
 			}
-			b.take(w.c, w.n)
-			w.done = true
-			close(w.ready)
+			b.grantWaiter(w)
 		}
 		b.queue[0] = nil
 		b.queue = b.queue[1:]
 	}
-	b.queue = nil // let the backing array go once the queue is empty
+	if len(b.queue) == 0 {
+		b.queue = nil // let the backing array go once the queue is empty
+		return
+	}
+	for _, w := range b.queue[1:] {
+		if !w.done && w.extra() == 0 {
+			b.grantWaiter(w) // dropped from the queue when it reaches the head
+		}
+	}
+}
+
+// extra is what w's frame would take from the shared budget now. The
+// lock is held.
+func (w *memWaiter) extra() int64 {
+	return beyondFree(w.c.memHeld+w.n) - beyondFree(w.c.memHeld)
+}
+
+// grantWaiter gives w its bytes and wakes it. The lock is held.
+func (b *memBudget) grantWaiter(w *memWaiter) {
+	b.take(w.c, w.n)
+	w.done = true
+	close(w.ready)
 }
 
 // charge adds n bytes to what c holds without waiting (a response's).
