@@ -353,6 +353,34 @@ func derefMessage(m Message) Message {
 		return *m
 	case *InitProducerIDResponse:
 		return *m
+	case *OffsetCommitRequest:
+		return *m
+	case *OffsetCommitResponse:
+		return *m
+	case *OffsetFetchRequest:
+		return *m
+	case *OffsetFetchResponse:
+		return *m
+	case *FindCoordinatorRequest:
+		return *m
+	case *FindCoordinatorResponse:
+		return *m
+	case *JoinGroupRequest:
+		return *m
+	case *JoinGroupResponse:
+		return *m
+	case *HeartbeatRequest:
+		return *m
+	case *HeartbeatResponse:
+		return *m
+	case *LeaveGroupRequest:
+		return *m
+	case *LeaveGroupResponse:
+		return *m
+	case *SyncGroupRequest:
+		return *m
+	case *SyncGroupResponse:
+		return *m
 	}
 	return m
 }
