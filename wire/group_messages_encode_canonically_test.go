@@ -172,7 +172,7 @@ var groupGolden = []struct {
 	{"join_group_request", JoinGroupRequest{CorrelationID: 2, Group: "billing", SessionTimeoutMs: 45000, RebalanceTimeoutMs: 300000,
 		MemberID: "c-1", GroupInstanceID: "host-a", ProtocolType: "consumer",
 		Protocols: []GroupProtocol{{Name: "range", Metadata: []byte{0, 0, 0, 0, 0, 1, 0, 6, 'o', 'r', 'd', 'e', 'r', 's', 0xff, 0xff, 0xff, 0xff}}},
-		ClientID: "c"}},
+		ClientID:  "c"}},
 	{"join_group_response", JoinGroupResponse{CorrelationID: 2, Generation: 3, ProtocolType: "consumer", Protocol: "range", Leader: "c-1",
 		MemberID: "c-1", Members: []GroupMember{{MemberID: "c-1", GroupInstanceID: "host-a", Metadata: []byte("sub")}, {MemberID: "c-2"}}}},
 	{"join_group_response_member_id_required", JoinGroupResponse{CorrelationID: 3, ErrorCode: CodeMemberIDRequired, Generation: -1, MemberID: "c-3"}},
