@@ -112,10 +112,10 @@ type GroupConsumer struct {
 	handed, committedHanded uint64
 	lost                    bool
 	closeOnce               sync.Once
-	leaveErr   error
-	err        error // why the member stopped, once done is closed
-	back       *backoff
-	failures   int
+	leaveErr                error
+	err                     error // why the member stopped, once done is closed
+	back                    *backoff
+	failures                int
 }
 
 type groupPosition struct {
