@@ -356,14 +356,15 @@ var errLeft = errors.New("client: group member closing")
 func (g *GroupConsumer) run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { // Close and the client's close end every wait of the loop
+	// Close and the client's close end every wait of the loop.
+	g.c.track.goroutine(func() {
 		select {
 		case <-g.closing:
 		case <-g.c.track.closing():
 		case <-ctx.Done():
 		}
 		cancel()
-	}()
+	})
 	var err error
 	for err == nil {
 		err = g.member(ctx)
@@ -720,9 +721,12 @@ func (g *GroupConsumer) leave() {
 	if id == "" || g.cfg.InstanceID != "" || g.c.isClosed() {
 		return
 	}
-	// A fresh context: the loop's is done. The connection's request
-	// timeout bounds the wait.
-	payload, err := g.coordRoundTrip(context.Background(), &wire.LeaveGroupRequest{Group: g.cfg.Group,
+	// A fresh context, the loop's being done, bounded by the request
+	// timeout: finding the coordinator again may wait for metadata.
+	ctx, cancel := context.WithCancel(context.Background())
+	t := g.c.clock.AfterFunc(g.c.cfg.RequestTimeoutMs, cancel)
+	defer func() { t.Stop(); cancel() }()
+	payload, err := g.coordRoundTrip(ctx, &wire.LeaveGroupRequest{Group: g.cfg.Group,
 		Members: []wire.LeavingMember{{MemberID: id}}}, 0)
 	if err == nil {
 		var resp wire.LeaveGroupResponse

@@ -220,3 +220,23 @@ func TestACommitIsNeverAcknowledgedForRecordsARebalanceOrCloseTookAway(t *testin
 		t.Fatalf("commit after Close: %v, want ErrClosed", err)
 	}
 }
+
+// A static member (group.instance.id) that closes does not leave; a new
+// member under the same instance id takes its place within the session,
+// in the same generation with the same partitions: no rebalance.
+func TestAStaticMemberRestartsIntoItsOwnAssignment(t *testing.T) {
+	c := startGroupCluster(t, 1)
+	cl := newClient(t, c)
+	createTopic(t, c, cl, "logs", 2, 1, 1)
+	cfg := client.GroupConfig{Group: "shippers", Topics: []string{"logs"}, InstanceID: "host-a"}
+	first, seen := newMember(t, cl, cfg)
+	before := seen.await(t, "the static member to hold both partitions", func(x assigned) bool { return len(x.parts) == 2 })
+	if err := first.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	_, again := newMember(t, newClient(t, c), cfg)
+	after := again.await(t, "the restarted static member's assignment", func(assigned) bool { return true })
+	if after.gen != before.gen || !slices.Equal(after.parts, before.parts) {
+		t.Fatalf("restarted static member: generation %d %v, want generation %d %v (no rebalance)", after.gen, after.parts, before.gen, before.parts)
+	}
+}
