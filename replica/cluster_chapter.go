@@ -50,12 +50,12 @@ type FetchReport struct {
 	ResponseHW uint64
 }
 
-// OpenCluster opens the chapter's cluster under root at time nowMs with
+// OpenChapterCluster opens the chapter's cluster under root at time nowMs with
 // min.insync.replicas minISR. Both replicas' logs leave single-replica
 // high-watermark mode — the chapter's two lines, which every Replica obeys
 // — so the high watermark comes from the smallest LEO in the ISR instead of
 // following each log's own end.
-func OpenCluster(root string, minISR int, nowMs int64) (*ChapterCluster, error) {
+func OpenChapterCluster(root string, minISR int, nowMs int64) (*ChapterCluster, error) {
 	c, err := OpenClusterWith(ClusterConfig{
 		Dir:     root,
 		Brokers: []int32{1, 2},

@@ -39,7 +39,7 @@
 //     driven by the caller: fetch rounds, produces, clock advances, crashes
 //     (with or without losing what was not fsynced), restarts.
 //     [ChapterCluster] is the chapter's harness on top: brokers 1 and 2,
-//     partition orders-0, one round at a time ([OpenCluster]).
+//     partition orders-0, one round at a time ([OpenChapterCluster]).
 //
 // Brokers and the controller are each a [Node]: envelopes in ([Node.Receive]),
 // envelopes out ([Node.Outbox]), timed work when [Node.NextTickMs] arrives,
