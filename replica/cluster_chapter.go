@@ -56,7 +56,7 @@ type FetchReport struct {
 // — so the high watermark comes from the smallest LEO in the ISR instead of
 // following each log's own end.
 func OpenChapterCluster(root string, minISR int, nowMs int64) (*ChapterCluster, error) {
-	c, err := OpenClusterWith(ClusterConfig{
+	c, err := OpenCluster(ClusterConfig{
 		Dir:     root,
 		Brokers: []int32{1, 2},
 		StartMs: nowMs,
