@@ -1120,14 +1120,14 @@ func (b *Broker) openWith(tp TopicPartition, opts Options) (*Replica, error) {
 	return r, nil
 }
 
-// RestartReplica closes the replica of tp and opens it again from its
+// restartReplica closes the replica of tp and opens it again from its
 // files with rule as its TruncationRule — the partition restarts, the
 // broker does not: it stays registered, so the controller's view of it
 // (its ISR memberships among them) does not change. The replica then takes
 // its role from the metadata again, and as a follower reconciles its log by
 // rule. It is the chapter's restart: a replica process that comes back
 // before anyone noticed it was gone.
-func (b *Broker) RestartReplica(tp TopicPartition, rule TruncationRule, nowMs int64) error {
+func (b *Broker) restartReplica(tp TopicPartition, rule TruncationRule, nowMs int64) error {
 	r, ok := b.parts[tp]
 	if !ok {
 		return fmt.Errorf("replica: broker %d does not host %s: %w", b.cfg.ID, tp, ErrInvalidState)

@@ -201,7 +201,7 @@ type RestartReport struct {
 }
 
 // RestartFollower restarts the follower's replica of orders-0 from its
-// files with rule (Broker.RestartReplica): it recovers its log from disk,
+// files with rule: it recovers its log from disk,
 // takes its follower role from the metadata again and truncates by rule,
 // before it fetches anything. Its broker stays registered, so it keeps its
 // place in the ISR, as in the chapter, whose brokers have no controller to
@@ -212,7 +212,7 @@ func (h *ChapterCluster) RestartFollower(rule TruncationRule) (RestartReport, er
 	f := h.Follower()
 	rep := RestartReport{LEOBefore: f.LEO(), HWBefore: f.HighWatermark()}
 	h.lastAnswer = nil
-	if err := h.Broker(id).RestartReplica(chapterTopic, rule, h.NowMs()); err != nil {
+	if err := h.Broker(id).restartReplica(chapterTopic, rule, h.NowMs()); err != nil {
 		return rep, err
 	}
 	h.flush(h.Broker(id))
