@@ -635,6 +635,45 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 	}
 }
 
+// Disconnected tells the broker that the connection to or from peer broke:
+// a transport calls it. Requests this broker sent to peer are given up
+// after a short backoff (DefaultReconnectBackoffMs) instead of the request
+// timeout, so they are sent again as soon as the transport may have
+// reconnected; requests from peer waiting in the broker (parked fetches
+// and produces) are dropped, since their answers have nowhere to go.
+func (b *Broker) Disconnected(peer Addr, nowMs int64) {
+	if b.closed || b.halted != nil {
+		return
+	}
+	retryAt := clock.Deadline(nowMs, DefaultReconnectBackoffMs)
+	for corr, out := range b.pending {
+		if out.to == peer && out.deadlineMs > retryAt {
+			out.deadlineMs = retryAt
+			b.pending[corr] = out
+		}
+	}
+	kept := b.parkedFetches[:0]
+	for _, pf := range b.parkedFetches {
+		if pf.from != peer {
+			kept = append(kept, pf)
+		} else {
+			b.dropParked(&pf)
+		}
+	}
+	clear(b.parkedFetches[len(kept):])
+	b.parkedFetches = kept
+	b.parkedDeadlineMs = clock.Never
+	for i := range b.parkedFetches {
+		b.parkedDeadlineMs = min(b.parkedDeadlineMs, b.parkedFetches[i].deadlineMs)
+	}
+	for seq, w := range b.produces {
+		if w.from == peer {
+			delete(b.produces, seq)
+			b.retired = append(b.retired, w)
+		}
+	}
+}
+
 // Tick does the broker's timed work due at nowMs: heartbeats, resending
 // requests that went unanswered, every hosted replica's own timed work
 // (the ISR check, produce deadlines), and — with ContinuousFetch — fetches
