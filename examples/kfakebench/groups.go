@@ -62,6 +62,9 @@ var allGroupRows = []string{"commit", "join", "chain"}
 const (
 	chainPartitions = 3
 	topicCommit     = "gcommit"
+	// topicGroupProduce takes the commit measure's single-record
+	// produces: the same acks=all replication with no coordinator.
+	topicGroupProduce = "gproduce"
 )
 
 // register adds the mode's flags to fs; check reads them once parsed.
@@ -112,6 +115,8 @@ type groupSide struct {
 	cpu       func() (int64, error) // the broker processes' CPU time so far, ns
 	p50, p99  []time.Duration       // CommitOffsetsSync
 	commitCPU []float64             // CPU µs per commit, the brokers together
+	prodP50   []time.Duration       // ProduceSync of one record to a topic like the commit's partition
+	prodCPU   []float64             // CPU µs per such produce, the brokers together
 	idleCPU   []float64             // the brokers' CPU while no client asks anything, % of a core
 	join      []time.Duration       // first member started to a stable group
 	joinGen   []int32               // the generation the group was stable in
@@ -259,7 +264,7 @@ func (b *bench) groupsPrepare(ctx context.Context, s *groupSide) error {
 		return err
 	}
 	defer adm.Close()
-	if err := createTopics(ctx, adm, 1, topicCommit); err != nil {
+	if err := createTopics(ctx, adm, 1, topicCommit, topicGroupProduce); err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
 	}
 	b.logf("%s: a group's first join and commit, not counted (creates __consumer_offsets)", s.name)
@@ -334,6 +339,25 @@ func (b *bench) groupsRound(ctx context.Context, s *groupSide) error {
 		s.p50, s.p99 = append(s.p50, p50), append(s.p99, p99)
 		s.commitCPU = append(s.commitCPU, float64(cpu1-cpu0)/1e3/float64(len(lat)))
 		b.logf("%s: %d CommitOffsetsSync: p50 %v, p99 %v, brokers %.1f CPU µs a commit (idle: %.1f%% of a core)", s.name, len(lat), p50, p99, s.commitCPU[len(s.commitCPU)-1], s.idleCPU[len(s.idleCPU)-1])
+		// The same count of single-record acks=all produces to a
+		// one-partition topic of 3 replicas and min ISR 2, as
+		// __consumer_offsets' partitions are: the replication a commit
+		// rides on, without the coordinator.
+		if cpu0, err = s.cpu(); err != nil {
+			return err
+		}
+		pc := &peer{addrs: s.addrs}
+		lat, err = pc.produceSync(ctx, topicGroupProduce, b.value, cfg.groups.commits, time.Now().Add(cfg.duration))
+		if err != nil {
+			return fmt.Errorf("%s: produce: %w", s.name, err)
+		}
+		if cpu1, err = s.cpu(); err != nil {
+			return err
+		}
+		p50, _ = percentiles(lat)
+		s.prodP50 = append(s.prodP50, p50)
+		s.prodCPU = append(s.prodCPU, float64(cpu1-cpu0)/1e3/float64(len(lat)))
+		b.logf("%s: %d single-record ProduceSync: p50 %v, brokers %.1f CPU µs a produce", s.name, len(lat), p50, s.prodCPU[len(s.prodCPU)-1])
 	}
 	if cfg.groups.rows["join"] {
 		d, gen, err := b.joinRun(ctx, s, s.rounds)

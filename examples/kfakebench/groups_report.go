@@ -37,6 +37,9 @@ func (b *bench) reportGroups() {
 		}
 		fmt.Fprintf(w, "| OffsetCommit, p99 | %s | %s | %s | %s |\n", spread(k.p99, mu), spread(f.p99, mu), ratioOf(k.p99, f.p99), floor)
 		fmt.Fprintf(w, "| CPU per OffsetCommit, the brokers together | %s | %s | %s | - |\n", spread(k.commitCPU, mc), spread(f.commitCPU, mc), ratioOf(k.commitCPU, f.commitCPU))
+		fmt.Fprintf(w, "| single-record acks=all produce (ProduceSync) to a 1-partition topic, RF 3, min ISR 2, p50: a commit's replication without the coordinator | %s | %s | %s | - |\n", spread(k.prodP50, mu), spread(f.prodP50, mu), ratioOf(k.prodP50, f.prodP50))
+		fmt.Fprintf(w, "| CPU per such produce, the brokers together | %s | %s | %s | - |\n", spread(k.prodCPU, mc), spread(f.prodCPU, mc), ratioOf(k.prodCPU, f.prodCPU))
+		fmt.Fprintf(w, "| OffsetCommit p50 / produce p50 | %s | %s | - | - |\n", ratioOf(k.p50, k.prodP50), ratioOf(f.p50, f.prodP50))
 		fmt.Fprintf(w, "| the brokers' CPU with no client request, %% of a core (%v before each commit run) | %s | %s | %s | - |\n", idleWindow, spread(k.idleCPU, pct), spread(f.idleCPU, pct), ratioOf(k.idleCPU, f.idleCPU))
 	}
 	if cfg.groups.rows["join"] {
@@ -68,6 +71,7 @@ func (b *bench) reportGroups() {
 	for _, s := range g.sides {
 		if cfg.groups.rows["commit"] && !s.joinOnly {
 			fmt.Fprintf(w, "    %s commit p50: %s; p99: %s; brokers' CPU µs a commit: %s; idle: %s %% of a core\n", s.name, durs(s.p50), durs(s.p99), floats(s.commitCPU, "%.1f"), floats(s.idleCPU, "%.1f"))
+			fmt.Fprintf(w, "    %s produce p50: %s; brokers' CPU µs a produce: %s\n", s.name, durs(s.prodP50), floats(s.prodCPU, "%.1f"))
 		}
 		if cfg.groups.rows["join"] {
 			var gens []float64
