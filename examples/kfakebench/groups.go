@@ -691,12 +691,15 @@ func (b *bench) chainRun(ctx context.Context, s *groupSide, round int) (chainRes
 	defer b.deleteTopics(adm, t...)
 
 	var commits atomic.Int64
-	failed := make(chan error, 3)
+	// The first failure of a stage or the source ends the run: it
+	// cancels ctx, which the reader's poll below waits on.
+	failed := make(chan error, 1)
 	fail := func(err error) {
 		select {
 		case failed <- err:
 		default:
 		}
+		cancel()
 	}
 	var stages []*groupMember
 	defer func() {
@@ -796,6 +799,11 @@ func (b *bench) chainRun(ctx context.Context, s *groupSide, round int) (chainRes
 		}
 		fs := reader.PollFetches(ctx)
 		if ctx.Err() != nil {
+			select {
+			case err := <-failed:
+				return chainResult{}, err
+			default:
+			}
 			return chainResult{}, fmt.Errorf("the end of the chain saw %d of %d records: %w", got, n, ctx.Err())
 		}
 		if err := fs.Err0(); err != nil {
