@@ -5,6 +5,12 @@ import (
 	"time"
 )
 
+// kgoCooperativeFirstHeartbeat is when a cooperative kgo member sends its
+// first heartbeat after an assignment: a join run shorter than that did
+// not wait for a heartbeat to learn of a rebalance. The join's time is
+// bimodal around it.
+const kgoCooperativeFirstHeartbeat = 500 * time.Millisecond
+
 // reportGroups prints the -groups mode's table.
 func (b *bench) reportGroups() {
 	cfg, g, w := b.cfg, b.groups, b.out
@@ -82,7 +88,13 @@ func (b *bench) reportGroups() {
 			for _, d := range s.join {
 				joins = append(joins, ms(d))
 			}
-			fmt.Fprintf(w, "    %s join: %v; stable in generation %s\n", s.name, joins, floats(gens, "%.0f"))
+			quick := 0
+			for _, d := range s.join {
+				if d < kgoCooperativeFirstHeartbeat {
+					quick++
+				}
+			}
+			fmt.Fprintf(w, "    %s join: %v; stable in generation %s; %d of %d runs stable before kgo's first cooperative heartbeat (%v after an assignment)\n", s.name, joins, floats(gens, "%.0f"), quick, len(s.join), kgoCooperativeFirstHeartbeat)
 		}
 		if cfg.groups.rows["chain"] && !s.joinOnly {
 			var c, d []float64
