@@ -223,7 +223,8 @@ func TestACommitIsNeverAcknowledgedForRecordsARebalanceOrCloseTookAway(t *testin
 
 // A static member (group.instance.id) that closes does not leave; a new
 // member under the same instance id takes its place within the session,
-// in the same generation with the same partitions: no rebalance.
+// in the same generation with the same partitions: no rebalance, though
+// other requests came on the coordinator's connection since the join.
 func TestAStaticMemberRestartsIntoItsOwnAssignment(t *testing.T) {
 	c := startGroupCluster(t, 1)
 	cl := newClient(t, c)
@@ -231,6 +232,30 @@ func TestAStaticMemberRestartsIntoItsOwnAssignment(t *testing.T) {
 	cfg := client.GroupConfig{Group: "shippers", Topics: []string{"logs"}, InstanceID: "host-a"}
 	first, seen := newMember(t, cl, cfg)
 	before := seen.await(t, "the static member to hold both partitions", func(x assigned) bool { return len(x.parts) == 2 })
+	// A record read and committed: requests on the coordinator's
+	// connection after the join, in the frames the join came in (a
+	// coordinator that kept the join's metadata by reference would find
+	// it changed, and rebalance the returning member).
+	ctx, cancel := context.WithTimeout(context.Background(), clustertest.WaitLimit)
+	defer cancel()
+	p, err := cl.NewProducer(client.ProducerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Produce(ctx, client.Record{Topic: "logs", Value: []byte("l")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range first.Records(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
+	for range 3 {
+		if err := first.Commit(ctx); err != nil {
+			t.Fatalf("commit: %v", err)
+		}
+	}
 	if err := first.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}

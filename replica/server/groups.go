@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/kaenlog/kaenlog/replica"
@@ -16,7 +17,10 @@ import (
 // bytes, so that the coordinators serve both listeners alike.
 
 // groupRequest is m as the broker's group coordinators take it, if m is
-// one of wire's group requests.
+// one of wire's group requests. Its bytes are copied: wire's decoders
+// alias the frame, which the host reuses once the request is answered,
+// and a coordinator keeps a member's metadata and assignment for as long
+// as the generation lasts. (Strings are copies already.)
 func groupRequest(m wire.Message) (*replica.GroupRequest, bool) {
 	var body any
 	switch m := m.(type) {
@@ -31,7 +35,7 @@ func groupRequest(m wire.Message) (*replica.GroupRequest, bool) {
 		if len(m.Protocols) > 0 {
 			req.Protocols = make([]group.Protocol, len(m.Protocols))
 			for i, p := range m.Protocols {
-				req.Protocols[i] = group.Protocol{Name: p.Name, Metadata: p.Metadata}
+				req.Protocols[i] = group.Protocol{Name: p.Name, Metadata: bytes.Clone(p.Metadata)}
 			}
 		}
 		body = req
@@ -43,7 +47,7 @@ func groupRequest(m wire.Message) (*replica.GroupRequest, bool) {
 		if len(m.Assignments) > 0 {
 			req.Assignments = make([]group.Assignment, len(m.Assignments))
 			for i, a := range m.Assignments {
-				req.Assignments[i] = group.Assignment{MemberID: a.MemberID, Assignment: a.Assignment}
+				req.Assignments[i] = group.Assignment{MemberID: a.MemberID, Assignment: bytes.Clone(a.Assignment)}
 			}
 		}
 		body = req
