@@ -2,7 +2,8 @@
 // data plane's messages (Produce, Fetch, ListOffsets,
 // OffsetsForLeaderEpoch), which name topics and partitions; the
 // controller's messages; the group APIs' (group.go: FindCoordinator,
-// JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch,
+// JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch;
+// group_admin.go: ListGroups, DescribeGroups, DeleteGroups, OffsetDelete;
 // served by a broker's group coordinators); one Message interface for all
 // of them; and kaenlog's error-code table.
 //
@@ -168,6 +169,28 @@
 //	  | Assignments [n]{MemberID string | Assignment bytes}
 //	SyncGroupResponse (14):
 //	  ErrorCode i16 | ProtocolType string | Protocol string | Assignment bytes
+//	DescribeGroupsRequest (15):
+//	  Groups [n]{string}
+//	DescribeGroupsResponse (15):
+//	  Groups [n]{Group string | ErrorCode i16 | State string
+//	    | ProtocolType string | Protocol string
+//	    | Members [n]{MemberID string | GroupInstanceID string
+//	      | ClientID string | ClientHost string | Metadata bytes
+//	      | Assignment bytes}}
+//	ListGroupsRequest (16):
+//	  States [n]{string}
+//	ListGroupsResponse (16):
+//	  ErrorCode i16 | Groups [n]{Group string | ProtocolType string
+//	    | State string}
+//	DeleteGroupsRequest (42):
+//	  Groups [n]{string}
+//	DeleteGroupsResponse (42):
+//	  Results [n]{Group string | ErrorCode i16}
+//	OffsetDeleteRequest (47):
+//	  Group string | Partitions [n]{Topic topic | Partition i32}
+//	OffsetDeleteResponse (47):
+//	  ErrorCode i16 | Partitions [n]{Topic topic | Partition i32
+//	    | ErrorCode i16}
 //
 //	(bytes: i32 length, then that many opaque bytes; empty decodes as nil)
 //	ElectLeadersRequest (43):

@@ -125,6 +125,75 @@ func genOffsetFetchResponse(r *rand.Rand) OffsetFetchResponse {
 	return m
 }
 
+func genListGroupsRequest(r *rand.Rand) ListGroupsRequest {
+	m := ListGroupsRequest{CorrelationID: int32(r.Uint32())}
+	for range r.IntN(3) {
+		m.States = append(m.States, genString(r))
+	}
+	return m
+}
+
+func genListGroupsResponse(r *rand.Rand) ListGroupsResponse {
+	m := ListGroupsResponse{CorrelationID: int32(r.Uint32()), ErrorCode: genCode(r)}
+	for range r.IntN(3) {
+		m.Groups = append(m.Groups, ListedGroup{Group: genString(r), ProtocolType: genString(r), State: genString(r)})
+	}
+	return m
+}
+
+func genDescribeGroupsRequest(r *rand.Rand) DescribeGroupsRequest {
+	m := DescribeGroupsRequest{CorrelationID: int32(r.Uint32())}
+	for range r.IntN(3) {
+		m.Groups = append(m.Groups, genString(r))
+	}
+	return m
+}
+
+func genDescribeGroupsResponse(r *rand.Rand) DescribeGroupsResponse {
+	m := DescribeGroupsResponse{CorrelationID: int32(r.Uint32())}
+	for range r.IntN(3) {
+		g := DescribedGroup{Group: genString(r), ErrorCode: genCode(r), State: genString(r), ProtocolType: genString(r), Protocol: genString(r)}
+		for range r.IntN(3) {
+			g.Members = append(g.Members, DescribedMember{MemberID: genString(r), GroupInstanceID: genString(r), ClientID: genString(r),
+				ClientHost: genString(r), Metadata: genGroupBytes(r), Assignment: genGroupBytes(r)})
+		}
+		m.Groups = append(m.Groups, g)
+	}
+	return m
+}
+
+func genDeleteGroupsRequest(r *rand.Rand) DeleteGroupsRequest {
+	m := DeleteGroupsRequest{CorrelationID: int32(r.Uint32())}
+	for range r.IntN(3) {
+		m.Groups = append(m.Groups, genString(r))
+	}
+	return m
+}
+
+func genDeleteGroupsResponse(r *rand.Rand) DeleteGroupsResponse {
+	m := DeleteGroupsResponse{CorrelationID: int32(r.Uint32())}
+	for range r.IntN(3) {
+		m.Results = append(m.Results, GroupResult{Group: genString(r), ErrorCode: genCode(r)})
+	}
+	return m
+}
+
+func genOffsetDeleteRequest(r *rand.Rand) OffsetDeleteRequest {
+	m := OffsetDeleteRequest{CorrelationID: int32(r.Uint32()), Group: genString(r)}
+	for range genCount(r) {
+		m.Partitions = append(m.Partitions, GroupPartition{Topic: genTopic(r), Partition: genPartition(r)})
+	}
+	return m
+}
+
+func genOffsetDeleteResponse(r *rand.Rand) OffsetDeleteResponse {
+	m := OffsetDeleteResponse{CorrelationID: int32(r.Uint32()), ErrorCode: genCode(r)}
+	for range genCount(r) {
+		m.Partitions = append(m.Partitions, GroupPartitionResult{Topic: genTopic(r), Partition: genPartition(r), ErrorCode: genCode(r)})
+	}
+	return m
+}
+
 // groupMessages is the group APIs' twin of controllerMessages.
 func groupMessages() []controllerMessage {
 	var out []controllerMessage
@@ -159,6 +228,22 @@ func groupMessages() []controllerMessage {
 	add("OffsetFetchRequest", g, d)
 	g, d = erase(genOffsetFetchResponse, DecodeOffsetFetchResponse)
 	add("OffsetFetchResponse", g, d)
+	g, d = erase(genDescribeGroupsRequest, DecodeDescribeGroupsRequest)
+	add("DescribeGroupsRequest", g, d)
+	g, d = erase(genDescribeGroupsResponse, DecodeDescribeGroupsResponse)
+	add("DescribeGroupsResponse", g, d)
+	g, d = erase(genListGroupsRequest, DecodeListGroupsRequest)
+	add("ListGroupsRequest", g, d)
+	g, d = erase(genListGroupsResponse, DecodeListGroupsResponse)
+	add("ListGroupsResponse", g, d)
+	g, d = erase(genDeleteGroupsRequest, DecodeDeleteGroupsRequest)
+	add("DeleteGroupsRequest", g, d)
+	g, d = erase(genDeleteGroupsResponse, DecodeDeleteGroupsResponse)
+	add("DeleteGroupsResponse", g, d)
+	g, d = erase(genOffsetDeleteRequest, DecodeOffsetDeleteRequest)
+	add("OffsetDeleteRequest", g, d)
+	g, d = erase(genOffsetDeleteResponse, DecodeOffsetDeleteResponse)
+	add("OffsetDeleteResponse", g, d)
 	return out
 }
 
@@ -189,7 +274,17 @@ var groupGolden = []struct {
 	{"offset_fetch_request", OffsetFetchRequest{CorrelationID: 8, Group: "billing", Partitions: []GroupPartition{{Topic: "orders"}, {Topic: "orders", Partition: 1}}}},
 	{"offset_fetch_request_all", OffsetFetchRequest{CorrelationID: 9, Group: "billing"}},
 	{"offset_fetch_response", OffsetFetchResponse{CorrelationID: 8, Partitions: []FetchedOffset{
-		{Topic: "orders", Offset: 42, HasOffset: true, LeaderEpoch: 2, Metadata: "m"}, {Topic: "orders", Partition: 1, LeaderEpoch: NoEpoch}}}},
+		{Topic: "orders", Offset: 42, HasOffset: true, LeaderEpoch: 2, Metadata: "m"}, {Topic: "orders", Partition: 1, LeaderEpoch: NoEpoch}}}}, {"list_groups_request", ListGroupsRequest{CorrelationID: 10, States: []string{"Stable", "Empty"}}},
+	{"list_groups_response", ListGroupsResponse{CorrelationID: 10, Groups: []ListedGroup{{Group: "billing", ProtocolType: "consumer", State: "Stable"}}}},
+	{"describe_groups_request", DescribeGroupsRequest{CorrelationID: 11, Groups: []string{"billing", "none"}}},
+	{"describe_groups_response", DescribeGroupsResponse{CorrelationID: 11, Groups: []DescribedGroup{
+		{Group: "billing", State: "Stable", ProtocolType: "consumer", Protocol: "range",
+			Members: []DescribedMember{{MemberID: "c-1", ClientID: "c", ClientHost: "/127.0.0.1", Metadata: []byte("sub"), Assignment: []byte("a")}}},
+		{Group: "none", State: "Dead"}}}},
+	{"delete_groups_request", DeleteGroupsRequest{CorrelationID: 12, Groups: []string{"old", "busy"}}},
+	{"delete_groups_response", DeleteGroupsResponse{CorrelationID: 12, Results: []GroupResult{{Group: "old"}, {Group: "busy", ErrorCode: CodeNonEmptyGroup}}}},
+	{"offset_delete_request", OffsetDeleteRequest{CorrelationID: 13, Group: "billing", Partitions: []GroupPartition{{Topic: "orders", Partition: 3}}}},
+	{"offset_delete_response", OffsetDeleteResponse{CorrelationID: 13, Partitions: []GroupPartitionResult{{Topic: "orders", Partition: 3, ErrorCode: CodeGroupSubscribedToTopic}}}},
 }
 
 // TestGroupMessagesKeepTheirGoldenBytes pins the group messages' layouts,
@@ -250,6 +345,15 @@ func TestAGroupMessagesCountIsBoundedBeforeItAllocates(t *testing.T) {
 		{"OffsetCommitResponse.Partitions", OffsetCommitResponse{}, decodeErr(DecodeOffsetCommitResponse)},
 		{"OffsetFetchRequest.Partitions", OffsetFetchRequest{Partitions: []GroupPartition{}}, decodeErr(DecodeOffsetFetchRequest)},
 		{"OffsetFetchResponse.Partitions", OffsetFetchResponse{}, decodeErr(DecodeOffsetFetchResponse)},
+		{"ListGroupsRequest.States", ListGroupsRequest{}, decodeErr(DecodeListGroupsRequest)},
+		{"ListGroupsResponse.Groups", ListGroupsResponse{}, decodeErr(DecodeListGroupsResponse)},
+		{"DescribeGroupsRequest.Groups", DescribeGroupsRequest{}, decodeErr(DecodeDescribeGroupsRequest)},
+		{"DescribeGroupsResponse.Groups", DescribeGroupsResponse{}, decodeErr(DecodeDescribeGroupsResponse)},
+		{"DescribeGroupsResponse.Groups.Members", DescribeGroupsResponse{Groups: []DescribedGroup{{}}}, decodeErr(DecodeDescribeGroupsResponse)},
+		{"DeleteGroupsRequest.Groups", DeleteGroupsRequest{}, decodeErr(DecodeDeleteGroupsRequest)},
+		{"DeleteGroupsResponse.Results", DeleteGroupsResponse{}, decodeErr(DecodeDeleteGroupsResponse)},
+		{"OffsetDeleteRequest.Partitions", OffsetDeleteRequest{}, decodeErr(DecodeOffsetDeleteRequest)},
+		{"OffsetDeleteResponse.Partitions", OffsetDeleteResponse{}, decodeErr(DecodeOffsetDeleteResponse)},
 	} {
 		b := mustEncode(t, tc.m)
 		at := len(b) - 4 // the empty array's count, the last field but JoinGroupRequest's ClientID ("")
@@ -347,6 +451,46 @@ func FuzzDecodeOffsetFetchRequest(f *testing.F) {
 func FuzzDecodeOffsetFetchResponse(f *testing.F) {
 	addGroupSeeds(f, "OffsetFetchResponse")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeOffsetFetchResponse) })
+}
+
+func FuzzDecodeDescribeGroupsRequest(f *testing.F) {
+	addGroupSeeds(f, "DescribeGroupsRequest")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeDescribeGroupsRequest) })
+}
+
+func FuzzDecodeDescribeGroupsResponse(f *testing.F) {
+	addGroupSeeds(f, "DescribeGroupsResponse")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeDescribeGroupsResponse) })
+}
+
+func FuzzDecodeListGroupsRequest(f *testing.F) {
+	addGroupSeeds(f, "ListGroupsRequest")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeListGroupsRequest) })
+}
+
+func FuzzDecodeListGroupsResponse(f *testing.F) {
+	addGroupSeeds(f, "ListGroupsResponse")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeListGroupsResponse) })
+}
+
+func FuzzDecodeDeleteGroupsRequest(f *testing.F) {
+	addGroupSeeds(f, "DeleteGroupsRequest")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeDeleteGroupsRequest) })
+}
+
+func FuzzDecodeDeleteGroupsResponse(f *testing.F) {
+	addGroupSeeds(f, "DeleteGroupsResponse")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeDeleteGroupsResponse) })
+}
+
+func FuzzDecodeOffsetDeleteRequest(f *testing.F) {
+	addGroupSeeds(f, "OffsetDeleteRequest")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeOffsetDeleteRequest) })
+}
+
+func FuzzDecodeOffsetDeleteResponse(f *testing.F) {
+	addGroupSeeds(f, "OffsetDeleteResponse")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeOffsetDeleteResponse) })
 }
 
 // addGroupSeeds seeds a group decoder's corpus with the golden messages of

@@ -70,6 +70,14 @@ func (k APIKey) String() string {
 		return "LeaveGroup"
 	case APISyncGroup:
 		return "SyncGroup"
+	case APIDescribeGroups:
+		return "DescribeGroups"
+	case APIListGroups:
+		return "ListGroups"
+	case APIDeleteGroups:
+		return "DeleteGroups"
+	case APIOffsetDelete:
+		return "OffsetDelete"
 	}
 	return fmt.Sprintf("APIKey(%d)", int16(k))
 }
@@ -79,7 +87,8 @@ func (k APIKey) known() bool {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
 		APIMetadata, APICreateTopics, APIDeleteTopics, APIElectLeaders, APIAlterPartition,
 		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID,
-		APIOffsetCommit, APIOffsetFetch, APIFindCoordinator, APIJoinGroup, APIHeartbeat, APILeaveGroup, APISyncGroup:
+		APIOffsetCommit, APIOffsetFetch, APIFindCoordinator, APIJoinGroup, APIHeartbeat, APILeaveGroup, APISyncGroup,
+		APIDescribeGroups, APIListGroups, APIDeleteGroups, APIOffsetDelete:
 		return true
 	}
 	return false

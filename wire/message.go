@@ -72,6 +72,14 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeLeaveGroupRequest)
 	case APISyncGroup:
 		return decodeAs(payload, DecodeSyncGroupRequest)
+	case APIDescribeGroups:
+		return decodeAs(payload, DecodeDescribeGroupsRequest)
+	case APIListGroups:
+		return decodeAs(payload, DecodeListGroupsRequest)
+	case APIDeleteGroups:
+		return decodeAs(payload, DecodeDeleteGroupsRequest)
+	case APIOffsetDelete:
+		return decodeAs(payload, DecodeOffsetDeleteRequest)
 	}
 	return nil, unknownKey(key)
 }
@@ -122,6 +130,14 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeLeaveGroupResponse)
 	case APISyncGroup:
 		return decodeAs(payload, DecodeSyncGroupResponse)
+	case APIDescribeGroups:
+		return decodeAs(payload, DecodeDescribeGroupsResponse)
+	case APIListGroups:
+		return decodeAs(payload, DecodeListGroupsResponse)
+	case APIDeleteGroups:
+		return decodeAs(payload, DecodeDeleteGroupsResponse)
+	case APIOffsetDelete:
+		return decodeAs(payload, DecodeOffsetDeleteResponse)
 	}
 	return nil, unknownKey(key)
 }
@@ -387,6 +403,22 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *SyncGroupRequest:
 		m.CorrelationID = corr
 	case *SyncGroupResponse:
+		m.CorrelationID = corr
+	case *DescribeGroupsRequest:
+		m.CorrelationID = corr
+	case *DescribeGroupsResponse:
+		m.CorrelationID = corr
+	case *ListGroupsRequest:
+		m.CorrelationID = corr
+	case *ListGroupsResponse:
+		m.CorrelationID = corr
+	case *DeleteGroupsRequest:
+		m.CorrelationID = corr
+	case *DeleteGroupsResponse:
+		m.CorrelationID = corr
+	case *OffsetDeleteRequest:
+		m.CorrelationID = corr
+	case *OffsetDeleteResponse:
 		m.CorrelationID = corr
 	default:
 		return false

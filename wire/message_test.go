@@ -381,6 +381,22 @@ func derefMessage(m Message) Message {
 		return *m
 	case *SyncGroupResponse:
 		return *m
+	case *DescribeGroupsRequest:
+		return *m
+	case *DescribeGroupsResponse:
+		return *m
+	case *ListGroupsRequest:
+		return *m
+	case *ListGroupsResponse:
+		return *m
+	case *DeleteGroupsRequest:
+		return *m
+	case *DeleteGroupsResponse:
+		return *m
+	case *OffsetDeleteRequest:
+		return *m
+	case *OffsetDeleteResponse:
+		return *m
 	}
 	return m
 }

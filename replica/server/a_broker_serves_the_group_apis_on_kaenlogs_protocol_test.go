@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kaenlog/kaenlog/replica"
@@ -14,7 +15,8 @@ import (
 // __consumer_offsets), KIP-394's MEMBER_ID_REQUIRED, a generation with
 // its leader, the leader's assignment handed back, heartbeats, a commit
 // answered once committed and read back, no offset (and no error) for a
-// group with none, a leave that ends the member; and a group request cut
+// group with none, a leave that ends the member, the admin APIs (list,
+// describe, delete an offset, delete the group); and a group request cut
 // short is answered INVALID_REQUEST with the connection kept.
 func TestABrokerServesTheGroupAPIsOnKaenlogsProtocol(t *testing.T) {
 	c := clustertest.Start(t, clustertest.Options{Brokers: 1, Broker: func(cfg *replica.BrokerConfig) {
@@ -79,6 +81,34 @@ func TestABrokerServesTheGroupAPIsOnKaenlogsProtocol(t *testing.T) {
 	}
 	if hb := cl.call(&wire.HeartbeatRequest{Group: "g", Generation: gen, MemberID: id}).(*wire.HeartbeatResponse); hb.ErrorCode != wire.CodeUnknownMemberID {
 		t.Fatalf("heartbeat after the leave: %+v, want UNKNOWN_MEMBER_ID", hb)
+	}
+
+	// The admin APIs: the Empty group is listed and described, its offset
+	// deleted, then the group.
+	listed := cl.call(&wire.ListGroupsRequest{States: []string{"empty"}}).(*wire.ListGroupsResponse)
+	if want := []wire.ListedGroup{{Group: "g", ProtocolType: "consumer", State: "Empty"}}; listed.ErrorCode != wire.CodeNone || !slices.Equal(listed.Groups, want) {
+		t.Fatalf("list groups: %+v, want %+v", listed, want)
+	}
+	if stable := cl.call(&wire.ListGroupsRequest{States: []string{"Stable"}}).(*wire.ListGroupsResponse); len(stable.Groups) != 0 {
+		t.Fatalf("list of the Stable groups: %+v, want none", stable)
+	}
+	described := cl.call(&wire.DescribeGroupsRequest{Groups: []string{"g"}}).(*wire.DescribeGroupsResponse)
+	if len(described.Groups) != 1 || described.Groups[0].State != "Empty" || described.Groups[0].ErrorCode != wire.CodeNone {
+		t.Fatalf("describe: %+v", described)
+	}
+	od := cl.call(&wire.OffsetDeleteRequest{Group: "g", Partitions: []wire.GroupPartition{{Topic: "orders"}}}).(*wire.OffsetDeleteResponse)
+	if od.ErrorCode != wire.CodeNone || len(od.Partitions) != 1 || od.Partitions[0].ErrorCode != wire.CodeNone {
+		t.Fatalf("offset delete: %+v", od)
+	}
+	if f := cl.call(&wire.OffsetFetchRequest{Group: "g", Partitions: []wire.GroupPartition{{Topic: "orders"}}}).(*wire.OffsetFetchResponse); f.Partitions[0].HasOffset {
+		t.Fatalf("offset fetch after the offset's deletion: %+v", f)
+	}
+	del := cl.call(&wire.DeleteGroupsRequest{Groups: []string{"g"}}).(*wire.DeleteGroupsResponse)
+	if want := []wire.GroupResult{{Group: "g"}}; !slices.Equal(del.Results, want) {
+		t.Fatalf("delete groups: %+v, want %+v", del, want)
+	}
+	if d := cl.call(&wire.DescribeGroupsRequest{Groups: []string{"g"}}).(*wire.DescribeGroupsResponse); d.Groups[0].State != "Dead" {
+		t.Fatalf("describe after the deletion: %+v, want Dead", d)
 	}
 
 	cut := encode(t, &wire.JoinGroupRequest{CorrelationID: 77, Group: "g"})

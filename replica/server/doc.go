@@ -269,7 +269,8 @@
 // its protocol into it and the answer back. The kaenlog codec does so in
 // groups.go, for wire's own group messages (FindCoordinator, JoinGroup,
 // SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, one group
-// per request, errors as codes: wire imports nothing of the broker's), so
+// per request; ListGroups, DescribeGroups, DeleteGroups, OffsetDelete;
+// errors as codes: wire imports nothing of the broker's), so
 // kaenlog's client and a Kafka client reach the same coordinator and can
 // be members of one group. A JoinGroup on kaenlog's protocol always
 // requires a known member id (KIP-394), as Kafka's JoinGroup v4+.

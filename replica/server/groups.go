@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/group"
@@ -79,6 +80,29 @@ func groupRequest(m wire.Message) (*replica.GroupRequest, bool) {
 			}
 		}
 		body = replica.OffsetFetchRequest{Groups: []group.OffsetFetchRequest{g}}
+	case *wire.ListGroupsRequest:
+		req := group.ListGroupsRequest{}
+		if len(m.States) > 0 {
+			req.States = []group.State{} // matches none, unless a name is a state's
+			for _, name := range m.States {
+				for _, st := range groupStates {
+					if strings.EqualFold(name, st.String()) {
+						req.States = append(req.States, st)
+					}
+				}
+			}
+		}
+		body = req
+	case *wire.DescribeGroupsRequest:
+		body = replica.DescribeGroupsRequest{Groups: m.Groups}
+	case *wire.DeleteGroupsRequest:
+		body = group.DeleteGroupsRequest{Groups: m.Groups}
+	case *wire.OffsetDeleteRequest:
+		req := group.OffsetDeleteRequest{Group: m.Group, Partitions: make([]group.TopicPartition, len(m.Partitions))}
+		for i, p := range m.Partitions {
+			req.Partitions[i] = group.TopicPartition{Topic: p.Topic, Partition: p.Partition}
+		}
+		body = req
 	default:
 		return nil, false
 	}
@@ -150,9 +174,41 @@ func groupResponse(r *replica.GroupResponse) (wire.Message, error) {
 			}
 		}
 		return m, nil
+	case group.ListGroupsResponse:
+		m := &wire.ListGroupsResponse{CorrelationID: corr, ErrorCode: wire.CodeOf(b.Err)}
+		for _, g := range b.Groups {
+			m.Groups = append(m.Groups, wire.ListedGroup{Group: g.Group, ProtocolType: g.ProtocolType, State: g.State.String()})
+		}
+		return m, nil
+	case replica.DescribeGroupsResponse:
+		m := &wire.DescribeGroupsResponse{CorrelationID: corr}
+		for _, g := range b.Groups {
+			d := wire.DescribedGroup{Group: g.Group, ErrorCode: wire.CodeOf(g.Err), State: g.State.String(), ProtocolType: g.ProtocolType, Protocol: g.Protocol}
+			for _, mb := range g.Members {
+				d.Members = append(d.Members, wire.DescribedMember{MemberID: mb.MemberID, GroupInstanceID: mb.GroupInstanceID, ClientID: mb.ClientID,
+					ClientHost: mb.ClientHost, Metadata: mb.Metadata, Assignment: mb.Assignment})
+			}
+			m.Groups = append(m.Groups, d)
+		}
+		return m, nil
+	case group.DeleteGroupsResponse:
+		m := &wire.DeleteGroupsResponse{CorrelationID: corr}
+		for _, r := range b.Results {
+			m.Results = append(m.Results, wire.GroupResult{Group: r.Group, ErrorCode: wire.CodeOf(r.Err)})
+		}
+		return m, nil
+	case group.OffsetDeleteResponse:
+		m := &wire.OffsetDeleteResponse{CorrelationID: corr, ErrorCode: wire.CodeOf(b.Err)}
+		for _, p := range b.Partitions {
+			m.Partitions = append(m.Partitions, wire.GroupPartitionResult{Topic: p.Topic, Partition: p.Partition, ErrorCode: wire.CodeOf(p.Err)})
+		}
+		return m, nil
 	}
 	return nil, fmt.Errorf("server: a %v answer with a %T body has no form on kaenlog's protocol", r.Key, r.Body)
 }
+
+// groupStates are the classic states, matched by Kafka's names.
+var groupStates = []group.State{group.Empty, group.PreparingRebalance, group.CompletingRebalance, group.Stable, group.Dead}
 
 // groupErrorResponse is the answer to a group request that could not be
 // decoded: its error code, and nothing the request would have named.
@@ -172,6 +228,14 @@ func groupErrorResponse(key wire.APIKey, corr int32, code wire.ErrorCode) (wire.
 		return &wire.OffsetCommitResponse{CorrelationID: corr}, true // Kafka answers each partition named, which it does not tell
 	case wire.APIOffsetFetch:
 		return &wire.OffsetFetchResponse{CorrelationID: corr, ErrorCode: code}, true
+	case wire.APIListGroups:
+		return &wire.ListGroupsResponse{CorrelationID: corr, ErrorCode: code}, true
+	case wire.APIDescribeGroups:
+		return &wire.DescribeGroupsResponse{CorrelationID: corr}, true // no group to answer: the request names none readable
+	case wire.APIDeleteGroups:
+		return &wire.DeleteGroupsResponse{CorrelationID: corr}, true
+	case wire.APIOffsetDelete:
+		return &wire.OffsetDeleteResponse{CorrelationID: corr, ErrorCode: code}, true
 	}
 	return nil, false
 }

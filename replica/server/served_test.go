@@ -37,6 +37,10 @@ var requestOfEveryKind = map[wire.APIKey]wire.Message{
 	wire.APILeaveGroup:      &wire.LeaveGroupRequest{Group: "g", Members: []wire.LeavingMember{{MemberID: "m"}}},
 	wire.APIOffsetCommit:    &wire.OffsetCommitRequest{Group: "g", Generation: -1, Partitions: []wire.OffsetCommitPartition{{Topic: "t", LeaderEpoch: -1}}},
 	wire.APIOffsetFetch:     &wire.OffsetFetchRequest{Group: "g"},
+	wire.APIListGroups:      &wire.ListGroupsRequest{},
+	wire.APIDescribeGroups:  &wire.DescribeGroupsRequest{Groups: []string{"g"}},
+	wire.APIDeleteGroups:    &wire.DeleteGroupsRequest{Groups: []string{"g"}},
+	wire.APIOffsetDelete:    &wire.OffsetDeleteRequest{Group: "g", Partitions: []wire.GroupPartition{{Topic: "t"}}},
 }
 
 // TestServedListsMatchTheNodes: the APIs a host serves for a broker and a
