@@ -140,7 +140,7 @@ func TestACommittedOffsetSurvivesTheConsumersRestart(t *testing.T) {
 	var read []string
 	for rec, err := range first.Records(ctx) {
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("reading the first 4 records, after %v: %v", read, err)
 		}
 		read = append(read, string(rec.Value))
 		if len(read) == 4 {
@@ -164,7 +164,7 @@ func TestACommittedOffsetSurvivesTheConsumersRestart(t *testing.T) {
 	var again []string
 	for rec, err := range second.Records(ctx) {
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("the restarted member reading the 6 records after the commit, after %v: %v", again, err)
 		}
 		if rec.Offset != uint64(4+len(again)) {
 			t.Fatalf("the restarted member read offset %d after %v: want %d", rec.Offset, again, 4+len(again))
