@@ -521,6 +521,11 @@ func (g *GroupConsumer) assign(ctx context.Context, members []wire.GroupMember) 
 		}
 		rms = append(rms, rangeMember{id: m.MemberID, instance: m.GroupInstanceID, topics: ts})
 	}
+	// Bounded by the rebalance timeout: past it the coordinator has
+	// moved on without this leader's assignment.
+	ctx, cancel := context.WithCancel(ctx)
+	t := g.c.clock.AfterFunc(int64(g.cfg.RebalanceTimeoutMs), cancel)
+	defer func() { t.Stop(); cancel() }()
 	counts, err := g.partitionCounts(ctx, topics)
 	if err != nil {
 		return nil, err
@@ -533,27 +538,35 @@ func (g *GroupConsumer) assign(ctx context.Context, members []wire.GroupMember) 
 	return out, nil
 }
 
-// partitionCounts returns each topic's partition count from a metadata
-// answer fresher than the call; a topic the answer does not have gets
-// none (Kafka's leader assigns only the partitions its metadata has).
+// partitionCounts returns each topic's partition count from the metadata
+// the client has, waiting for an answer only while a topic was never in
+// one; a topic the metadata denies gets none (Kafka's leader assigns only
+// the partitions its metadata has).
 func (g *GroupConsumer) partitionCounts(ctx context.Context, topics map[string]bool) (map[string]int32, error) {
-	seen := g.c.meta.next()
-	names := make([]string, 0, len(topics))
-	for t := range topics {
-		names = append(names, t)
-		g.c.meta.follow(t)
-	}
-	g.c.meta.refresh(names...)
-	if err := g.c.meta.wait(ctx, seen); err != nil {
-		return nil, err
-	}
-	counts := map[string]int32{}
-	for _, t := range names {
-		if n, ok, _, _ := g.c.meta.partitions(t); ok {
-			counts[t] = n
+	for {
+		seen := g.c.meta.next()
+		counts := map[string]int32{}
+		var missing []string
+		for t := range topics {
+			n, ok, _, err := g.c.meta.partitions(t)
+			switch {
+			case ok:
+				counts[t] = n
+			case err == nil:
+				missing = append(missing, t)
+			}
+		}
+		if len(missing) == 0 {
+			return counts, nil
+		}
+		for _, t := range missing {
+			g.c.meta.follow(t)
+		}
+		g.c.meta.refresh(missing...)
+		if err := g.c.meta.wait(ctx, seen); err != nil {
+			return nil, err
 		}
 	}
-	return counts, nil
 }
 
 // committed fetches the group's committed offsets of parts: where each
@@ -753,6 +766,9 @@ func (g *GroupConsumer) sleep(ctx context.Context, ms int64) error {
 	ch := make(chan struct{})
 	t := g.c.clock.AfterFunc(ms, func() { close(ch) })
 	defer t.Stop()
+	if g.c.onSleep != nil {
+		g.c.onSleep(ms)
+	}
 	select {
 	case <-ch:
 		return nil
