@@ -336,5 +336,8 @@
 //     (Kafka's commitSync returns with nothing to commit). A static
 //     member's Close does not leave the group, as Kafka's static members.
 //     Its subscription and assignment are Kafka's version 0 formats, and
-//     it reads later versions by their version 0 fields.
+//     it reads later versions by their version 0 fields. The leader
+//     assigns the partitions the client's metadata has; a member does not
+//     yet watch its topics' partition counts to ask for a rebalance when
+//     they grow (Kafka's consumer does, on a metadata refresh).
 package client
