@@ -341,12 +341,24 @@ func (c *Coordinator) Appended(seq, lastOffset uint64) {
 
 // AppendFailed reports that write seq was not appended, or was not
 // committed (acks=all failed): its answers carry the error Kafka's
-// coordinator maps err to, and nothing of it is applied.
+// coordinator maps err to. A write never appended is not applied. One
+// reported Appended is on the log all the same (a leader's log is never
+// truncated: losing the leadership calls Unload) and commits if the high
+// watermark passes it, and the next leader replays it; its offsets are
+// then applied as any committed write's, as Kafka's coordinator runtime
+// keeps a timed-out write's state — else a later DeleteGroups or
+// OffsetDelete, not knowing them, writes no tombstone for them and they
+// come back at the next load.
 func (c *Coordinator) AppendFailed(seq uint64, err error) {
 	for i, p := range c.pending {
 		if p.seq == seq {
-			c.pending = slices.Delete(c.pending, i, i+1)
-			p.onFail(err)
+			onFail := p.onFail
+			if p.appended {
+				p.onCommit, p.onFail = func() {}, func(error) {}
+			} else {
+				c.pending = slices.Delete(c.pending, i, i+1)
+			}
+			onFail(err)
 			return
 		}
 	}
@@ -1464,7 +1476,7 @@ func (c *Coordinator) DeleteGroups(nowMs int64, req DeleteGroupsRequest) {
 		case g.state != Empty:
 			resp.Results[i].Err = wire.ErrNonEmptyGroup
 		default:
-			for _, tp := range sortedPartitions(g.offsets) {
+			for _, tp := range sortedPartitions(c.offsetPartitions(g)) {
 				records = append(records, Record{Key: OffsetKey(id, tp.Topic, tp.Partition)})
 			}
 			records = append(records, Record{Key: GroupKey(id)})
@@ -1500,9 +1512,27 @@ func (c *Coordinator) DeleteGroups(nowMs int64, req DeleteGroupsRequest) {
 	})
 }
 
-func sortedPartitions(offs map[TopicPartition]OffsetValue) []TopicPartition {
-	tps := make([]TopicPartition, 0, len(offs))
-	for tp := range offs {
+// offsetPartitions are the partitions g holds an offset of, or will once
+// the writes waiting for the high watermark commit: a delete's tombstones
+// follow those writes on the log, so they must name them too.
+func (c *Coordinator) offsetPartitions(g *group) map[TopicPartition]bool {
+	tps := make(map[TopicPartition]bool, len(g.offsets))
+	for tp := range g.offsets {
+		tps[tp] = true
+	}
+	for _, p := range c.pending {
+		for _, rec := range p.records {
+			if k, ok, err := DecodeKey(rec.Key); err == nil && ok && !k.IsGroup && k.Group == g.id {
+				tps[TopicPartition{k.Topic, k.Partition}] = true
+			}
+		}
+	}
+	return tps
+}
+
+func sortedPartitions(set map[TopicPartition]bool) []TopicPartition {
+	tps := make([]TopicPartition, 0, len(set))
+	for tp := range set {
 		tps = append(tps, tp)
 	}
 	sort.Slice(tps, func(i, j int) bool {
@@ -1543,13 +1573,14 @@ func (c *Coordinator) OffsetDelete(nowMs int64, req OffsetDeleteRequest) {
 	}
 	var records []Record
 	var idx []int
+	held := c.offsetPartitions(g)
 	for i, tp := range req.Partitions {
 		resp.Partitions = append(resp.Partitions, PartitionResult{Topic: tp.Topic, Partition: tp.Partition})
 		if subscribed[tp.Topic] {
 			resp.Partitions[i].Err = wire.ErrGroupSubscribedToTopic
 			continue
 		}
-		if _, ok := g.offsets[tp]; ok {
+		if held[tp] {
 			records = append(records, Record{Key: OffsetKey(req.Group, tp.Topic, tp.Partition)})
 			idx = append(idx, i)
 		}
