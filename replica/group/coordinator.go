@@ -505,31 +505,33 @@ func (g *group) rebalanceTimeoutMs() int64 {
 }
 
 // candidates are the protocols every member supports, in the first
-// member's order of preference.
+// member's order of preference (Kafka's candidateProtocols). Each member's
+// protocols are counted once, over a set: the cost is linear in the
+// protocols the members list (a member may list 1<<16), where checking
+// each name against each member's list was quadratic and stalled the
+// broker's event loop for seconds a join.
 func (g *group) candidates() []string {
 	if len(g.members) == 0 {
 		return nil
 	}
+	count := map[string]int{}
+	for _, m := range g.members {
+		seen := make(map[string]bool, len(m.protocols))
+		for _, p := range m.protocols {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				count[p.Name]++
+			}
+		}
+	}
 	var out []string
 	for _, p := range g.members[0].protocols {
-		all := true
-		for _, m := range g.members[1:] {
-			all = all && m.supports(p.Name)
-		}
-		if all {
+		if count[p.Name] == len(g.members) {
 			out = append(out, p.Name)
+			count[p.Name] = 0 // listed once
 		}
 	}
 	return out
-}
-
-func (m *member) supports(name string) bool {
-	for _, p := range m.protocols {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *member) metadata(protocol string) []byte {
@@ -551,11 +553,13 @@ func (g *group) supportsProtocols(protocolType string, protocols []Protocol) boo
 	if protocolType != g.protocolType {
 		return false
 	}
+	offered := make(map[string]bool, len(protocols))
+	for _, p := range protocols {
+		offered[p.Name] = true
+	}
 	for _, name := range g.candidates() {
-		for _, p := range protocols {
-			if p.Name == name {
-				return true
-			}
+		if offered[name] {
+			return true
 		}
 	}
 	return false
@@ -567,10 +571,14 @@ func (g *group) supportsProtocols(protocolType string, protocols []Protocol) boo
 // first of the tied in the first member's preference order.
 func (g *group) selectProtocol() string {
 	cands := g.candidates()
+	isCand := make(map[string]bool, len(cands))
+	for _, name := range cands {
+		isCand[name] = true
+	}
 	votes := map[string]int{}
 	for _, m := range g.members {
 		for _, p := range m.protocols {
-			if slices.Contains(cands, p.Name) {
+			if isCand[p.Name] {
 				votes[p.Name]++
 				break
 			}
