@@ -381,6 +381,24 @@ func (c *Coordinator) Committed(hw uint64) {
 	}
 }
 
+// checkRecord decodes rec as a load would.
+func checkRecord(rec Record) error {
+	k, ok, err := DecodeKey(rec.Key)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return fmt.Errorf("%w: a key of a version kaenlog does not write", ErrMalformedRecord)
+	case rec.Value == nil:
+		return nil
+	case k.IsGroup:
+		_, err = DecodeGroupValue(rec.Value)
+	default:
+		_, err = DecodeOffsetValue(rec.Value)
+	}
+	return err
+}
+
 // applyOffsetRecord applies a committed offset record (a commit or a
 // tombstone) to the offsets cache; group records were applied when
 // written.
@@ -403,8 +421,23 @@ func (c *Coordinator) applyOffsetRecord(rec Record) {
 	c.groupOf(k.Group, true).offsets[tp] = v
 }
 
-// write queues records; their answers run at commit or failure.
+// maxRecordString is the longest string a record holds: Kafka's record
+// strings have an int16 length, where a flexible request's compact
+// strings have none.
+const maxRecordString = math.MaxInt16
+
+// write queues records; their answers run at commit or failure. A record
+// the loader could not read (a string longer than maxRecordString) is
+// never written: the partition would never load again, for any of its
+// groups. The write fails at once instead, as Kafka's record serializer
+// fails (UNKNOWN_SERVER_ERROR).
 func (c *Coordinator) write(records []Record, onCommit func(), onFail func(error)) {
+	for _, rec := range records {
+		if err := checkRecord(rec); err != nil {
+			onFail(fmt.Errorf("group: a record the loader could not read: %w", err))
+			return
+		}
+	}
 	c.nextSeq++
 	c.writes = append(c.writes, Write{Seq: c.nextSeq, Records: records})
 	c.pending = append(c.pending, &pendingWrite{seq: c.nextSeq, records: records, onCommit: onCommit, onFail: onFail})
@@ -596,6 +629,9 @@ func (g *group) selectProtocol() string {
 // newMemberID is Kafka's prefix + "-" + UUID, with the UUID drawn from
 // the seeded sequence and never equal to a member's or pending member's.
 func (c *Coordinator) newMemberID(g *group, prefix string) string {
+	// The id must fit a record's string with its 37-byte suffix (the
+	// prefix is a client id, which may have up to 32767 bytes).
+	prefix = prefix[:min(len(prefix), maxRecordString-37)]
 	for {
 		c.idSeq++
 		a := splitmix(c.cfg.MemberIDSeed + 2*c.idSeq)
@@ -1334,7 +1370,14 @@ func (c *Coordinator) OffsetCommit(nowMs int64, req OffsetCommitRequest) {
 	var records []Record
 	var written []int
 	for i, p := range req.Partitions {
-		if len(p.Metadata) > c.cfg.MaxMetadataBytes {
+		if wire.ValidateTopic(p.Topic) != nil {
+			// No topic has that name (Kafka answers a commit for a topic
+			// it does not have so); a name too long for a record would
+			// make one the loader refuses.
+			resp.Partitions[i].Err = wire.ErrUnknownTopicOrPartition
+			continue
+		}
+		if len(p.Metadata) > min(c.cfg.MaxMetadataBytes, maxRecordString) {
 			resp.Partitions[i].Err = wire.ErrOffsetMetadataTooLarge
 			continue
 		}

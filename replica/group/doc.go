@@ -40,7 +40,18 @@
 // answered with the error Kafka's GroupMetadataManager maps it to
 // (NOT_LEADER_OR_FOLLOWER becomes NOT_COORDINATOR, NOT_ENOUGH_REPLICAS or
 // REQUEST_TIMED_OUT COORDINATOR_NOT_AVAILABLE, a batch too large
-// INVALID_COMMIT_OFFSET_SIZE for offsets), never with success. Heartbeat,
+// INVALID_COMMIT_OFFSET_SIZE for offsets), never with success. A write
+// that reached the log and then failed (acks=all gave up waiting for the
+// ISR) is answered with its error at once, yet its offsets apply once the
+// high watermark passes it, as the next load would replay them (Kafka's
+// coordinator runtime keeps a timed-out write's state); DeleteGroups and
+// OffsetDelete tombstone offsets still waiting to commit too. No record
+// the loader could not read is ever written (Kafka's record strings hold
+// at most 32767 bytes; a flexible request's strings may be longer): a
+// commit for a topic no topic can be named is UNKNOWN_TOPIC_OR_PARTITION
+// for that partition, any other such write fails UNKNOWN_SERVER_ERROR, as
+// Kafka's record serializer fails, and member ids keep within the bound.
+// Heartbeat,
 // LeaveGroup, OffsetFetch, ListGroups and DescribeGroups are answered at
 // once, by their return value.
 //
