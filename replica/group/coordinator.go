@@ -1506,6 +1506,35 @@ func (c *Coordinator) DescribeGroups(groups []string) []DescribedGroup {
 	return out
 }
 
+// TopicsDeleted forgets every group's offsets of topics deleted (or
+// deleted and created again under the same name), as Kafka's
+// onPartitionsDeleted does: their tombstones are written, commits still
+// in flight included, and the offsets go once the tombstones are
+// committed. Offsets are keyed by topic name, so without it a consumer of
+// the new topic would resume at the old topic's offset, skipping the new
+// one's records up to it. A coordinator not loaded does nothing (as
+// Kafka's, the next loader keeps what the log holds).
+func (c *Coordinator) TopicsDeleted(topics []string) {
+	if c.phase != active || len(topics) == 0 {
+		return
+	}
+	deleted := make(map[string]bool, len(topics))
+	for _, t := range topics {
+		deleted[t] = true
+	}
+	var records []Record
+	for _, id := range c.groupIDs() {
+		for _, tp := range sortedPartitions(c.offsetPartitions(c.groups[id])) {
+			if deleted[tp.Topic] {
+				records = append(records, Record{Key: OffsetKey(id, tp.Topic, tp.Partition)})
+			}
+		}
+	}
+	if len(records) > 0 {
+		c.write(records, func() {}, func(error) {})
+	}
+}
+
 // DeleteGroups handles a DeleteGroupsRequest: only an Empty group is
 // deleted (NON_EMPTY_GROUP otherwise), by tombstones for its offsets and
 // metadata; it is Dead until they are committed.

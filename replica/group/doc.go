@@ -121,6 +121,11 @@
 //     and a consumer group's offsets of topics none of its members
 //     subscribes to (GROUP_SUBSCRIBED_TO_TOPIC for the others); another
 //     group with members is NON_EMPTY_GROUP.
+//   - A deleted topic's offsets are tombstoned in every group
+//     ([Coordinator.TopicsDeleted], Kafka's onPartitionsDeleted, which the
+//     host calls when its metadata drops the topic or creates it again):
+//     offsets are keyed by topic name, and a recreated topic must not
+//     resume at the old one's.
 //   - DescribeGroups of a group with no state answers Dead with no error;
 //     members' metadata and assignments are given in Stable only.
 //
