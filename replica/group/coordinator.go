@@ -134,6 +134,7 @@ type group struct {
 	generation     int32
 	leader         string
 	members        []*member // join order
+	byID           map[string]*member
 	pendingMembers map[string]int64
 	static         map[string]string // instance id -> member id
 	stateTimeMs    int64
@@ -280,6 +281,7 @@ func (c *Coordinator) Loaded(nowMs int64) {
 				protocolType: v.ProtocolType, protocols: []Protocol{{v.Protocol, mv.Subscription}}, assignment: mv.Assignment,
 				heartbeatDeadline: nowMs + int64(mv.SessionTimeoutMs)}
 			g.members = append(g.members, m)
+			g.byID[m.id] = m
 			if m.instanceID != "" {
 				g.static[m.instanceID] = m.id
 			}
@@ -479,7 +481,7 @@ func commitErr(err error) error {
 func (c *Coordinator) groupOf(id string, create bool) *group {
 	g := c.groups[id]
 	if g == nil && create {
-		g = &group{id: id, pendingMembers: map[string]int64{}, static: map[string]string{},
+		g = &group{id: id, pendingMembers: map[string]int64{}, static: map[string]string{}, byID: map[string]*member{},
 			offsets: map[TopicPartition]OffsetValue{}, pendingSync: map[string]bool{}}
 		c.groups[id] = g
 	}
@@ -495,14 +497,9 @@ func (c *Coordinator) groupIDs() []string {
 	return ids
 }
 
-func (g *group) get(id string) *member {
-	for _, m := range g.members {
-		if m.id == id {
-			return m
-		}
-	}
-	return nil
-}
+// get returns the member with id, nil for none (by the index: a group
+// may have many members, and every request names one).
+func (g *group) get(id string) *member { return g.byID[id] }
 
 // validateMember is Kafka's ClassicGroup.validateMember: an instance id
 // the group does not map is unknown, one another member id holds is
@@ -547,21 +544,28 @@ func (g *group) candidates() []string {
 	if len(g.members) == 0 {
 		return nil
 	}
-	count := map[string]int{}
-	for _, m := range g.members {
-		seen := make(map[string]bool, len(m.protocols))
+	// Only the first member's protocols can be candidates; last is the
+	// member (index+1) that counted a name last, so that a member listing
+	// a name twice counts it once.
+	type tally struct{ count, last int }
+	tallies := make(map[string]*tally, len(g.members[0].protocols))
+	for _, p := range g.members[0].protocols {
+		if tallies[p.Name] == nil {
+			tallies[p.Name] = &tally{}
+		}
+	}
+	for i, m := range g.members {
 		for _, p := range m.protocols {
-			if !seen[p.Name] {
-				seen[p.Name] = true
-				count[p.Name]++
+			if t := tallies[p.Name]; t != nil && t.last != i+1 {
+				t.count, t.last = t.count+1, i+1
 			}
 		}
 	}
 	var out []string
 	for _, p := range g.members[0].protocols {
-		if count[p.Name] == len(g.members) {
+		if t := tallies[p.Name]; t.count == len(g.members) {
 			out = append(out, p.Name)
-			count[p.Name] = 0 // listed once
+			t.count = 0 // listed once
 		}
 	}
 	return out
@@ -842,8 +846,8 @@ func (c *Coordinator) acceptJoining(g *group, memberID string) bool {
 	case Empty, Dead:
 		return true
 	case PreparingRebalance:
-		if m := g.get(memberID); m != nil && m.awaitingJoin {
-			return true
+		if m := g.get(memberID); (m != nil && m.awaitingJoin) || len(g.members) < c.cfg.MaxGroupSize {
+			return true // fewer members than the bound: fewer waiting too
 		}
 		n := 0
 		for _, m := range g.members {
@@ -920,6 +924,8 @@ func (c *Coordinator) staticJoin(nowMs int64, g *group, req JoinGroupRequest) {
 func (g *group) replaceStatic(instanceID, oldID, newID string) {
 	m := g.get(oldID)
 	m.id = newID
+	delete(g.byID, oldID)
+	g.byID[newID] = m
 	g.static[instanceID] = newID
 	if g.leader == oldID {
 		g.leader = newID
@@ -953,6 +959,7 @@ func (c *Coordinator) addMemberAndRebalance(nowMs int64, g *group, id string, re
 		g.protocolType = req.ProtocolType
 	}
 	g.members = append(g.members, m)
+	g.byID[id] = m
 	if g.leader == "" {
 		g.leader = id
 	}
@@ -1037,6 +1044,7 @@ func (c *Coordinator) completeJoin(nowMs int64, g *group) {
 			kept = append(kept, m)
 			continue
 		}
+		delete(g.byID, m.id)
 		if m.instanceID != "" {
 			delete(g.static, m.instanceID)
 		}
@@ -1226,6 +1234,7 @@ func (c *Coordinator) removeMember(nowMs int64, g *group, m *member) {
 	c.answerSyncErr(m, wire.ErrUnknownMemberID)
 	i := slices.Index(g.members, m)
 	g.members = slices.Delete(g.members, i, i+1)
+	delete(g.byID, m.id)
 	if m.instanceID != "" && g.static[m.instanceID] == m.id {
 		delete(g.static, m.instanceID)
 	}
