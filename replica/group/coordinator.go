@@ -548,24 +548,22 @@ func (g *group) candidates() []string {
 	// member (index+1) that counted a name last, so that a member listing
 	// a name twice counts it once.
 	type tally struct{ count, last int }
-	tallies := make(map[string]*tally, len(g.members[0].protocols))
+	tallies := make(map[string]tally, len(g.members[0].protocols))
 	for _, p := range g.members[0].protocols {
-		if tallies[p.Name] == nil {
-			tallies[p.Name] = &tally{}
-		}
+		tallies[p.Name] = tally{}
 	}
 	for i, m := range g.members {
 		for _, p := range m.protocols {
-			if t := tallies[p.Name]; t != nil && t.last != i+1 {
-				t.count, t.last = t.count+1, i+1
+			if t, ok := tallies[p.Name]; ok && t.last != i+1 {
+				tallies[p.Name] = tally{t.count + 1, i + 1}
 			}
 		}
 	}
 	var out []string
 	for _, p := range g.members[0].protocols {
-		if t := tallies[p.Name]; t.count == len(g.members) {
+		if tallies[p.Name].count == len(g.members) {
 			out = append(out, p.Name)
-			t.count = 0 // listed once
+			tallies[p.Name] = tally{} // listed once
 		}
 	}
 	return out
