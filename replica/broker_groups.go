@@ -37,7 +37,8 @@ import (
 // them, as Kafka's does.
 //
 // __consumer_offsets is created through the controller on the first
-// FindCoordinator that finds it missing, as Kafka creates it: OffsetsTopic
+// FindCoordinator that finds it missing (or a Metadata request that
+// auto-creates it), as Kafka creates it: OffsetsTopic
 // with BrokerConfig.OffsetsTopicPartitions partitions (Kafka's
 // offsets.topic.num.partitions, 50), replication factor min(3, registered
 // brokers) (offsets.topic.replication.factor 3; Kafka refuses to create it
