@@ -736,12 +736,12 @@ func (g *group) joinResult(m *member) JoinGroupResponse {
 // at once for a refusal or MEMBER_ID_REQUIRED, else when the rebalance
 // completes (Kafka's GroupMetadataManager.classicGroupJoin).
 func (c *Coordinator) JoinGroup(nowMs int64, req JoinGroupRequest) {
-	if err := c.phaseErr(); err != nil {
-		c.joinErr(req, err)
+	if req.Group == "" {
+		c.joinErr(req, wire.ErrInvalidGroupID) // before the coordinator, as Kafka's
 		return
 	}
-	if req.Group == "" {
-		c.joinErr(req, wire.ErrInvalidGroupID)
+	if err := c.phaseErr(); err != nil {
+		c.joinErr(req, err)
 		return
 	}
 	if req.SessionTimeoutMs < c.cfg.MinSessionTimeoutMs || req.SessionTimeoutMs > c.cfg.MaxSessionTimeoutMs {
@@ -1079,6 +1079,10 @@ func (c *Coordinator) completeJoin(nowMs int64, g *group) {
 // the leader's assignment is committed (Kafka's classicGroupSync).
 func (c *Coordinator) SyncGroup(nowMs int64, req SyncGroupRequest) {
 	fail := func(err error) { c.out = append(c.out, SyncGroupResponse{Ref: req.Ref, Err: err}) }
+	if req.Group == "" {
+		fail(wire.ErrInvalidGroupID)
+		return
+	}
 	if err := c.phaseErr(); err != nil {
 		fail(err)
 		return
@@ -1157,6 +1161,9 @@ func (c *Coordinator) lastNow(nowMs int64, m *member) int64 {
 
 // Heartbeat handles a HeartbeatRequest (Kafka's classicGroupHeartbeat).
 func (c *Coordinator) Heartbeat(nowMs int64, req HeartbeatRequest) error {
+	if req.Group == "" {
+		return wire.ErrInvalidGroupID
+	}
 	if err := c.phaseErr(); err != nil {
 		return err
 	}
@@ -1183,6 +1190,9 @@ func (c *Coordinator) Heartbeat(nowMs int64, req HeartbeatRequest) error {
 
 // LeaveGroup handles a LeaveGroupRequest (Kafka's classicGroupLeave).
 func (c *Coordinator) LeaveGroup(nowMs int64, req LeaveGroupRequest) LeaveGroupResponse {
+	if req.Group == "" {
+		return LeaveGroupResponse{Err: wire.ErrInvalidGroupID}
+	}
 	if err := c.phaseErr(); err != nil {
 		return LeaveGroupResponse{Err: err}
 	}
@@ -1346,12 +1356,12 @@ func (c *Coordinator) OffsetCommit(nowMs int64, req OffsetCommitRequest) {
 		}
 		c.out = append(c.out, resp)
 	}
-	if err := c.phaseErr(); err != nil {
-		failAll(err)
-		return
-	}
 	if req.Group == "" {
 		failAll(wire.ErrInvalidGroupID)
+		return
+	}
+	if err := c.phaseErr(); err != nil {
+		failAll(err)
 		return
 	}
 	g := c.groups[req.Group]
@@ -1638,6 +1648,11 @@ func sortedPartitions(set map[TopicPartition]bool) []TopicPartition {
 // members answers NON_EMPTY_GROUP.
 func (c *Coordinator) OffsetDelete(nowMs int64, req OffsetDeleteRequest) {
 	resp := OffsetDeleteResponse{Ref: req.Ref}
+	if req.Group == "" {
+		resp.Err = wire.ErrInvalidGroupID
+		c.out = append(c.out, resp)
+		return
+	}
 	if err := c.phaseErr(); err != nil {
 		resp.Err = err
 		c.out = append(c.out, resp)

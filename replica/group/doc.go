@@ -113,6 +113,10 @@
 //     offset.metadata.max.bytes is OFFSET_METADATA_TOO_LARGE for its
 //     partition. A commit carries the offset, its leader epoch (KIP-320) and
 //     metadata; a member's commit also counts as its heartbeat.
+//   - An empty group id is INVALID_GROUP_ID for JoinGroup, SyncGroup,
+//     Heartbeat, LeaveGroup, OffsetCommit and OffsetDelete, before the
+//     coordinator is looked at (Kafka's GroupCoordinatorService);
+//     OffsetFetch answers it, for backwards compatibility.
 //   - OffsetFetch of a partition, or a group, with no committed offset
 //     answers -1 with no error.
 //   - DeleteGroups deletes only an Empty group (NON_EMPTY_GROUP otherwise,
