@@ -1,8 +1,10 @@
 package group
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -1539,16 +1541,44 @@ func (c *Coordinator) TopicsDeleted(topics []string) {
 	for _, t := range topics {
 		deleted[t] = true
 	}
-	var records []Record
-	for _, id := range c.groupIDs() {
-		for _, tp := range sortedPartitions(c.offsetPartitions(c.groups[id])) {
+	type groupPartition struct {
+		group string
+		tp    TopicPartition
+	}
+	gone := map[groupPartition]bool{}
+	for id, g := range c.groups {
+		for tp := range g.offsets {
 			if deleted[tp.Topic] {
-				records = append(records, Record{Key: OffsetKey(id, tp.Topic, tp.Partition)})
+				gone[groupPartition{id, tp}] = true
 			}
 		}
 	}
-	if len(records) > 0 {
+	for _, p := range c.pending { // commits in flight: the tombstones follow them
+		for _, rec := range p.records {
+			if k, ok, err := DecodeKey(rec.Key); err == nil && ok && !k.IsGroup && deleted[k.Topic] {
+				gone[groupPartition{k.Group, TopicPartition{k.Topic, k.Partition}}] = true
+			}
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	keys := slices.SortedFunc(maps.Keys(gone), func(x, y groupPartition) int {
+		return cmp.Or(cmp.Compare(x.group, y.group), cmp.Compare(x.tp.Topic, y.tp.Topic), cmp.Compare(x.tp.Partition, y.tp.Partition))
+	})
+	// A write per group, as Kafka's cleanupGroupMetadata: one batch for
+	// every group could pass the log's batch bound.
+	for len(keys) > 0 {
+		n := 1
+		for n < len(keys) && keys[n].group == keys[0].group {
+			n++
+		}
+		records := make([]Record, n)
+		for i, k := range keys[:n] {
+			records[i] = Record{Key: OffsetKey(k.group, k.tp.Topic, k.tp.Partition)}
+		}
 		c.write(records, func() {}, func(error) {})
+		keys = keys[n:]
 	}
 }
 
