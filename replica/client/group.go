@@ -293,7 +293,7 @@ func (g *GroupConsumer) Commit(ctx context.Context) error {
 			if resp, err = wire.DecodeOffsetCommitResponse(payload); err != nil {
 				err = networkError("coordinator", err)
 			} else {
-				err = commitError(g.cfg.Group, resp)
+				err = commitError(g.cfg.Group, req, resp)
 			}
 		}
 		if err == nil {
@@ -313,11 +313,22 @@ func (g *GroupConsumer) Commit(ctx context.Context) error {
 	}
 }
 
-// commitError is the first refusal of a commit's answer.
-func commitError(groupID string, resp wire.OffsetCommitResponse) error {
+// commitError is the first refusal of a commit's answer, or a partition
+// of req the answer leaves out: the server answers a commit it could not
+// read with no partitions (the message has no top-level code), which
+// commits nothing.
+func commitError(groupID string, req *wire.OffsetCommitRequest, resp wire.OffsetCommitResponse) error {
+	answered := make(map[TopicPartition]bool, len(resp.Partitions))
 	for _, p := range resp.Partitions {
 		if p.ErrorCode != wire.CodeNone {
 			return fmt.Errorf("client: commit of group %s: %w", groupID, refusal(TopicPartition{p.Topic, p.Partition}, "coordinator", p.ErrorCode))
+		}
+		answered[TopicPartition{p.Topic, p.Partition}] = true
+	}
+	for _, p := range req.Partitions {
+		if tp := (TopicPartition{p.Topic, p.Partition}); !answered[tp] {
+			return fmt.Errorf("client: commit of group %s: the coordinator's answer leaves out %s, whose offset it did not commit: %w",
+				groupID, tp, wire.ErrUnknownServerError)
 		}
 	}
 	return nil
