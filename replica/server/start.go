@@ -259,11 +259,18 @@ func (b *Broker) KafkaEndpoint() (addr string, ok bool) { return b.kafka, b.kafk
 // WaitReady waits until the broker is registered and unfenced, so that
 // the controller counts it for new topics and elections. It returns the
 // broker's halt error if its log failed or the controller refused it for
-// good (another cluster), and ctx's error — joined with the last
+// good (another cluster), ErrClosed once the host is stopped (Close,
+// Kill), and ctx's error — joined with the last
 // registration refusal, if any, such as another live incarnation of the
 // same id — when ctx ends first.
 func (b *Broker) WaitReady(ctx context.Context) error {
 	for {
+		select {
+		case <-b.Host.done:
+			// Stopped (Close, Kill): nothing will unfence it now.
+			return fmt.Errorf("server: broker not ready: %w", ErrClosed)
+		default:
+		}
 		var ready bool
 		var halted error
 		b.Do(func(int64) { ready, halted = !b.b.Fenced(), b.b.Halted() })
@@ -275,6 +282,7 @@ func (b *Broker) WaitReady(ctx context.Context) error {
 		}
 		select {
 		case <-b.changed:
+		case <-b.Host.done:
 		case <-ctx.Done():
 			b.mu.Lock()
 			refusal := b.refusal
