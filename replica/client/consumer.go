@@ -128,8 +128,15 @@ func FromOffset(off uint64) Position { return Position{kind: atOffset, offset: o
 // position by itself), an error matching wire.ErrCorruptMessage for a
 // batch that does not verify, or a refusal no retry can change.
 func (co *Consumer) Records(ctx context.Context, tp TopicPartition, from Position) iter.Seq2[Record, error] {
+	return co.records(ctx, tp, from, nil)
+}
+
+// records is Records, telling onStart (if set) the offset FromStart or
+// FromEnd resolved to, before any record of it is yielded: a group member
+// commits that position (Kafka's commitSync commits a reset's position).
+func (co *Consumer) records(ctx context.Context, tp TopicPartition, from Position, onStart func(uint64)) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
-		s := &session{co: co, c: co.c, tp: tp}
+		s := &session{co: co, c: co.c, tp: tp, onStart: onStart}
 		defer s.close()
 		if err := s.run(ctx, from, yield); err != nil && err != errStopped {
 			yield(Record{}, err)
@@ -160,6 +167,9 @@ type session struct {
 	prefetched *pendingFetch
 	// batch is the decoder's, reused from batch to batch.
 	batch log.Batch
+	// onStart, if set, is told the offset a FromStart or FromEnd
+	// resolved to.
+	onStart func(uint64)
 	// known is set once the partition was in the metadata: until then
 	// connect's wait for it is bounded (DefaultAPITimeoutMs,
 	// DefaultUnknownTopicRetries).
@@ -208,6 +218,9 @@ func (s *session) run(ctx context.Context, from Position, yield func(Record, err
 				continue
 			}
 			offset, positioned = off, true
+			if s.onStart != nil {
+				s.onStart(off)
+			}
 		}
 		next, err := s.fetch(ctx, epoch, offset, yield)
 		offset = next

@@ -100,7 +100,8 @@ type GroupConsumer struct {
 	coord      *conn // the coordinator's connection, nil while unknown
 	assigned   []TopicPartition
 	// positions are the next offsets to commit: after the last record
-	// handed out, or the committed offset the partition started from.
+	// handed out, or where the partition started: its committed offset,
+	// or where Reset resolved.
 	positions map[TopicPartition]groupPosition
 	// assignment numbers the assignments; a record fetched under an
 	// older one is dropped.
@@ -704,9 +705,19 @@ func (g *GroupConsumer) revoke(err error) error {
 // as Kafka's auto.offset.reset does; any other end of the partition's
 // iteration is handed to Records as its error.
 func (g *GroupConsumer) fetch(ctx context.Context, n uint64, tp TopicPartition, start Position) {
+	// A reset's position is the partition's position until a record is
+	// handed out: Commit commits it, or the next owner would resolve the
+	// reset again later and skip what was produced in between.
+	onStart := func(off uint64) {
+		g.mu.Lock()
+		if g.assignment == n {
+			g.positions[tp] = groupPosition{offset: off, leaderEpoch: wire.NoEpoch}
+		}
+		g.mu.Unlock()
+	}
 	for {
 		var end error
-		for rec, err := range g.co.Records(ctx, tp, start) {
+		for rec, err := range g.co.records(ctx, tp, start, onStart) {
 			if err != nil {
 				end = err
 				break
