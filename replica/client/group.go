@@ -112,11 +112,15 @@ type GroupConsumer struct {
 	// committed, for the next Commit to say.
 	handed, committedHanded uint64
 	lost                    bool
-	closeOnce               sync.Once
-	leaveErr                error
-	err                     error // why the member stopped, once done is closed
-	back                    *backoff
-	failures                int
+	// lostHanded is handed when lost was set: a commit sent with as
+	// many records handed out, acknowledged after the rebalance began,
+	// committed them all after all, and clears lost.
+	lostHanded uint64
+	closeOnce  sync.Once
+	leaveErr   error
+	err        error // why the member stopped, once done is closed
+	back       *backoff
+	failures   int
 }
 
 type groupPosition struct {
@@ -300,6 +304,9 @@ func (g *GroupConsumer) Commit(ctx context.Context) error {
 		if err == nil {
 			g.mu.Lock()
 			g.committedHanded = max(g.committedHanded, handed)
+			if g.lost && handed >= g.lostHanded {
+				g.lost = false
+			}
 			g.mu.Unlock()
 		}
 		if err == nil || !coordinatorRetriable(err) {
@@ -694,7 +701,7 @@ func (g *GroupConsumer) revoke(err error) error {
 	g.assigned = nil
 	g.assignment++
 	if g.handed != g.committedHanded {
-		g.lost, g.committedHanded = true, g.handed
+		g.lost, g.committedHanded, g.lostHanded = true, g.handed, g.handed
 	}
 	g.mu.Unlock()
 	return err
