@@ -541,10 +541,14 @@ func (g *GroupConsumer) assign(ctx context.Context, members []wire.GroupMember) 
 		rms = append(rms, rangeMember{id: m.MemberID, instance: m.GroupInstanceID, topics: ts})
 	}
 	// Bounded by the rebalance timeout: past it the coordinator has
-	// moved on without this leader's assignment.
-	ctx, cancel := context.WithCancel(ctx)
-	t := g.c.clock.AfterFunc(int64(g.cfg.RebalanceTimeoutMs), cancel)
-	defer func() { t.Stop(); cancel() }()
+	// moved on without this leader's assignment, and the member joins
+	// again (the cause is retriable; a bare cancel reads as Close's).
+	ctx, cancel := context.WithCancelCause(ctx)
+	t := g.c.clock.AfterFunc(int64(g.cfg.RebalanceTimeoutMs), func() {
+		cancel(fmt.Errorf("client: group %s: the leader's metadata did not come within RebalanceTimeoutMs %d: %w",
+			g.cfg.Group, g.cfg.RebalanceTimeoutMs, wire.ErrRebalanceInProgress))
+	})
+	defer func() { t.Stop(); cancel(nil) }()
 	counts, err := g.partitionCounts(ctx, topics)
 	if err != nil {
 		return nil, err
@@ -583,6 +587,9 @@ func (g *GroupConsumer) partitionCounts(ctx context.Context, topics map[string]b
 		}
 		g.c.meta.refresh(missing...)
 		if err := g.c.meta.wait(ctx, seen); err != nil {
+			if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+				return nil, cause
+			}
 			return nil, err
 		}
 	}
