@@ -42,3 +42,7 @@ func (g *GroupCall) Response() (body any, ok bool) {
 	}
 	return r.Body, true
 }
+
+// Correlation returns the request's correlation id, the one its envelopes
+// carry (Cluster.Watch sees them).
+func (g *GroupCall) Correlation() int32 { return g.corr }
