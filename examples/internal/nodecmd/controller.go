@@ -1,20 +1,13 @@
 package nodecmd
 
 import (
-	"crypto/rand"
-	"encoding/base64"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"time"
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
-	"github.com/kaenlog/kaenlog/log"
-	"github.com/kaenlog/kaenlog/log/vfs"
-	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/replica/server"
@@ -76,70 +69,31 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 	if err := f.validate(); err != nil {
 		return refuse(fs, stderr, err)
 	}
-	ln, err := net.Listen("tcp", f.Listen)
+	ctl, err := server.StartController(server.ControllerSpec{
+		Dir: f.Dir, Clock: wallclock.New(), Listen: f.Listen, NodeID: int32(f.ID), ClusterID: f.ClusterID,
+		Controller: controller.Config{SessionTimeoutMs: f.SessionTimeoutMs, DefaultMinISR: int32(f.DefaultMinISR)},
+		Host:       server.Config{Logf: logTo(stderr, "controller")},
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 1
 	}
-	clk := wallclock.New()
-	clusterID, err := f.clusterID()
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "controller: %v\n", err)
-		return 1
-	}
-	store, stamp, err := controller.OpenNodeLogStore(f.Dir, int32(f.ID), clusterID, log.Options{Sync: log.SyncEveryAppend})
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "controller: %v\n", err)
-		return 1
-	}
-	ctl, err := controller.Open(store, controller.Config{SessionTimeoutMs: f.SessionTimeoutMs, DefaultMinISR: int32(f.DefaultMinISR), ClusterID: stamp.ClusterID}, clk.NowMs())
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "controller: %v\n", errors.Join(err, store.Close()))
-		return 1
-	}
-	h, err := server.Serve(ln, replica.NewControllerNode(ctl), server.Config{Clock: clk, Logf: logTo(stderr, "controller")})
-	if err != nil {
-		fmt.Fprintf(stderr, "controller: %v\n", errors.Join(err, store.Close()))
-		return 1
-	}
-	fmt.Fprintf(stdout, "controller listening on %s, metadata log in %s, cluster %s\n", ln.Addr(), f.Dir, stamp.ClusterID)
+	fmt.Fprintf(stdout, "controller listening on %s, metadata log in %s, cluster %s\n", ctl.Addr(), f.Dir, ctl.ClusterID())
 	health := time.NewTicker(time.Second)
 	defer health.Stop()
 	for {
 		select {
 		case <-health.C:
-			var failed error
-			h.Do(func(int64) { failed = ctl.Failed() })
-			if failed != nil {
+			if failed := ctl.Failed(); failed != nil {
 				// Its store failed: it answers nothing more, as a
 				// controller whose log is offline.
 				fmt.Fprintf(stderr, "controller: %v\n", failed)
-				h.Kill()
-				store.Close()
+				ctl.Kill()
 				return 1
 			}
 		case s := <-stop:
 			fmt.Fprintf(stdout, "controller: %v: shutting down (a second signal stops at once)\n", s)
-			return stopHost(h, stop, stdout, stderr, "controller", store.Close)
+			return stopHost(ctl.Close, stop, stdout, stderr, "controller")
 		}
 	}
-}
-
-// clusterID is the cluster id to open the directory with: -cluster-id, or
-// the one stamped in -dir, or for a new directory a new random one, as
-// kafka-storage random-uuid makes (16 random bytes, base64url).
-func (f *controllerFlags) clusterID() (string, error) {
-	if f.ClusterID != "" {
-		return f.ClusterID, nil
-	}
-	stamp, ok, err := metaprops.Read(vfs.OS(), f.Dir)
-	if err != nil || ok {
-		return stamp.ClusterID, err
-	}
-	var id [16]byte
-	rand.Read(id[:])
-	return base64.RawURLEncoding.EncodeToString(id[:]), nil
 }
