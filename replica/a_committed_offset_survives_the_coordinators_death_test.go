@@ -17,7 +17,7 @@ import (
 // partition.
 func openGroupCluster(t *testing.T) *replica.Cluster {
 	t.Helper()
-	c, err := replica.OpenClusterWith(replica.ClusterConfig{
+	c, err := replica.OpenCluster(replica.ClusterConfig{
 		Dir: "/groups", Brokers: []int32{1, 2, 3}, StartMs: t0, InMemory: true, Seed: 18,
 		Controller: controller.Config{SessionTimeoutMs: 6_000},
 		Broker:     replica.BrokerConfig{ContinuousFetch: true, ReplicaFetchWaitMs: 500, OffsetsTopicPartitions: 1},

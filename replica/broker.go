@@ -143,7 +143,7 @@ type BrokerConfig struct {
 	// DefaultOffsetsTopicPartitions.
 	OffsetsTopicPartitions int32
 
-	mutations mutation.Rules // the simulator's unsafe rules (mutations.go)
+	mutations mutation.Rules // the simulator's unsafe rules (broker_groups_mutations.go)
 }
 
 // housekeepingMs returns v, or def when v <= 0.
