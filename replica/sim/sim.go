@@ -77,8 +77,9 @@ type Config struct {
 	// fault shapes. Replay ignores it: its steps are given.
 	Swarm bool
 
-	// LossOnly stops a run only at a lost commit (AcknowledgedKept or
-	// ConsumerVisibility), not at the weaker invariants that foretell one:
+	// LossOnly stops a run only at a lost commit (AcknowledgedKept,
+	// ConsumerVisibility or CommittedOffsetKept), not at the weaker
+	// invariants that foretell one:
 	// with an unsafe rule, a run then goes on to the loss itself.
 	LossOnly bool
 
@@ -654,7 +655,7 @@ func (s *sim) elect(st Step) {
 
 // fail records the first violation.
 func (s *sim) fail(st Step, inv Invariant, format string, args ...any) {
-	if s.cfg.LossOnly && inv != AcknowledgedKept && inv != ConsumerVisibility && inv != Operable {
+	if s.cfg.LossOnly && inv != AcknowledgedKept && inv != ConsumerVisibility && inv != CommittedOffsetKept && inv != Operable {
 		s.cov.Foretold++
 		return
 	}
@@ -681,9 +682,10 @@ func (v *Violation) Error() string {
 func (v *Violation) Is(target error) bool { return target == ErrInvariant }
 
 // Lost reports whether the violation is a committed record gone: an
-// acknowledged record or one a consumer read, missing from a leader.
+// acknowledged record or one a consumer read, missing from a leader, or a
+// group's committed offset gone back.
 func (v *Violation) Lost() bool {
-	return v.Invariant == AcknowledgedKept || v.Invariant == ConsumerVisibility
+	return v.Invariant == AcknowledgedKept || v.Invariant == ConsumerVisibility || v.Invariant == CommittedOffsetKept
 }
 
 // logView is a replica's records as the checks see them.
