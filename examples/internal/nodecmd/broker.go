@@ -36,6 +36,7 @@ type brokerFlags struct {
 	MaxConnHeldBytes  int64
 	MaxRequestWaitMs  int64
 	WriteTimeoutMs    int64
+	MetricsListen     string
 }
 
 // brokerFlagSet declares the broker's flags into f.
@@ -44,6 +45,7 @@ func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 	fs.IntVar(&f.ID, "id", -1, "the broker id, 0 to 2147483647 (required)")
 	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id the broker must belong to (default: the one stamped in -dir, or at the first start the controller's)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0: any free port)")
+	fs.StringVar(&f.MetricsListen, "metrics-listen", "", metricsFlagUsage)
 	fs.StringVar(&f.Advertise, "advertise", "", "host:port other brokers and clients reach this one at (default: the listener's address; 127.0.0.1 for an unspecified host)")
 	fs.StringVar(&f.Controller, "controller", "", "the controller's host:port (required)")
 	fs.StringVar(&f.Dir, "dir", "", "the data directory, one subdirectory per partition (required)")
@@ -73,6 +75,7 @@ func (f *brokerFlags) validate() error {
 	}
 	for _, err := range []error{
 		checkHostPort("listen", f.Listen, true),
+		checkOptionalHostPort("metrics-listen", f.MetricsListen),
 		checkDir("dir", f.Dir),
 		checkRange("segment-bytes", f.SegmentBytes, 4096, log.MaxSegmentBytes),
 		checkRange("replica-lag-ms", f.ReplicaLagMs, 100, 600_000),
@@ -194,6 +197,13 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 		return 1
 	}
 	h, b := sb.Host, sb.Node()
+	if f.MetricsListen != "" {
+		if err := serveMetrics(f.MetricsListen, fmt.Sprintf("broker %d", f.ID), stdout, h.Metrics); err != nil {
+			fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+			h.Kill()
+			return 1
+		}
+	}
 	if ka, ok := sb.KafkaEndpoint(); ok {
 		fmt.Fprintf(stdout, "broker %d Kafka listener on %s\n", f.ID, ka)
 	}

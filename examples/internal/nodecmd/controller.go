@@ -21,6 +21,7 @@ type controllerFlags struct {
 	Dir              string
 	SessionTimeoutMs int64
 	DefaultMinISR    int
+	MetricsListen    string
 }
 
 // controllerFlagSet declares the controller's flags into f.
@@ -29,6 +30,7 @@ func controllerFlagSet(f *controllerFlags) *flag.FlagSet {
 	fs.IntVar(&f.ID, "id", 0, "the controller's node id (node.id), stamped in its directory, 0 to 2147483647")
 	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id, 1 to 64 characters of [A-Za-z0-9_-] (default: the one stamped in -dir, or a new random one at the first start)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9093", "host:port to listen on (port 0: any free port)")
+	fs.StringVar(&f.MetricsListen, "metrics-listen", "", metricsFlagUsage)
 	fs.StringVar(&f.Dir, "dir", "", "the directory of the metadata log (required)")
 	fs.Int64Var(&f.SessionTimeoutMs, "session-timeout-ms", controller.DefaultSessionTimeoutMs, "broker.session.timeout.ms: a broker silent this long is fenced and loses its leaderships, 500 to 600000")
 	fs.IntVar(&f.DefaultMinISR, "default-min-isr", 1, "min.insync.replicas of a topic created without one, 1 to 7")
@@ -42,6 +44,7 @@ func (f *controllerFlags) validate() error {
 	for _, err := range []error{
 		checkRange("id", f.ID, 0, 1<<31-1),
 		checkHostPort("listen", f.Listen, true),
+		checkOptionalHostPort("metrics-listen", f.MetricsListen),
 		checkDir("dir", f.Dir),
 		checkRange("session-timeout-ms", f.SessionTimeoutMs, 500, 600_000),
 		checkRange("default-min-isr", f.DefaultMinISR, 1, 7),
@@ -77,6 +80,13 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 	if err != nil {
 		fmt.Fprintf(stderr, "controller: %v\n", err)
 		return 1
+	}
+	if f.MetricsListen != "" {
+		if err := serveMetrics(f.MetricsListen, "controller", stdout, ctl.Metrics); err != nil {
+			fmt.Fprintf(stderr, "controller: %v\n", err)
+			ctl.Kill()
+			return 1
+		}
 	}
 	fmt.Fprintf(stdout, "controller listening on %s, metadata log in %s, cluster %s\n", ctl.Addr(), f.Dir, ctl.ClusterID())
 	health := time.NewTicker(time.Second)
