@@ -93,7 +93,9 @@
 //     OffsetCommit answered NONE, or an OffsetFetch answered by the
 //     coordinator the controller names (the leader of the partition, at
 //     the controller's epoch) — is never answered lower by such an
-//     OffsetFetch later, across the coordinator's moves and crashes; and
+//     OffsetFetch that reached the coordinator later (an answer is the
+//     coordinator's state when the request arrived), across the
+//     coordinator's moves and crashes; and
 //     every offset such an answer carries is one a record below the
 //     partition's high watermark commits, since anything else a crash can
 //     take back. A deposed coordinator that has not heard yet answers from

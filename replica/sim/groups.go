@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +77,27 @@ type groupState struct {
 	// records below the high watermark of its coordinator's partition
 	// committed, by partition, as they were when it arrived.
 	committed map[int32]map[int32]map[int64]bool
+	// floorAt holds, for each judged OffsetFetch, the floors when it
+	// arrived: its answer is the coordinator's state then, and an
+	// acknowledgement that reached the member later must not be held
+	// against it.
+	floorAt map[int32][groupPartitions]int64
+}
+
+// noFloor marks a partition with no offset acknowledged (or its last one
+// excused) in floors.
+const noFloor = math.MinInt64
+
+// floors returns the offsets the invariant holds each partition to now.
+func (g *groupState) floors() [groupPartitions]int64 {
+	var out [groupPartitions]int64
+	for p, f := range g.floor {
+		out[p] = noFloor
+		if f.set && !f.excused {
+			out[p] = f.offset
+		}
+	}
+	return out
 }
 
 // offsetFloor is an offset the coordinator acknowledged and the brokers
@@ -126,7 +148,8 @@ const (
 )
 
 func newGroupState() *groupState {
-	g := &groupState{owners: map[int32]map[int32]string{}, judged: map[int32]bool{}, committed: map[int32]map[int32]map[int64]bool{}}
+	g := &groupState{owners: map[int32]map[int32]string{}, judged: map[int32]bool{},
+		committed: map[int32]map[int32]map[int64]bool{}, floorAt: map[int32][groupPartitions]int64{}}
 	for i := range g.members {
 		g.members[i] = &simMember{client: firstMemberClient + int32(i), coord: -1, gen: -1}
 	}
@@ -170,6 +193,7 @@ func (s *sim) openGroups() error {
 			s.groups.judged[m.CorrelationID] = a
 			if a {
 				s.groups.committed[m.CorrelationID] = s.committedOffsets(env.To.ID)
+				s.groups.floorAt[m.CorrelationID] = s.groups.floors()
 			}
 		}
 	})
@@ -526,8 +550,9 @@ func (s *sim) answered(st Step, m *simMember, body any) {
 		}
 	case replica.OffsetFetchResponse:
 		if len(resp.Groups) == 1 && resp.Groups[0].Err == nil && g.judged[m.corr] {
-			s.checkFetched(st, resp.Groups[0].Partitions, g.committed[m.corr])
+			s.checkFetched(st, resp.Groups[0].Partitions, g.committed[m.corr], g.floorAt[m.corr])
 			delete(g.committed, m.corr)
+			delete(g.floorAt, m.corr)
 		} else if len(resp.Groups) == 1 {
 			s.memberErr(m, resp.Groups[0].Err)
 		}
@@ -554,7 +579,7 @@ func (s *sim) raiseFloor(p int32, off int64) {
 // a record below its partition's high watermark committed (anything else
 // a crash can take back), and none is below what the coordinator
 // acknowledged before.
-func (s *sim) checkFetched(st Step, fetched []group.FetchedOffset, committed map[int32]map[int64]bool) {
+func (s *sim) checkFetched(st Step, fetched []group.FetchedOffset, committed map[int32]map[int64]bool, floors [groupPartitions]int64) {
 	s.cov.GroupFetches++
 	for _, f := range fetched {
 		if f.Topic != groupTopic || f.Partition < 0 || f.Partition >= groupPartitions {
@@ -566,12 +591,11 @@ func (s *sim) checkFetched(st Step, fetched []group.FetchedOffset, committed map
 				f.Partition, groupTopic, s.c.LeaderOf(offsetsPartition), f.Offset)
 			return
 		}
-		fl := s.groups.floor[f.Partition]
-		if fl.set && !fl.excused {
+		if fl := floors[f.Partition]; fl != noFloor && !s.groups.floor[f.Partition].excused {
 			s.cov.Checks[CommittedOffsetKept]++
-			if f.Offset < fl.offset {
+			if f.Offset < fl {
 				s.fail(st, CommittedOffsetKept, "partition %d of %s: offset %d was acknowledged, coordinator %d answers %d",
-					f.Partition, groupTopic, fl.offset, s.c.LeaderOf(offsetsPartition), f.Offset)
+					f.Partition, groupTopic, fl, s.c.LeaderOf(offsetsPartition), f.Offset)
 				return
 			}
 		}
