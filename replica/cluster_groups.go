@@ -9,9 +9,8 @@ type GroupCall struct {
 
 // SendGroup sends body, the Body of a [GroupRequest], from client
 // ClientAt(client) to broker id, and returns without waiting. The request
-// and its answer cross the network as values, not bytes (kaenlog's
-// protocol does not encode them; a listener would hand the broker the
-// same values), and are lost, delayed, doubled or cut like any other
+// and its answer cross the network as values, not bytes (they are never
+// encoded: a listener hands the broker the same values), and are lost, delayed, doubled or cut like any other
 // message: simulated consumers join groups and commit offsets this way,
 // each from an address of its own, on the coordinators the brokers host.
 // Client 0 is the cluster's own client, the one Call sends from.

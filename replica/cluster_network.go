@@ -29,9 +29,9 @@ type LinkFaults struct {
 // A message crosses it as bytes: it is encoded when sent and decoded when
 // delivered, so the sender may reuse its buffers at once and the receiver
 // never shares memory with it, as over a socket. A [GroupRequest] or
-// [GroupResponse], which kaenlog's protocol never encodes (a listener's
-// values), crosses as the value itself: its sender must not change it
-// once sent.
+// [GroupResponse], which is never encoded (each listener translates its
+// protocol's group messages to and from it), crosses as the value itself:
+// its sender must not change it once sent.
 type Network struct {
 	clock  *clock.Manual
 	rand   *rand.Rand

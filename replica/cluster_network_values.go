@@ -3,9 +3,9 @@ package replica
 import "github.com/kaenlog/kaenlog/wire"
 
 // crossesAsValue reports whether msg crosses the in-memory Network as the
-// value itself: a group request or answer, which only a listener frames
-// (AppendTo refuses), so that the in-process Cluster serves groups to its
-// clients as a listener would hand them to a broker.
+// value itself: a group request or answer, which only a listener
+// translates (AppendTo refuses), so that the in-process Cluster serves
+// groups to its clients as a listener hands them to a broker.
 func crossesAsValue(msg wire.Message) bool {
 	switch msg.(type) {
 	case *GroupRequest, *GroupResponse:
