@@ -18,7 +18,7 @@ const groupStepsPerRun = 500
 // go back or a partition with two owners in a generation, and the runs
 // exercise every group step and both invariants.
 func TestGroupStepsKeepCommittedOffsetsAndOneOwnerPerPartition(t *testing.T) {
-	const budget = 20_000
+	const budget = 12_000
 	var cov sim.Coverage
 	for seed, done := uint64(1), 0; done < budget; seed++ {
 		cfg := sim.Config{Seed: seed, Steps: min(groupStepsPerRun, budget-done), Groups: true}
