@@ -143,7 +143,14 @@ func genCreateTopicsResponse(r *rand.Rand) CreateTopicsResponse {
 }
 
 func genElectLeadersRequest(r *rand.Rand) ElectLeadersRequest {
-	return ElectLeadersRequest{CorrelationID: int32(r.Uint32()), Topic: genString(r), Partition: int32(r.Uint32()), Unclean: r.IntN(2) == 0}
+	m := ElectLeadersRequest{CorrelationID: int32(r.Uint32()), Topic: genString(r), Partition: int32(r.Uint32())}
+	switch r.IntN(3) {
+	case 1:
+		m.Unclean = true
+	case 2:
+		m.Preferred = true
+	}
+	return m
 }
 
 func genElectLeadersResponse(r *rand.Rand) ElectLeadersResponse {
@@ -333,7 +340,7 @@ func TestControllerMessagesRoundTripTable(t *testing.T) {
 	for _, m := range []CreateTopicsResponse{{}, {ErrorCode: CodeInvalidRequest, ErrorMessage: "no"}} {
 		checkRoundTrip(t, m, DecodeCreateTopicsResponse)
 	}
-	for _, m := range []ElectLeadersRequest{{}, {Topic: "orders", Partition: 1, Unclean: true}} {
+	for _, m := range []ElectLeadersRequest{{}, {Topic: "orders", Partition: 1, Unclean: true}, {Topic: "orders", Partition: 2, Preferred: true}} {
 		checkRoundTrip(t, m, DecodeElectLeadersRequest)
 	}
 	for _, m := range []ElectLeadersResponse{{}, {Leader: NoLeader, LeaderEpoch: NoEpoch}, {Leader: 3, LeaderEpoch: 4, DataMayBeLost: true}} {
@@ -452,6 +459,7 @@ func TestControllerEncodersRefuseWhatDecodersRefuse(t *testing.T) {
 		{"CreateTopicsRequest.Name", CreateTopicsRequest{Name: long}, ErrFrameTooLarge},
 		{"CreateTopicsResponse.ErrorMessage", CreateTopicsResponse{ErrorMessage: long}, ErrFrameTooLarge},
 		{"ElectLeadersRequest.Topic", ElectLeadersRequest{Topic: long}, ErrFrameTooLarge},
+		{"ElectLeadersRequest.Preferred", ElectLeadersRequest{Unclean: true, Preferred: true}, ErrInvalidValue},
 		{"ElectLeadersResponse.LeaderEpoch", ElectLeadersResponse{LeaderEpoch: -2}, ErrInvalidEpoch},
 		{"MetadataRequest.Topics", MetadataRequest{Topics: []string{long}}, ErrFrameTooLarge},
 		{"MetadataResponse.Brokers.Endpoint", MetadataResponse{Brokers: []MetadataBroker{{Endpoint: long}}}, ErrFrameTooLarge},
@@ -668,6 +676,7 @@ func TestControllerGoldenEncodings(t *testing.T) {
 		{"delete_topics_request", DeleteTopicsRequest{CorrelationID: 13, Names: []string{"orders", "gone"}}},
 		{"delete_topics_response", DeleteTopicsResponse{CorrelationID: 13, Topics: []DeletedTopic{{Name: "orders"}, {Name: "gone", ErrorCode: CodeUnknownTopicOrPartition}}}},
 		{"elect_leaders_request", ElectLeadersRequest{CorrelationID: 7, Topic: "orders", Partition: 1, Unclean: true}},
+		{"elect_leaders_request_preferred", ElectLeadersRequest{CorrelationID: 7, Topic: "orders", Partition: 2, Preferred: true}},
 		{"elect_leaders_response", ElectLeadersResponse{CorrelationID: 7, Leader: 3, LeaderEpoch: 4, DataMayBeLost: true}},
 		{"init_producer_id_request", InitProducerIDRequest{CorrelationID: 10, TransactionTimeoutMs: -1, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch}},
 		{"init_producer_id_response", InitProducerIDResponse{CorrelationID: 10, ProducerID: 4000, ProducerEpoch: 0}},

@@ -127,7 +127,7 @@
 //	InitProducerIDResponse (22):
 //	  ErrorCode i16 | ProducerID i64 | ProducerEpoch i16
 //	ElectLeadersRequest (43):
-//	  Topic string | Partition i32 | Unclean bool
+//	  Topic string | Partition i32 | Election i8 (0 clean, 1 unclean, 2 preferred)
 //	ElectLeadersResponse (43):
 //	  ErrorCode i16 | Leader i32 | LeaderEpoch i32 | DataMayBeLost bool
 //	AlterPartitionRequest (56):
@@ -294,6 +294,8 @@
 //	  54  FENCED_INSTANCE_ID                   82             static member replaced by another member id
 //	  55  GROUP_SUBSCRIBED_TO_TOPIC            86             group is subscribed to the topic
 //	  56  INVALID_CONFIG                       40             a config kaenlog does not apply, or an invalid value
+//	  57  ELECTION_NOT_NEEDED                  84  yes        the election would change nothing
+//	  58  PREFERRED_LEADER_NOT_AVAILABLE       80  yes        the preferred replica cannot lead
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a

@@ -35,6 +35,10 @@ type changeSpec struct {
 	// targetLRS is the leader recovery state wanted, when setLRS.
 	targetLRS wire.LeaderRecoveryState
 	setLRS    bool
+	// preferred elects the preferred replica (the first of the
+	// assignment) whenever it is a valid leader, even over a valid one
+	// (KRaft's Election.PREFERRED).
+	preferred bool
 }
 
 // topicElection is the election a topic's settings allow for the
@@ -108,6 +112,8 @@ func (c *Controller) build(img *Image, t *topicState, p *PartitionState, spec ch
 
 	leader := NoLeader
 	switch {
+	case spec.preferred && valid(p.preferred()):
+		leader = p.preferred()
 	case valid(p.Leader):
 		leader = p.Leader // keep a leader that is still valid
 	default:

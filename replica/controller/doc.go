@@ -94,6 +94,24 @@
 // and LastKnownELR; ElectLeaders answers DataMayBeLost. A RECOVERING leader
 // keeps its ISR to itself until its AlterPartition says RECOVERED.
 //
+// Preferred leaders. A partition's preferred replica is the first of its
+// assignment; a partition led by another broker, or by none, is
+// imbalanced. A preferred election elects the preferred replica if it is
+// active and in the ISR (or, the ISR empty, in the ELR), even over a valid
+// leader; otherwise it keeps a valid leader, or elects as a clean election
+// would. Two things run it (KRaft's Election.PREFERRED): ElectLeaders with
+// Preferred, answered ELECTION_NOT_NEEDED when the preferred replica
+// already leads and PREFERRED_LEADER_NOT_AVAILABLE when the election
+// changes nothing; and the periodic check (auto.leader.rebalance.enable,
+// off with [Config].DisableAutoLeaderRebalance). The check is scheduled
+// whenever a write leaves a partition imbalanced and none is due,
+// LeaderImbalanceCheckIntervalMs later (leader.imbalance.check.interval.seconds,
+// 300 s); when due, [Controller.Tick] runs a preferred election of every
+// imbalanced partition in one batch of at most [MaxElectionsPerImbalance]
+// changes, runs again at once if it stopped at that bound, and otherwise
+// schedules itself again while a partition stays imbalanced. The schedule
+// is not in the log: [Open] schedules it afresh.
+//
 // ELR (KIP-966, on unless [Config].DisableELR). While the ISR is under the
 // topic's min ISR (capped at the replication factor, [isr.EffectiveMinISR])
 // the high watermark
@@ -199,17 +217,20 @@
 //     treats every new incarnation as unclean.
 //   - A retried registration writes nothing (Kafka rewrites the record with
 //     the same epoch).
-//   - ElectLeaders without Unclean is a clean election that keeps a valid
-//     leader (Kafka's ElectLeaders offers PREFERRED, which moves leadership
-//     to the first replica). An unclean request on a led partition answers
-//     NONE with the leader (Kafka: ELECTION_NOT_NEEDED, a code kaenlog does
-//     not have).
+//   - ElectLeaders has a third kind besides Kafka's PREFERRED and UNCLEAN:
+//     neither set is a clean election that keeps a valid leader. An
+//     unclean request on a led partition answers NONE with the leader
+//     (Kafka: ELECTION_NOT_NEEDED), so that it stays what kaenlog's
+//     operators have scripted.
+//   - The periodic check ignores leader.imbalance.per.broker.percentage,
+//     as KRaft does (only the ZooKeeper controller read it): every
+//     imbalanced partition whose preferred replica can lead is moved.
 //   - One partition per AlterPartition and ElectLeaders request, one topic
 //     per CreateTopics; topics are named, not identified by topic ids: a
 //     topic's identity is the offset of its TopicRecord
 //     ([Topic.CreatedOffset]), so a name deleted and created again is a
 //     new topic.
-//   - No reassignment, no broker unregistration, no leader rebalancing.
+//   - No reassignment, no broker unregistration.
 //     A deleted topic's RemoveTopicRecord removes it at once; there is no
 //     "deleting" state (Kafka's KRaft controller has none either).
 package controller

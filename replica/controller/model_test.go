@@ -21,7 +21,8 @@ var (
 // TestModelEveryStepKeepsTheControllersInvariants drives the controller with seeded random sequences of
 // registrations (clean, unclean, retried), heartbeats (caught up or not,
 // asking to shut down, with stale epochs), time jumps, AlterPartitions
-// (valid and stale), elections (clean and unclean), topic creations and
+// (valid and stale), elections (clean, unclean and preferred), the
+// periodic preferred-leader check, topic creations and
 // controller restarts. After every step:
 //
 //   - the image's invariants hold (Image.Check) and a fresh replay of the
@@ -46,6 +47,7 @@ func TestModelEveryStepKeepsTheControllersInvariants(t *testing.T) {
 		{"no ELR", Config{SessionTimeoutMs: 1000, DisableELR: true}},
 		{"no unclean-shutdown rule", Config{SessionTimeoutMs: 1000, DisableUncleanShutdownRule: true}},
 		{"min ISR 2", Config{SessionTimeoutMs: 1000, DefaultMinISR: 2}},
+		{"frequent leader rebalance", Config{SessionTimeoutMs: 1000, LeaderImbalanceCheckIntervalMs: 1500}},
 	} {
 		t.Run(cfg.name, func(t *testing.T) {
 			r := testkit.NewRand(t)
@@ -213,10 +215,16 @@ func (m *model) step(step int, ids []int32) {
 		if !ok {
 			break
 		}
-		unclean := r.IntN(2) == 0
-		resp := h.c.ElectLeaders(wire.ElectLeadersRequest{Topic: p.Topic, Partition: p.Partition, Unclean: unclean}, h.now)
-		m.logf("%d: ElectLeaders %s-%d unclean %t → %+v", step, p.Topic, p.Partition, unclean, resp)
+		kind := r.IntN(3)
+		unclean, preferred := kind == 0, kind == 1
+		resp := h.c.ElectLeaders(wire.ElectLeadersRequest{Topic: p.Topic, Partition: p.Partition, Unclean: unclean, Preferred: preferred}, h.now)
+		m.logf("%d: ElectLeaders %s-%d unclean %t preferred %t → %+v", step, p.Topic, p.Partition, unclean, preferred, resp)
 		h.check()
+		if preferred && resp.ErrorCode == wire.CodeNone && resp.Leader != p.Replicas[0] && slices.Contains(p.ISR, p.Replicas[0]) {
+			if b, ok := h.c.Image().Broker(p.Replicas[0]); ok && !b.Fenced && !b.InControlledShutdown {
+				h.t.Fatalf("a preferred election elected %d over the active ISR member %d: %s", resp.Leader, p.Replicas[0], p)
+			}
+		}
 		if resp.DataMayBeLost {
 			if !unclean {
 				h.t.Fatalf("a clean election said data may be lost: %+v", resp)
