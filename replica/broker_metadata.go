@@ -171,6 +171,12 @@ func copyForwarded(m wire.Message) (wire.Message, bool) {
 	case *wire.DeleteTopicsRequest:
 		c := *m
 		return &c, true
+	case *wire.ElectLeadersRequest:
+		c := *m
+		return &c, true
+	case *wire.ElectLeadersResponse:
+		c := *m
+		return &c, true
 	case *wire.InitProducerIDResponse:
 		c := *m
 		return &c, true
@@ -231,6 +237,8 @@ func (b *Broker) forwardTimedOut(corr int32) {
 			d.Topics[i] = wire.DeletedTopic{Name: name, ErrorCode: wire.CodeRequestTimedOut}
 		}
 		resp = d
+	case *wire.ElectLeadersRequest:
+		resp = &wire.ElectLeadersResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut, Leader: wire.NoLeader, LeaderEpoch: wire.NoEpoch}
 	default:
 		return
 	}

@@ -22,6 +22,8 @@ func TestAdminAPIsWriteEveryVersionTheyAdvertise(t *testing.T) {
 			&wire.CreateTopicsResponse{}},
 		{deleteTopicsKey, &kmsg.DeleteTopicsRequest{TopicNames: []string{name}},
 			&wire.DeleteTopicsResponse{Topics: []wire.DeletedTopic{{Name: name, ErrorCode: wire.CodeUnknownTopicOrPartition}}}},
+		{electLeadersKey, &kmsg.ElectLeadersRequest{Topics: []kmsg.ElectLeadersRequestTopic{{Topic: name, Partitions: []int32{0, 1}}}},
+			&wire.ElectLeadersResponse{ErrorCode: wire.CodeElectionNotNeeded, Leader: 1, LeaderEpoch: 2}},
 		{offsetForLeaderEpochKey, &kmsg.OffsetForLeaderEpochRequest{},
 			&wire.OffsetsForLeaderEpochResponse{Partitions: []wire.OffsetsForLeaderEpochPartitionResponse{{Topic: name, EpochEndOffset: wire.EpochEndOffset{Epoch: 3, EndOffset: 9}, Found: true}}}},
 		{describeConfigsKey, &kmsg.DescribeConfigsRequest{Resources: []kmsg.DescribeConfigsRequestResource{{ResourceType: kmsg.ConfigResourceTypeGroupConfig, ResourceName: "g"}}},

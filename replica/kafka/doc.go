@@ -12,7 +12,7 @@
 // own listener. The codec turns each Kafka request into the wire request
 // the broker already serves (a produce, a consumer's fetch, list offsets,
 // metadata, a consumer's epoch question, the InitProducerID,
-// CreateTopics and DeleteTopics the broker forwards to the controller, and
+// CreateTopics, DeleteTopics and ElectLeaders the broker forwards to the controller, and
 // a group request for the broker's group coordinators, replica.GroupRequest) and
 // the broker's answer into the Kafka response, in the version the request
 // came with. Brokers keep replicating among themselves on kaenlog's
@@ -53,6 +53,7 @@
 //	23   OffsetForLeaderEpoch  v0-v4       consumers (KIP-320)
 //	32   DescribeConfigs       v0-v4       topics and brokers
 //	42   DeleteGroups          v0-v2
+//	43   ElectLeaders          v0-v2       one partition per request
 //	47   OffsetDelete          v0
 //
 // Each API is advertised up to the highest version whose semantics the
@@ -110,7 +111,7 @@
 //     first FindCoordinator creates). The group APIs are advertised from
 //     v0: librdkafka 2.0.2 matches single versions, and turns groups off
 //     against a broker whose range starts above 0;
-//   - the admin APIs beyond CreateTopics, DeleteTopics and
+//   - the admin APIs beyond CreateTopics, DeleteTopics, ElectLeaders and
 //     DescribeConfigs (AlterConfigs, CreatePartitions, DescribeCluster,
 //     ...): not advertised (a client that sends one anyway is
 //     disconnected); a CreateTopics of several topics creates the first

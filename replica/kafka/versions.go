@@ -20,6 +20,7 @@ const (
 	initProducerIDKey       int16 = 22
 	offsetForLeaderEpochKey int16 = 23
 	describeConfigsKey      int16 = 32
+	electLeadersKey         int16 = 43
 
 	offsetCommitKey    int16 = 8
 	offsetFetchKey     int16 = 9

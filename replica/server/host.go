@@ -389,8 +389,8 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 func brokerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
-		wire.APIMetadata,                                                   // from its image
-		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics: // forwarded to the controller
+		wire.APIMetadata,                                                                         // from its image
+		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders: // forwarded to the controller
 		return true
 	}
 	return replica.IsGroupAPI(k) // a codec's replica.GroupRequest

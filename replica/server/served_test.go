@@ -82,9 +82,9 @@ func TestServedListsMatchTheNodes(t *testing.T) {
 			answered := false
 			for _, env := range n.node.Outbox() {
 				answered = answered || (env.Response && env.Msg.APIKey() == key)
-				// A broker forwards InitProducerID, CreateTopics and
-				// DeleteTopics: the controller answers.
-				forwarded := key == wire.APIInitProducerID || key == wire.APICreateTopics || key == wire.APIDeleteTopics
+				// A broker forwards InitProducerID, CreateTopics,
+				// DeleteTopics and ElectLeaders: the controller answers.
+				forwarded := key == wire.APIInitProducerID || key == wire.APICreateTopics || key == wire.APIDeleteTopics || key == wire.APIElectLeaders
 				answered = answered || (n.name == "broker" && forwarded && env.To == replica.ControllerAt() && env.Msg.APIKey() == key)
 			}
 			if answered != n.serves(key) {
