@@ -177,6 +177,12 @@ func copyForwarded(m wire.Message) (wire.Message, bool) {
 	case *wire.ElectLeadersResponse:
 		c := *m
 		return &c, true
+	case *wire.CreatePartitionsRequest:
+		c := *m
+		return &c, true
+	case *wire.CreatePartitionsResponse:
+		c := *m
+		return &c, true
 	case *wire.InitProducerIDResponse:
 		c := *m
 		return &c, true
@@ -237,6 +243,9 @@ func (b *Broker) forwardTimedOut(corr int32) {
 			d.Topics[i] = wire.DeletedTopic{Name: name, ErrorCode: wire.CodeRequestTimedOut}
 		}
 		resp = d
+	case *wire.CreatePartitionsRequest:
+		resp = &wire.CreatePartitionsResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
+			ErrorMessage: "the controller did not answer in time"}
 	case *wire.ElectLeadersRequest:
 		resp = &wire.ElectLeadersResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut, Leader: wire.NoLeader, LeaderEpoch: wire.NoEpoch}
 	default:

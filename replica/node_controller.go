@@ -72,6 +72,9 @@ func (n *ControllerNode) Receive(env Envelope, nowMs int64) {
 	case *wire.ElectLeadersRequest:
 		resp := n.c.ElectLeaders(*m, nowMs)
 		n.reply(env.From, &resp)
+	case *wire.CreatePartitionsRequest:
+		resp := n.c.CreatePartitions(*m, nowMs)
+		n.reply(env.From, &resp)
 	case *wire.MetadataRequest:
 		resp := n.c.Metadata(*m)
 		n.reply(env.From, &resp)

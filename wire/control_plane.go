@@ -26,6 +26,9 @@ const (
 	APICreateTopics APIKey = 19
 	// APIDeleteTopics marks DeleteTopicsRequest and DeleteTopicsResponse.
 	APIDeleteTopics APIKey = 20
+	// APICreatePartitions marks CreatePartitionsRequest and
+	// CreatePartitionsResponse.
+	APICreatePartitions APIKey = 37
 	// APIInitProducerID marks InitProducerIDRequest and
 	// InitProducerIDResponse.
 	APIInitProducerID APIKey = 22

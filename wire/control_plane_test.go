@@ -283,6 +283,10 @@ func controllerMessages() []controllerMessage {
 	add("DeleteTopicsRequest", g, d)
 	g, d = erase(genDeleteTopicsResponse, DecodeDeleteTopicsResponse)
 	add("DeleteTopicsResponse", g, d)
+	g, d = erase(genCreatePartitionsRequest, DecodeCreatePartitionsRequest)
+	add("CreatePartitionsRequest", g, d)
+	g, d = erase(genCreatePartitionsResponse, DecodeCreatePartitionsResponse)
+	add("CreatePartitionsResponse", g, d)
 	g, d = erase(genElectLeadersRequest, DecodeElectLeadersRequest)
 	add("ElectLeadersRequest", g, d)
 	g, d = erase(genElectLeadersResponse, DecodeElectLeadersResponse)
@@ -623,7 +627,7 @@ func TestControllerMutatedPayloadsNeverPanicAndStayCanonical(t *testing.T) {
 
 func TestControllerAPIKeys(t *testing.T) {
 	for k, want := range map[APIKey]string{
-		APIMetadata: "Metadata", APICreateTopics: "CreateTopics", APIDeleteTopics: "DeleteTopics", APIElectLeaders: "ElectLeaders",
+		APIMetadata: "Metadata", APICreateTopics: "CreateTopics", APIDeleteTopics: "DeleteTopics", APICreatePartitions: "CreatePartitions", APIElectLeaders: "ElectLeaders",
 		APIAlterPartition: "AlterPartition", APIBrokerRegistration: "BrokerRegistration", APIBrokerHeartbeat: "BrokerHeartbeat",
 		APIInitProducerID: "InitProducerID",
 	} {
@@ -632,7 +636,7 @@ func TestControllerAPIKeys(t *testing.T) {
 		}
 	}
 	// Kafka's numbers, from clients/src/main/resources/common/message/*.json.
-	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIDeleteTopics: 20, APIInitProducerID: 22, APIElectLeaders: 43,
+	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIDeleteTopics: 20, APICreatePartitions: 37, APIInitProducerID: 22, APIElectLeaders: 43,
 		APIAlterPartition: 56, APIBrokerRegistration: 62, APIBrokerHeartbeat: 63} {
 		if int16(k) != want {
 			t.Errorf("%s = %d, want Kafka's %d", k, int16(k), want)

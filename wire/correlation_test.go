@@ -24,6 +24,8 @@ func TestSetCorrelationSetsEveryMessage(t *testing.T) {
 		&wire.CreateTopicsResponse{},
 		&wire.DeleteTopicsRequest{},
 		&wire.DeleteTopicsResponse{},
+		&wire.CreatePartitionsRequest{},
+		&wire.CreatePartitionsResponse{},
 		&wire.ElectLeadersRequest{},
 		&wire.ElectLeadersResponse{},
 		&wire.AlterPartitionRequest{},

@@ -126,6 +126,10 @@
 //	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
 //	InitProducerIDResponse (22):
 //	  ErrorCode i16 | ProducerID i64 | ProducerEpoch i16
+//	CreatePartitionsRequest (37):
+//	  Topic string | Count i32 | Assignment [n]{[n]{i32}} | ValidateOnly bool
+//	CreatePartitionsResponse (37):
+//	  ErrorCode i16 | ErrorMessage string
 //	ElectLeadersRequest (43):
 //	  Topic string | Partition i32 | Election i8 (0 clean, 1 unclean, 2 preferred)
 //	ElectLeadersResponse (43):

@@ -26,7 +26,7 @@ const (
 )
 
 // String returns the API's name ("Produce", "Fetch", "ListOffsets",
-// "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "ElectLeaders",
+// "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "CreatePartitions", "ElectLeaders",
 // "AlterPartition", "BrokerRegistration", "BrokerHeartbeat"), or
 // "APIKey(n)" for a key this package does not know.
 func (k APIKey) String() string {
@@ -45,6 +45,8 @@ func (k APIKey) String() string {
 		return "CreateTopics"
 	case APIDeleteTopics:
 		return "DeleteTopics"
+	case APICreatePartitions:
+		return "CreatePartitions"
 	case APIElectLeaders:
 		return "ElectLeaders"
 	case APIAlterPartition:
@@ -62,7 +64,7 @@ func (k APIKey) String() string {
 func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
-		APIMetadata, APICreateTopics, APIDeleteTopics, APIElectLeaders, APIAlterPartition,
+		APIMetadata, APICreateTopics, APIDeleteTopics, APICreatePartitions, APIElectLeaders, APIAlterPartition,
 		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID:
 		return true
 	}

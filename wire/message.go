@@ -48,6 +48,8 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeCreateTopicsRequest)
 	case APIDeleteTopics:
 		return decodeAs(payload, DecodeDeleteTopicsRequest)
+	case APICreatePartitions:
+		return decodeAs(payload, DecodeCreatePartitionsRequest)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersRequest)
 	case APIAlterPartition:
@@ -84,6 +86,8 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeCreateTopicsResponse)
 	case APIDeleteTopics:
 		return decodeAs(payload, DecodeDeleteTopicsResponse)
+	case APICreatePartitions:
+		return decodeAs(payload, DecodeCreatePartitionsResponse)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersResponse)
 	case APIAlterPartition:
@@ -133,6 +137,8 @@ var (
 	_ Message = CreateTopicsResponse{}
 	_ Message = DeleteTopicsRequest{}
 	_ Message = DeleteTopicsResponse{}
+	_ Message = CreatePartitionsRequest{}
+	_ Message = CreatePartitionsResponse{}
 	_ Message = ElectLeadersRequest{}
 	_ Message = ElectLeadersResponse{}
 	_ Message = AlterPartitionRequest{}
@@ -311,6 +317,10 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *DeleteTopicsRequest:
 		m.CorrelationID = corr
 	case *DeleteTopicsResponse:
+		m.CorrelationID = corr
+	case *CreatePartitionsRequest:
+		m.CorrelationID = corr
+	case *CreatePartitionsResponse:
 		m.CorrelationID = corr
 	case *ElectLeadersRequest:
 		m.CorrelationID = corr

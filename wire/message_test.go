@@ -333,6 +333,10 @@ func derefMessage(m Message) Message {
 		return *m
 	case *DeleteTopicsResponse:
 		return *m
+	case *CreatePartitionsRequest:
+		return *m
+	case *CreatePartitionsResponse:
+		return *m
 	case *ElectLeadersRequest:
 		return *m
 	case *ElectLeadersResponse:

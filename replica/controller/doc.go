@@ -21,7 +21,7 @@
 //
 // [Controller.RegisterBroker], [Controller.Heartbeat],
 // [Controller.AlterPartition], [Controller.CreateTopics],
-// [Controller.DeleteTopics], [Controller.ElectLeaders] and
+// [Controller.DeleteTopics], [Controller.CreatePartitions], [Controller.ElectLeaders] and
 // [Controller.InitProducerID] take a wire
 // request and nowMs and return the wire response; [Controller.Metadata]
 // takes no time. Every handler returns
@@ -74,6 +74,10 @@
 // leader, leader epoch 0 and partition epoch 0. Every change adds one to
 // the partition epoch; a leader change, to no leader included, adds one to
 // the leader epoch; an ISR change alone does not (KRaft since 3.6).
+// CreatePartitions adds partitions to a topic the same way, numbered after
+// its own, with the replication factor of its partition 0, up to a count
+// that must be an increase (INVALID_PARTITIONS otherwise). Partitions are
+// never removed, and a topic's assignment of a partition never changes.
 //
 // AlterPartition. A leader proposes an ISR under the leader and partition
 // epochs it holds. The checks run in Kafka's order (see
@@ -226,8 +230,9 @@
 //     as KRaft does (only the ZooKeeper controller read it): every
 //     imbalanced partition whose preferred replica can lead is moved.
 //   - One partition per AlterPartition and ElectLeaders request, one topic
-//     per CreateTopics; topics are named, not identified by topic ids: a
-//     topic's identity is the offset of its TopicRecord
+//     per CreateTopics and CreatePartitions; an assignment CreatePartitions
+//     refuses is INVALID_REQUEST (Kafka: INVALID_REPLICA_ASSIGNMENT);
+//     topics are named, not identified by topic ids: a topic's identity is the offset of its TopicRecord
 //     ([Topic.CreatedOffset]), so a name deleted and created again is a
 //     new topic.
 //   - No reassignment, no broker unregistration.

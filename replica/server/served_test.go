@@ -24,6 +24,7 @@ var requestOfEveryKind = map[wire.APIKey]wire.Message{
 	wire.APICreateTopics:          &wire.CreateTopicsRequest{Name: "t", Partitions: 1, ReplicationFactor: 1},
 	wire.APIDeleteTopics:          &wire.DeleteTopicsRequest{Names: []string{"t"}},
 	wire.APIElectLeaders:          &wire.ElectLeadersRequest{Topic: "t"},
+	wire.APICreatePartitions:      &wire.CreatePartitionsRequest{Topic: "t", Count: 2},
 	wire.APIAlterPartition:        &wire.AlterPartitionRequest{BrokerID: 1, BrokerEpoch: 1, Topic: "t"},
 	wire.APIBrokerRegistration:    &wire.BrokerRegistrationRequest{BrokerID: 1, IncarnationID: [16]byte{1}, PreviousBrokerEpoch: -1, Endpoint: "x:1"},
 	wire.APIBrokerHeartbeat:       &wire.BrokerHeartbeatRequest{BrokerID: 1, BrokerEpoch: 1},
@@ -83,8 +84,9 @@ func TestServedListsMatchTheNodes(t *testing.T) {
 			for _, env := range n.node.Outbox() {
 				answered = answered || (env.Response && env.Msg.APIKey() == key)
 				// A broker forwards InitProducerID, CreateTopics,
-				// DeleteTopics and ElectLeaders: the controller answers.
-				forwarded := key == wire.APIInitProducerID || key == wire.APICreateTopics || key == wire.APIDeleteTopics || key == wire.APIElectLeaders
+				// DeleteTopics, ElectLeaders and CreatePartitions: the
+				// controller answers.
+				forwarded := key == wire.APIInitProducerID || key == wire.APICreateTopics || key == wire.APIDeleteTopics || key == wire.APIElectLeaders || key == wire.APICreatePartitions
 				answered = answered || (n.name == "broker" && forwarded && env.To == replica.ControllerAt() && env.Msg.APIKey() == key)
 			}
 			if answered != n.serves(key) {
