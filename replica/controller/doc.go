@@ -232,9 +232,9 @@
 //   - One partition per AlterPartition and ElectLeaders request, one topic
 //     per CreateTopics and CreatePartitions; an assignment CreatePartitions
 //     refuses is INVALID_REQUEST (Kafka: INVALID_REPLICA_ASSIGNMENT);
-//     topics are named, not identified by topic ids: a topic's identity is the offset of its TopicRecord
-//     ([Topic.CreatedOffset]), so a name deleted and created again is a
-//     new topic.
+//     topics are named, not identified by topic ids: a topic's identity
+//     is the offset of its TopicRecord ([Topic.CreatedOffset]), so a name
+//     deleted and created again is a new topic.
 //   - No reassignment, no broker unregistration.
 //     A deleted topic's RemoveTopicRecord removes it at once; there is no
 //     "deleting" state (Kafka's KRaft controller has none either).
