@@ -22,6 +22,8 @@ func TestAdminAPIsWriteEveryVersionTheyAdvertise(t *testing.T) {
 			&wire.CreateTopicsResponse{}},
 		{deleteTopicsKey, &kmsg.DeleteTopicsRequest{TopicNames: []string{name}},
 			&wire.DeleteTopicsResponse{Topics: []wire.DeletedTopic{{Name: name, ErrorCode: wire.CodeUnknownTopicOrPartition}}}},
+		{createPartitionsKey, &kmsg.CreatePartitionsRequest{Topics: []kmsg.CreatePartitionsRequestTopic{{Topic: name, Count: 3}, {Topic: "u", Count: 2}}},
+			&wire.CreatePartitionsResponse{ErrorCode: wire.CodeInvalidPartitions, ErrorMessage: "no"}},
 		{electLeadersKey, &kmsg.ElectLeadersRequest{Topics: []kmsg.ElectLeadersRequestTopic{{Topic: name, Partitions: []int32{0, 1}}}},
 			&wire.ElectLeadersResponse{ErrorCode: wire.CodeElectionNotNeeded, Leader: 1, LeaderEpoch: 2}},
 		{offsetForLeaderEpochKey, &kmsg.OffsetForLeaderEpochRequest{},

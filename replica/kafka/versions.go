@@ -20,6 +20,7 @@ const (
 	initProducerIDKey       int16 = 22
 	offsetForLeaderEpochKey int16 = 23
 	describeConfigsKey      int16 = 32
+	createPartitionsKey     int16 = 37
 	electLeadersKey         int16 = 43
 
 	offsetCommitKey    int16 = 8
