@@ -26,10 +26,10 @@ func TestCreatePartitionsAddsPartitionsAsANewTopicHasThem(t *testing.T) {
 	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 1}, wire.CodeInvalidPartitions)
 	add(wire.CreatePartitionsRequest{Topic: "orders", Count: MaxPartitionsPerTopic + 1}, wire.CodeInvalidPartitions)
 	add(wire.CreatePartitionsRequest{Topic: "nope", Count: 3}, wire.CodeUnknownTopicOrPartition)
-	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 4, Assignment: [][]int32{{1, 2}}}, wire.CodeInvalidRequest)      // one list for two partitions
-	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 3, Assignment: [][]int32{{1, 2, 3}}}, wire.CodeInvalidRequest)   // another factor
-	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 3, Assignment: [][]int32{{1, 9}}}, wire.CodeInvalidRequest)      // unregistered
-	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 3, Assignment: [][]int32{{2, 2}}}, wire.CodeInvalidRequest)      // twice
+	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 4, Assignment: [][]int32{{1, 2}}}, wire.CodeInvalidRequest)    // one list for two partitions
+	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 3, Assignment: [][]int32{{1, 2, 3}}}, wire.CodeInvalidRequest) // another factor
+	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 3, Assignment: [][]int32{{1, 9}}}, wire.CodeInvalidRequest)    // unregistered
+	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 3, Assignment: [][]int32{{2, 2}}}, wire.CodeInvalidRequest)    // twice
 	add(wire.CreatePartitionsRequest{Topic: "orders", Count: 3, ValidateOnly: true, Assignment: [][]int32{{3, 1}}}, wire.CodeNone)
 	if got := h.c.MetadataEndOffset(); got != end {
 		t.Fatalf("refusals and a validate-only request wrote: the log went from %d to %d", end, got)
