@@ -9,7 +9,9 @@
 // SIGKILLs a partition leader, a follower or the controller, or SIGSTOPs a
 // broker (sometimes longer than the controller's session timeout) and
 // SIGCONTs it, restarting killed processes on the same ports and data
-// directories. It runs 50 faults by default (-faults N for more) and is
+// directories, or asks the controller for a preferred election, which
+// moves a live leadership back to the partition's first replica once it
+// is in the ISR again. It runs 50 faults by default (-faults N for more) and is
 // skipped under -short.
 //
 // At the end it heals everything, waits for every ISR to be full, and

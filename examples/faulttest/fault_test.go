@@ -16,6 +16,7 @@ import (
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/wire"
 )
 
 var (
@@ -43,9 +44,13 @@ const (
 	killController = "kill-controller"
 	pauseShort     = "pause-short"
 	pauseLong      = "pause-long" // longer than the session timeout
+	// preferLeader asks the controller for a preferred election: the
+	// leadership moves from a live leader to the first replica when that
+	// one is back in the ISR, while records stream.
+	preferLeader = "prefer-leader"
 )
 
-var faultKinds = []string{killLeader, killFollower, killController, pauseShort, pauseLong}
+var faultKinds = []string{killLeader, killFollower, killController, pauseShort, pauseLong, preferLeader}
 
 // recorder is what the producer and the consumers saw, shared.
 type recorder struct {
@@ -287,6 +292,13 @@ func inject(t *testing.T, c *cluster, rng *rand.Rand, kind string) string {
 	downMs := 100 + rng.IntN(900)
 	var target *node
 	switch kind {
+	case preferLeader:
+		m, err := call(c.ctl.addr, &wire.ElectLeadersRequest{CorrelationID: 1, Topic: topic, Partition: part, Preferred: true})
+		if err != nil {
+			return fmt.Sprintf("%s of partition %d: %v", kind, part, err)
+		}
+		r := m.(*wire.ElectLeadersResponse)
+		return fmt.Sprintf("%s of partition %d: %v, leader %d at epoch %d", kind, part, r.ErrorCode, r.Leader, r.LeaderEpoch)
 	case killLeader, killFollower:
 		ps := c.partitions(topic)
 		if int(part) < len(ps) && ps[part].Leader >= 1 {

@@ -363,7 +363,10 @@ func (s *sim) draw() Step {
 	case w < 98:
 		return Step{Kind: DiskFault, Broker: pick(), Op: [...]vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpTruncate}[r.IntN(3)]}
 	default:
-		return Step{Kind: Elect, Unclean: s.cfg.UncleanLeaderElection && r.IntN(2) == 0}
+		// w is 98 or 99: 99 asks for a preferred election, drawing nothing
+		// more, so that every seed's steps stay what they were.
+		unclean := s.cfg.UncleanLeaderElection && r.IntN(2) == 0
+		return Step{Kind: Elect, Unclean: unclean, Preferred: !unclean && w == 99}
 	}
 }
 
@@ -598,7 +601,7 @@ func (s *sim) restart(id int32) {
 
 func (s *sim) elect(st Step) {
 	resp, err := s.c.Call(replica.ControllerAt(), &wire.ElectLeadersRequest{
-		CorrelationID: s.c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: st.Unclean,
+		CorrelationID: s.c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: st.Unclean, Preferred: st.Preferred,
 	}, 1_000)
 	if err == nil && resp.(*wire.ElectLeadersResponse).DataMayBeLost {
 		s.cov.UncleanElections++

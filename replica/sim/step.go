@@ -38,7 +38,8 @@ const (
 	// DiskFault makes broker Broker's next file operation of kind Op fail.
 	DiskFault
 	// Elect asks the controller for an election of the partition, unclean
-	// if Unclean.
+	// if Unclean, preferred (the leadership to the first replica, once it
+	// is in the ISR) if Preferred.
 	Elect
 	// AlterPartitionFaults sets the faults of every AlterPartition request
 	// and answer, on every link, to Faults (the zero Faults gives them
@@ -75,6 +76,8 @@ type Step struct {
 	Faults  replica.LinkFaults // Faults, AlterPartitionFaults
 	Op      vfs.Op             // DiskFault
 	Unclean bool               // Elect
+	// Preferred makes an Elect a preferred election (never with Unclean).
+	Preferred bool
 	// Idempotent makes a Produce the idempotent producer's: it hands over
 	// Batches batches (0 is one) of one record, one, then two, valued
 	// Value followed by a, b, c...; the producer sends them to the leader
@@ -121,6 +124,9 @@ func (s Step) String() string {
 	case DiskFault:
 		return fmt.Sprintf("DiskFault broker %d next %v", s.Broker, s.Op)
 	case Elect:
+		if s.Preferred {
+			return "Elect preferred"
+		}
 		return fmt.Sprintf("Elect unclean=%v", s.Unclean)
 	}
 	return s.Kind.String()
@@ -158,6 +164,9 @@ func (s Step) goString() string {
 	case DiskFault:
 		return fmt.Sprintf("{Kind: sim.DiskFault, Broker: %d, Op: vfs.%s}", s.Broker, opConst[s.Op])
 	case Elect:
+		if s.Preferred {
+			return "{Kind: sim.Elect, Preferred: true}"
+		}
 		return fmt.Sprintf("{Kind: sim.Elect, Unclean: %v}", s.Unclean)
 	}
 	return fmt.Sprintf("{Kind: sim.%v}", s.Kind)
