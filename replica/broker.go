@@ -601,7 +601,7 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 	case *wire.MetadataRequest:
 		b.reply(env.From, b.handleMetadata(m, nowMs))
 	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.ElectLeadersRequest,
-		*wire.CreatePartitionsRequest:
+		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest:
 		b.forward(env.From, m, nowMs)
 	case *GroupRequest:
 		b.handleGroupRequest(env.From, m, nowMs)
@@ -632,7 +632,7 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 	case *wire.AlterPartitionResponse:
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
 	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse, *wire.ElectLeadersResponse,
-		*wire.CreatePartitionsResponse:
+		*wire.CreatePartitionsResponse, *wire.AlterPartitionReassignmentsResponse, *wire.ListPartitionReassignmentsResponse:
 		b.onForwarded(m)
 	}
 }
@@ -758,7 +758,7 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 			delete(b.fetching, out.to.ID)
 		}
 	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.ElectLeadersRequest,
-		*wire.CreatePartitionsRequest:
+		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest:
 		b.forwardTimedOut(m.Correlation())
 	}
 }

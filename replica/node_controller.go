@@ -75,6 +75,12 @@ func (n *ControllerNode) Receive(env Envelope, nowMs int64) {
 	case *wire.CreatePartitionsRequest:
 		resp := n.c.CreatePartitions(*m, nowMs)
 		n.reply(env.From, &resp)
+	case *wire.AlterPartitionReassignmentsRequest:
+		resp := n.c.AlterPartitionReassignments(*m, nowMs)
+		n.reply(env.From, &resp)
+	case *wire.ListPartitionReassignmentsRequest:
+		resp := n.c.ListPartitionReassignments(*m)
+		n.reply(env.From, &resp)
 	case *wire.MetadataRequest:
 		resp := n.c.Metadata(*m)
 		n.reply(env.From, &resp)

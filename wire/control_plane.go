@@ -34,6 +34,12 @@ const (
 	APIInitProducerID APIKey = 22
 	// APIElectLeaders marks ElectLeadersRequest and ElectLeadersResponse.
 	APIElectLeaders APIKey = 43
+	// APIAlterPartitionReassignments marks
+	// AlterPartitionReassignmentsRequest and its response.
+	APIAlterPartitionReassignments APIKey = 45
+	// APIListPartitionReassignments marks
+	// ListPartitionReassignmentsRequest and its response.
+	APIListPartitionReassignments APIKey = 46
 	// APIAlterPartition marks AlterPartitionRequest and AlterPartitionResponse.
 	APIAlterPartition APIKey = 56
 	// APIBrokerRegistration marks BrokerRegistrationRequest and

@@ -287,6 +287,14 @@ func controllerMessages() []controllerMessage {
 	add("CreatePartitionsRequest", g, d)
 	g, d = erase(genCreatePartitionsResponse, DecodeCreatePartitionsResponse)
 	add("CreatePartitionsResponse", g, d)
+	g, d = erase(genAlterPartitionReassignmentsRequest, DecodeAlterPartitionReassignmentsRequest)
+	add("AlterPartitionReassignmentsRequest", g, d)
+	g, d = erase(genAlterPartitionReassignmentsResponse, DecodeAlterPartitionReassignmentsResponse)
+	add("AlterPartitionReassignmentsResponse", g, d)
+	g, d = erase(genListPartitionReassignmentsRequest, DecodeListPartitionReassignmentsRequest)
+	add("ListPartitionReassignmentsRequest", g, d)
+	g, d = erase(genListPartitionReassignmentsResponse, DecodeListPartitionReassignmentsResponse)
+	add("ListPartitionReassignmentsResponse", g, d)
 	g, d = erase(genElectLeadersRequest, DecodeElectLeadersRequest)
 	add("ElectLeadersRequest", g, d)
 	g, d = erase(genElectLeadersResponse, DecodeElectLeadersResponse)
@@ -628,6 +636,7 @@ func TestControllerMutatedPayloadsNeverPanicAndStayCanonical(t *testing.T) {
 func TestControllerAPIKeys(t *testing.T) {
 	for k, want := range map[APIKey]string{
 		APIMetadata: "Metadata", APICreateTopics: "CreateTopics", APIDeleteTopics: "DeleteTopics", APICreatePartitions: "CreatePartitions", APIElectLeaders: "ElectLeaders",
+		APIAlterPartitionReassignments: "AlterPartitionReassignments", APIListPartitionReassignments: "ListPartitionReassignments",
 		APIAlterPartition: "AlterPartition", APIBrokerRegistration: "BrokerRegistration", APIBrokerHeartbeat: "BrokerHeartbeat",
 		APIInitProducerID: "InitProducerID",
 	} {
@@ -637,6 +646,7 @@ func TestControllerAPIKeys(t *testing.T) {
 	}
 	// Kafka's numbers, from clients/src/main/resources/common/message/*.json.
 	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIDeleteTopics: 20, APICreatePartitions: 37, APIInitProducerID: 22, APIElectLeaders: 43,
+		APIAlterPartitionReassignments: 45, APIListPartitionReassignments: 46,
 		APIAlterPartition: 56, APIBrokerRegistration: 62, APIBrokerHeartbeat: 63} {
 		if int16(k) != want {
 			t.Errorf("%s = %d, want Kafka's %d", k, int16(k), want)

@@ -130,6 +130,15 @@
 //	  Topic string | Count i32 | Assignment [n]{[n]{i32}} | ValidateOnly bool
 //	CreatePartitionsResponse (37):
 //	  ErrorCode i16 | ErrorMessage string
+//	AlterPartitionReassignmentsRequest (45):
+//	  Topic string | Partition i32 | Replicas [n]{i32} | Cancel bool
+//	AlterPartitionReassignmentsResponse (45):
+//	  ErrorCode i16 | ErrorMessage string
+//	ListPartitionReassignmentsRequest (46):
+//	  Topics [n]{string}
+//	ListPartitionReassignmentsResponse (46):
+//	  ErrorCode i16 | Reassignments [n]{Topic string | Partition i32 |
+//	  Replicas [n]{i32} | AddingReplicas [n]{i32} | RemovingReplicas [n]{i32}}
 //	ElectLeadersRequest (43):
 //	  Topic string | Partition i32 | Election i8 (0 clean, 1 unclean, 2 preferred)
 //	ElectLeadersResponse (43):
@@ -300,6 +309,7 @@
 //	  56  INVALID_CONFIG                       40             a config kaenlog does not apply, or an invalid value
 //	  57  ELECTION_NOT_NEEDED                  84  yes        the election would change nothing
 //	  58  PREFERRED_LEADER_NOT_AVAILABLE       80  yes        the preferred replica cannot lead
+//	  59  NO_REASSIGNMENT_IN_PROGRESS          85             no reassignment of the partition is in flight
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a

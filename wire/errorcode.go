@@ -297,6 +297,9 @@ const (
 	// ElectLeaders when the preferred replica cannot lead: it is not in
 	// the ISR, or fenced, or shutting down.
 	CodePreferredLeaderNotAvailable ErrorCode = 58
+	// CodeNoReassignmentInProgress is returned to a cancellation of a
+	// partition's reassignment when none is in flight.
+	CodeNoReassignmentInProgress ErrorCode = 59
 )
 
 // Error is the type of every code's sentinel error (ErrNotEnoughReplicas,
@@ -429,6 +432,7 @@ var errorTable = [...]Error{
 	{CodeInvalidConfig, "INVALID_CONFIG", 40, false, "a config kaenlog does not apply, or an invalid value"},
 	{CodeElectionNotNeeded, "ELECTION_NOT_NEEDED", 84, true, "the election would change nothing"},
 	{CodePreferredLeaderNotAvailable, "PREFERRED_LEADER_NOT_AVAILABLE", 80, true, "the preferred replica cannot lead"},
+	{CodeNoReassignmentInProgress, "NO_REASSIGNMENT_IN_PROGRESS", 85, false, "no reassignment of the partition is in flight"},
 }
 
 // row returns c's row, or nil for a code the table does not list.
@@ -570,6 +574,8 @@ var (
 	ErrElectionNotNeeded = row(CodeElectionNotNeeded)
 	// ErrPreferredLeaderNotAvailable is CodePreferredLeaderNotAvailable's error.
 	ErrPreferredLeaderNotAvailable = row(CodePreferredLeaderNotAvailable)
+	// ErrNoReassignmentInProgress is CodeNoReassignmentInProgress's error.
+	ErrNoReassignmentInProgress = row(CodeNoReassignmentInProgress)
 )
 
 // String returns the Kafka-style name ("NONE", "NOT_ENOUGH_REPLICAS", ...),

@@ -47,6 +47,10 @@ func (k APIKey) String() string {
 		return "DeleteTopics"
 	case APICreatePartitions:
 		return "CreatePartitions"
+	case APIAlterPartitionReassignments:
+		return "AlterPartitionReassignments"
+	case APIListPartitionReassignments:
+		return "ListPartitionReassignments"
 	case APIElectLeaders:
 		return "ElectLeaders"
 	case APIAlterPartition:
@@ -65,6 +69,7 @@ func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
 		APIMetadata, APICreateTopics, APIDeleteTopics, APICreatePartitions, APIElectLeaders, APIAlterPartition,
+		APIAlterPartitionReassignments, APIListPartitionReassignments,
 		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID:
 		return true
 	}

@@ -50,6 +50,10 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeDeleteTopicsRequest)
 	case APICreatePartitions:
 		return decodeAs(payload, DecodeCreatePartitionsRequest)
+	case APIAlterPartitionReassignments:
+		return decodeAs(payload, DecodeAlterPartitionReassignmentsRequest)
+	case APIListPartitionReassignments:
+		return decodeAs(payload, DecodeListPartitionReassignmentsRequest)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersRequest)
 	case APIAlterPartition:
@@ -88,6 +92,10 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeDeleteTopicsResponse)
 	case APICreatePartitions:
 		return decodeAs(payload, DecodeCreatePartitionsResponse)
+	case APIAlterPartitionReassignments:
+		return decodeAs(payload, DecodeAlterPartitionReassignmentsResponse)
+	case APIListPartitionReassignments:
+		return decodeAs(payload, DecodeListPartitionReassignmentsResponse)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersResponse)
 	case APIAlterPartition:
@@ -139,6 +147,10 @@ var (
 	_ Message = DeleteTopicsResponse{}
 	_ Message = CreatePartitionsRequest{}
 	_ Message = CreatePartitionsResponse{}
+	_ Message = AlterPartitionReassignmentsRequest{}
+	_ Message = AlterPartitionReassignmentsResponse{}
+	_ Message = ListPartitionReassignmentsRequest{}
+	_ Message = ListPartitionReassignmentsResponse{}
 	_ Message = ElectLeadersRequest{}
 	_ Message = ElectLeadersResponse{}
 	_ Message = AlterPartitionRequest{}
@@ -321,6 +333,14 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *CreatePartitionsRequest:
 		m.CorrelationID = corr
 	case *CreatePartitionsResponse:
+		m.CorrelationID = corr
+	case *AlterPartitionReassignmentsRequest:
+		m.CorrelationID = corr
+	case *AlterPartitionReassignmentsResponse:
+		m.CorrelationID = corr
+	case *ListPartitionReassignmentsRequest:
+		m.CorrelationID = corr
+	case *ListPartitionReassignmentsResponse:
 		m.CorrelationID = corr
 	case *ElectLeadersRequest:
 		m.CorrelationID = corr

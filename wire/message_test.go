@@ -337,6 +337,14 @@ func derefMessage(m Message) Message {
 		return *m
 	case *CreatePartitionsResponse:
 		return *m
+	case *AlterPartitionReassignmentsRequest:
+		return *m
+	case *AlterPartitionReassignmentsResponse:
+		return *m
+	case *ListPartitionReassignmentsRequest:
+		return *m
+	case *ListPartitionReassignmentsResponse:
+		return *m
 	case *ElectLeadersRequest:
 		return *m
 	case *ElectLeadersResponse:

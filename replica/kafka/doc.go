@@ -12,8 +12,8 @@
 // own listener. The codec turns each Kafka request into the wire request
 // the broker already serves (a produce, a consumer's fetch, list offsets,
 // metadata, a consumer's epoch question, the InitProducerID,
-// CreateTopics, DeleteTopics, CreatePartitions and ElectLeaders the broker
-// forwards to the controller, and
+// CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders and the
+// reassignment requests the broker forwards to the controller, and
 // a group request for the broker's group coordinators, replica.GroupRequest) and
 // the broker's answer into the Kafka response, in the version the request
 // came with. Brokers keep replicating among themselves on kaenlog's
@@ -56,6 +56,8 @@
 //	37   CreatePartitions      v0-v3       one topic per request
 //	42   DeleteGroups          v0-v2
 //	43   ElectLeaders          v0-v2       one partition per request
+//	45   AlterPartitionReassignments v0    one partition per request
+//	46   ListPartitionReassignments  v0
 //	47   OffsetDelete          v0
 //
 // Each API is advertised up to the highest version whose semantics the
@@ -114,7 +116,8 @@
 //     v0: librdkafka 2.0.2 matches single versions, and turns groups off
 //     against a broker whose range starts above 0;
 //   - the admin APIs beyond CreateTopics, DeleteTopics, CreatePartitions,
-//     ElectLeaders and DescribeConfigs (AlterConfigs, DescribeCluster,
+//     ElectLeaders, the two reassignment APIs and DescribeConfigs
+//     (AlterConfigs, DescribeCluster,
 //     ...): not advertised (a client that sends one anyway is
 //     disconnected); a CreateTopics of several topics creates the first
 //     and refuses the others (one request each);

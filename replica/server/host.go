@@ -391,7 +391,7 @@ func brokerServes(k wire.APIKey) bool {
 	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
 		wire.APIMetadata,                                                                         // from its image
 		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders, // forwarded to the controller
-		wire.APICreatePartitions:
+		wire.APICreatePartitions, wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments:
 		return true
 	}
 	return replica.IsGroupAPI(k) // a codec's replica.GroupRequest
@@ -401,6 +401,7 @@ func brokerServes(k wire.APIKey) bool {
 func controllerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders, wire.APICreatePartitions,
+		wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments,
 		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat,
 		wire.APIInitProducerID:
 		return true
