@@ -48,11 +48,16 @@ const (
 	// published reaches the leader while the proposal's request is still
 	// unanswered, and the answer comes late, twice, or never.
 	AlterPartitionFaults
+	// Reassign moves the partition's replicas (KIP-455): one replica to a
+	// broker outside them when there is one, else from three replicas to
+	// two, and from two back to three; a reassignment still in flight is
+	// cancelled instead.
+	Reassign
 	kinds // the number of kinds
 )
 
 var kindNames = [...]string{"Produce", "FetchRound", "Consume", "Advance", "Crash", "Restart",
-	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect", "AlterPartitionFaults"}
+	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect", "AlterPartitionFaults", "Reassign"}
 
 // String returns the kind's name.
 func (k Kind) String() string {
