@@ -21,7 +21,8 @@ var (
 // TestModelEveryStepKeepsTheControllersInvariants drives the controller with seeded random sequences of
 // registrations (clean, unclean, retried), heartbeats (caught up or not,
 // asking to shut down, with stale epochs), time jumps, AlterPartitions
-// (valid and stale), elections (clean, unclean and preferred), the
+// (valid and stale), elections (clean, unclean and preferred),
+// reassignments and their cancellations, the
 // periodic preferred-leader check, topic creations and
 // controller restarts. After every step:
 //
@@ -66,6 +67,9 @@ type model struct {
 	last    map[string]PartitionState // partition state after the previous step
 	tainted map[string]map[int32]bool // partition → brokers that restarted uncleanly since
 	follow  *Image                    // a broker's image, following the metadata log record by record
+	// proposed is the ISR the step's accepted AlterPartition proposed,
+	// by partition: its leader vouched each member caught up.
+	proposed map[string][]int32
 }
 
 func runModel(t *testing.T, cfg Config, seed uint64) {
@@ -86,6 +90,7 @@ func runModel(t *testing.T, cfg Config, seed uint64) {
 		m.h.startBroker(id)
 	}
 	for step := range *modelSteps {
+		m.proposed = nil
 		m.step(step, ids)
 		m.checkProperties()
 	}
@@ -202,20 +207,33 @@ func (m *model) step(step int, ids []int32) {
 		resp := h.c.AlterPartition(req, h.now)
 		m.logf("%d: AlterPartition %s-%d by %d epochs %d/%d isr %v → %v", step, req.Topic, req.Partition, req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, members, resp.ErrorCode)
 		h.check()
-		if resp.ErrorCode == wire.CodeNone {
+		if resp.ErrorCode == wire.CodeNone || resp.ErrorCode == wire.CodeNewLeaderElected { // applied
 			if req.BrokerID != p.Leader || req.LeaderEpoch != p.LeaderEpoch || req.PartitionEpoch != p.PartitionEpoch {
 				h.t.Fatalf("accepted a proposal from %d under %d/%d; the partition was %s", req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, p)
 			}
 			for _, id := range members {
 				m.untaint(pkey(p.Topic, p.Partition), id)
 			}
+			m.proposed = map[string][]int32{pkey(p.Topic, p.Partition): members}
 		}
 	case k < 85: // an operator asks for an election
 		p, ok := m.randomPartition()
 		if !ok {
 			break
 		}
-		kind := r.IntN(3)
+		kind := r.IntN(4)
+		if kind == 3 { // or a reassignment (KIP-455), or its cancellation
+			req := wire.AlterPartitionReassignmentsRequest{Topic: p.Topic, Partition: p.Partition, Cancel: r.IntN(4) == 0}
+			if !req.Cancel {
+				perm := slices.Clone(ids)
+				r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+				req.Replicas = perm[:1+r.IntN(min(3, len(perm)))]
+			}
+			resp := h.c.AlterPartitionReassignments(req, h.now)
+			m.logf("%d: reassign %s-%d to %v cancel %t → %v %s", step, p.Topic, p.Partition, req.Replicas, req.Cancel, resp.ErrorCode, resp.ErrorMessage)
+			h.check()
+			break
+		}
 		unclean, preferred := kind == 0, kind == 1
 		resp := h.c.ElectLeaders(wire.ElectLeadersRequest{Topic: p.Topic, Partition: p.Partition, Unclean: unclean, Preferred: preferred}, h.now)
 		m.logf("%d: ElectLeaders %s-%d unclean %t preferred %t → %+v", step, p.Topic, p.Partition, unclean, preferred, resp)
@@ -338,6 +356,13 @@ func (m *model) followLog() {
 			}
 			if slices.Contains(old.ISR, ch.Leader) || slices.Contains(old.ELR, ch.Leader) {
 				continue // clean: from the ISR, or from the ELR once the change emptied the ISR
+			}
+			if old.Reassigning() && ch.Replicas != nil && len(ch.AddingReplicas) == 0 && len(ch.RemovingReplicas) == 0 &&
+				slices.Contains(m.proposed[pkey(ch.Topic, ch.Partition)], ch.Leader) {
+				// clean: the AlterPartition that took the new leader into
+				// the ISR (its leader vouching it caught up) completed the
+				// reassignment, and the removed leader handed over to it.
+				continue
 			}
 			if ch.LeaderRecoveryState != wire.LeaderRecovering || len(ch.ISR) != 1 || len(ch.ELR) != 0 {
 				h.t.Fatalf("unclean election %s → %+v: want RECOVERING, the leader alone in the ISR, no ELR", old, ch)
