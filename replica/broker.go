@@ -358,6 +358,9 @@ type Broker struct {
 	// autoCreateFailed the refusal of the last attempt, answered once.
 	autoCreating     map[string]int32
 	autoCreateFailed map[string]wire.ErrorCode
+	// isrShrinks and isrExpands count the committed ISR changes of the
+	// partitions this broker leads (broker_metrics.go).
+	isrShrinks, isrExpands uint64
 	// autoCreateOrder is autoCreateFailed's names oldest first (with names
 	// since answered among them), for evicting at maxAutoCreateHeld.
 	autoCreateOrder []string
@@ -1110,7 +1113,9 @@ func (b *Broker) applyImage(nowMs int64) {
 			Replicas: p.Replicas, ISR: p.ISR, MinISR: minISR,
 		}
 		if p.Leader == b.cfg.ID {
+			before := committedISR(r, p.LeaderEpoch)
 			_ = r.BecomeLeader(st, nowMs)
+			b.countISRChange(before, r)
 		} else {
 			_ = r.BecomeFollower(st, nowMs)
 		}
@@ -1119,7 +1124,9 @@ func (b *Broker) applyImage(nowMs int64) {
 
 func (b *Broker) onAlterPartition(sent *wire.AlterPartitionRequest, m *wire.AlterPartitionResponse, nowMs int64) {
 	if r, ok := b.parts[TopicPartition{sent.Topic, sent.Partition}]; ok {
+		before := committedISR(r, r.LeaderEpoch())
 		_ = r.ApplyAlterPartition(sent, m, nowMs)
+		b.countISRChange(before, r)
 	}
 }
 

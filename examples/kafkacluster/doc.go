@@ -22,6 +22,10 @@
 // (replica/kafka's Config.AutoCreateTopics, Kafka's
 // auto.create.topics.enable), or by CreateTopics (kadm, kafka-topics).
 //
+// With -metrics every node serves its metrics (package
+// replica/metrics) in Prometheus' text format on a free loopback port,
+// logged as "broker 1 metrics on http://127.0.0.1:PORT/metrics".
+//
 // A node that exits on its own (a crash, a kill -9) is logged and left
 // down, so that one sees the cluster serve without it; with -restart it
 // is started again on the same ports and data directory after a second,

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,6 +73,7 @@ func run(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Si
 	fs.SetOutput(stderr)
 	brokers := fs.Int("brokers", 3, "how many brokers, 1 to 7 (topics get replication factor min(3, brokers))")
 	dir := fs.String("dir", "", "where the nodes keep their data: DIR/controller, DIR/broker-1, ... (default: a new temporary directory, removed on exit)")
+	withMetrics := fs.Bool("metrics", false, "each node serves its metrics in Prometheus' text format on a free loopback port, logged as \"... metrics on http://...\"")
 	restart := fs.Bool("restart", false, "start again a node that exits on its own (a crash, a kill -9), on its ports and data directory, after 1 s, doubling to 30 s while it keeps exiting within a minute")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -96,7 +101,7 @@ func run(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Si
 		*dir = d
 	}
 	rf := min(3, *brokers)
-	c := &cluster{self: self, log: log}
+	c := &cluster{self: self, log: log, metrics: *withMetrics}
 	c.nodes = nodecmd.Nodes{Stop: stop, Restart: *restart, Say: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }}
 	seeds, err := c.start(*dir, *brokers, rf)
 	if err != nil {
@@ -111,9 +116,10 @@ func run(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Si
 
 // cluster is the running nodes.
 type cluster struct {
-	self  string
-	log   *slog.Logger
-	nodes nodecmd.Nodes
+	self    string
+	log     *slog.Logger
+	nodes   nodecmd.Nodes
+	metrics bool // -metrics
 }
 
 // start starts the controller, then the brokers, waits until every
@@ -169,14 +175,47 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 }
 
 // spawn starts self as a node with the arguments args returns (asked
-// again at each restart); its output goes to the log, a record per line
-// naming the node (stderr's as warnings).
+// again at each restart; with -metrics-listen added for -metrics); its
+// output goes to the log, a record per line naming the node (stderr's as
+// warnings).
 func (c *cluster) spawn(name string, args func() []string) (*nodecmd.Node, error) {
-	n, err := c.nodes.StartRestartable(name, func() *exec.Cmd { return exec.Command(c.self, append([]string{nodeFlag}, args()...)...) },
+	cmd := func() *exec.Cmd {
+		a := append([]string{nodeFlag}, args()...)
+		a = append(a, "-log-format", "json") // relogged as records of ours (relog)
+		if c.metrics {
+			a = append(a, "-metrics-listen", "127.0.0.1:0")
+		}
+		return exec.Command(c.self, a...)
+	}
+	n, err := c.nodes.StartRestartable(name, cmd,
 		func(line string) { c.log.Info(line, "node", name) },
-		func(line string) { c.log.Warn(line, "node", name) })
+		func(line string) { c.relog(name, line) })
 	if err == nil {
 		c.log.Info("node started", "node", name, "pid", n.Pid())
 	}
 	return n, err
+}
+
+// relog writes a line of a node's stderr to the cluster's log: a JSON log
+// record (the nodes log with -log-format json) as the record it is, at
+// its level and with its attributes; anything else (a panic's trace) as
+// a warning holding the line.
+func (c *cluster) relog(node, line string) {
+	var rec map[string]any
+	if json.Unmarshal([]byte(line), &rec) != nil {
+		c.log.Warn(line, "node", node)
+		return
+	}
+	var level slog.Level
+	if s, ok := rec["level"].(string); !ok || level.UnmarshalText([]byte(s)) != nil {
+		level = slog.LevelWarn
+	}
+	msg, _ := rec["msg"].(string)
+	attrs := []any{"node", node}
+	for _, k := range slices.Sorted(maps.Keys(rec)) {
+		if k != "time" && k != "level" && k != "msg" && k != "node" {
+			attrs = append(attrs, k, rec[k])
+		}
+	}
+	c.log.Log(context.Background(), level, msg, attrs...)
 }

@@ -21,6 +21,8 @@ type controllerFlags struct {
 	Dir              string
 	SessionTimeoutMs int64
 	DefaultMinISR    int
+	MetricsListen    string
+	Log              logFlags
 }
 
 // controllerFlagSet declares the controller's flags into f.
@@ -29,6 +31,8 @@ func controllerFlagSet(f *controllerFlags) *flag.FlagSet {
 	fs.IntVar(&f.ID, "id", 0, "the controller's node id (node.id), stamped in its directory, 0 to 2147483647")
 	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id, 1 to 64 characters of [A-Za-z0-9_-] (default: the one stamped in -dir, or a new random one at the first start)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9093", "host:port to listen on (port 0: any free port)")
+	fs.StringVar(&f.MetricsListen, "metrics-listen", "", metricsFlagUsage)
+	f.Log.declare(fs)
 	fs.StringVar(&f.Dir, "dir", "", "the directory of the metadata log (required)")
 	fs.Int64Var(&f.SessionTimeoutMs, "session-timeout-ms", controller.DefaultSessionTimeoutMs, "broker.session.timeout.ms: a broker silent this long is fenced and loses its leaderships, 500 to 600000")
 	fs.IntVar(&f.DefaultMinISR, "default-min-isr", 1, "min.insync.replicas of a topic created without one, 1 to 7")
@@ -42,6 +46,8 @@ func (f *controllerFlags) validate() error {
 	for _, err := range []error{
 		checkRange("id", f.ID, 0, 1<<31-1),
 		checkHostPort("listen", f.Listen, true),
+		checkOptionalHostPort("metrics-listen", f.MetricsListen),
+		f.Log.validate(),
 		checkDir("dir", f.Dir),
 		checkRange("session-timeout-ms", f.SessionTimeoutMs, 500, 600_000),
 		checkRange("default-min-isr", f.DefaultMinISR, 1, 7),
@@ -69,14 +75,22 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 	if err := f.validate(); err != nil {
 		return refuse(fs, stderr, err)
 	}
+	lg := f.Log.logger(stderr, "controller")
 	ctl, err := server.StartController(server.ControllerSpec{
 		Dir: f.Dir, Clock: wallclock.New(), Listen: f.Listen, NodeID: int32(f.ID), ClusterID: f.ClusterID,
 		Controller: controller.Config{SessionTimeoutMs: f.SessionTimeoutMs, DefaultMinISR: int32(f.DefaultMinISR)},
-		Host:       server.Config{Logf: logTo(stderr, "controller")},
+		Host:       server.Config{Logf: hostLogf(lg)},
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "controller: %v\n", err)
+		lg.Error("cannot start", "err", err)
 		return 1
+	}
+	if f.MetricsListen != "" {
+		if err := serveMetrics(f.MetricsListen, "controller", stdout, ctl.Metrics); err != nil {
+			lg.Error("cannot serve metrics", "err", err)
+			ctl.Kill()
+			return 1
+		}
 	}
 	fmt.Fprintf(stdout, "controller listening on %s, metadata log in %s, cluster %s\n", ctl.Addr(), f.Dir, ctl.ClusterID())
 	health := time.NewTicker(time.Second)
@@ -87,13 +101,13 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 			if failed := ctl.Failed(); failed != nil {
 				// Its store failed: it answers nothing more, as a
 				// controller whose log is offline.
-				fmt.Fprintf(stderr, "controller: %v\n", failed)
+				lg.Error("failed", "err", failed)
 				ctl.Kill()
 				return 1
 			}
 		case s := <-stop:
 			fmt.Fprintf(stdout, "controller: %v: shutting down (a second signal stops at once)\n", s)
-			return stopHost(ctl.Close, stop, stdout, stderr, "controller")
+			return stopHost(ctl.Close, stop, stdout, lg, "controller")
 		}
 	}
 }
