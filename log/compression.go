@@ -206,10 +206,11 @@ var bytesReaders = sync.Pool{New: func() any { return new(bytesReader) }}
 // inflate to), so the pool's buffers stay small whatever the bound.
 var inflationBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
-// inflatedKeepBytes is the largest inflation buffer the pool keeps: a
-// batch's header and an lz4 block of the largest size (4 MiB, franz-go's),
-// which an lz4 reader decodes in place only into room that large, with
-// the allocator's rounding up.
+// inflatedKeepBytes is the size of the pool's inflation buffers (or the
+// log's bound, if smaller), and the largest one it keeps: a batch's header
+// and an lz4 block of the largest size (4 MiB, franz-go's), which an lz4
+// reader decodes in place only into room that large, with the
+// allocator's rounding up.
 const inflatedKeepBytes = 4<<20 + 64<<10
 
 // releaseInflationBuffer puts buf back into inflationBuffers, emptied,

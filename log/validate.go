@@ -113,6 +113,11 @@ func validateLeaderBatchInflating(batch []byte, maxBatchBytes, maxInflated int) 
 	if h.Attributes&AttrCompressionMask != 0 {
 		buf := inflationBuffers.Get().(*[]byte)
 		defer releaseInflationBuffer(buf)
+		if want := min(inflatedKeepBytes, BatchHeaderSize+maxInflated); cap(*buf) < want {
+			// Once per pooled buffer: room for an lz4 block, which its
+			// reader decodes in place only into that much.
+			*buf = make([]byte, 0, want)
+		}
 		*buf, err = inflate(*buf, records, maxInflated)
 		if err != nil {
 			return BatchHeader{}, err
