@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"bytes"
+
 	"github.com/kaenlog/kaenlog/replica/group"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
@@ -59,7 +61,10 @@ func decodeJoinGroup(_ *Codec, st *request, _ *server.Request) (wire.Message, er
 		req.RebalanceTimeoutMs = kr.SessionTimeoutMillis
 	}
 	for _, p := range kr.Protocols {
-		req.Protocols = append(req.Protocols, group.Protocol{Name: p.Name, Metadata: p.Metadata})
+		// Cloned: kmsg's bytes alias the frame, which the host reuses
+		// once the request is answered, and the coordinator keeps a
+		// member's metadata for the rebalances after it.
+		req.Protocols = append(req.Protocols, group.Protocol{Name: p.Name, Metadata: bytes.Clone(p.Metadata)})
 	}
 	return groupRequest(st, req), nil
 }

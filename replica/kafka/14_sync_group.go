@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"bytes"
+
 	"github.com/kaenlog/kaenlog/replica/group"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
@@ -44,7 +46,10 @@ func decodeSyncGroup(_ *Codec, st *request, _ *server.Request) (wire.Message, er
 		ProtocolType: strOr(kr.ProtocolType), Protocol: strOr(kr.Protocol),
 	}
 	for _, a := range kr.GroupAssignment {
-		req.Assignments = append(req.Assignments, group.Assignment{MemberID: a.MemberID, Assignment: a.MemberAssignment})
+		// Cloned: the frame is reused once the leader is answered, and
+		// the coordinator keeps the assignment for the members that
+		// sync after it and for DescribeGroups.
+		req.Assignments = append(req.Assignments, group.Assignment{MemberID: a.MemberID, Assignment: bytes.Clone(a.MemberAssignment)})
 	}
 	return groupRequest(st, req), nil
 }
