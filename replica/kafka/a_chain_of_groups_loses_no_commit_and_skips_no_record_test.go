@@ -112,7 +112,7 @@ func (s *chainStage) member(ctx context.Context, t *testing.T, seeds []string, q
 	s.lives++
 	s.mu.Unlock()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...),
-		kgo.ConsumerGroup(s.group), kgo.ConsumeTopics(s.from), kgo.DisableAutoCommit(),
+		kgo.ConsumerGroup(s.group), kgo.ConsumeTopics(s.from), kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.DefaultProduceTopic(s.to), kgo.RequiredAcks(kgo.AllISRAcks()), // idempotent: kgo's default
 		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
@@ -127,46 +127,63 @@ func (s *chainStage) member(ctx context.Context, t *testing.T, seeds []string, q
 	defer cl.Close() // leaves the group; commits nothing
 	read := 0
 	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, 20)
-		var recs []*kgo.Record
-		fs.EachRecord(func(r *kgo.Record) { recs = append(recs, r) })
-		fs.EachError(func(topic string, p int32, err error) {
-			if ctx.Err() == nil {
-				t.Logf("%s: fetch %s-%d: %v", s.group, topic, p, err)
-			}
-		})
-		if len(recs) == 0 {
-			continue
-		}
-		s.read(recs)
-		out := make([]*kgo.Record, len(recs))
-		for i, r := range recs {
-			out[i] = &kgo.Record{Value: slices.Clone(r.Value)}
-		}
-		if err := cl.ProduceSync(ctx, out...).FirstErr(); err != nil {
-			// Not forwarded: this member must not read past them, so it
-			// stops and the next one reads them again from the commit.
-			if ctx.Err() == nil {
-				t.Logf("%s: forwarding to %s failed, the member stops: %v", s.group, s.to, err)
-			}
+		stop := s.step(ctx, t, cl, &read, quota, progress)
+		// The group may move on (revoke, rejoin, fetch the committed
+		// offsets) only once the batch is forwarded and its commit
+		// answered: kgo's BlockRebalanceOnPoll. Without it, a member
+		// whose session ended while its commit was in flight fetched its
+		// offsets before that commit was answered, and read the batch
+		// again after kgo reported the commit acknowledged.
+		cl.AllowRebalance()
+		if stop {
 			return
 		}
-		read += len(recs)
-		if quota >= 0 && read >= quota {
-			return // forwarded but not committed: read again by the next member
-		}
-		if err := cl.CommitRecords(ctx, recs...); err != nil {
-			if ctx.Err() == nil {
-				s.mu.Lock()
-				s.failedCommits++
-				s.mu.Unlock()
-				t.Logf("%s: commit failed (the next one covers these records): %v", s.group, err)
-			}
-			continue
-		}
-		s.ack(recs)
-		progress()
 	}
+}
+
+// step polls one batch, forwards it and commits it; it reports whether
+// the member stops (its quota read, or a forward failed).
+func (s *chainStage) step(ctx context.Context, t *testing.T, cl *kgo.Client, read *int, quota int, progress func()) (stop bool) {
+	fs := cl.PollRecords(ctx, 20)
+	var recs []*kgo.Record
+	fs.EachRecord(func(r *kgo.Record) { recs = append(recs, r) })
+	fs.EachError(func(topic string, p int32, err error) {
+		if ctx.Err() == nil {
+			t.Logf("%s: fetch %s-%d: %v", s.group, topic, p, err)
+		}
+	})
+	if len(recs) == 0 {
+		return false
+	}
+	s.read(recs)
+	out := make([]*kgo.Record, len(recs))
+	for i, r := range recs {
+		out[i] = &kgo.Record{Value: slices.Clone(r.Value)}
+	}
+	if err := cl.ProduceSync(ctx, out...).FirstErr(); err != nil {
+		// Not forwarded: this member must not read past them, so it
+		// stops and the next one reads them again from the commit.
+		if ctx.Err() == nil {
+			t.Logf("%s: forwarding to %s failed, the member stops: %v", s.group, s.to, err)
+		}
+		return true
+	}
+	*read += len(recs)
+	if quota >= 0 && *read >= quota {
+		return true // forwarded but not committed: read again by the next member
+	}
+	if err := cl.CommitRecords(ctx, recs...); err != nil {
+		if ctx.Err() == nil {
+			s.mu.Lock()
+			s.failedCommits++
+			s.mu.Unlock()
+			t.Logf("%s: commit failed (the next one covers these records): %v", s.group, err)
+		}
+		return false
+	}
+	s.ack(recs)
+	progress()
+	return false
 }
 
 // TestAChainOfGroupsLosesNoCommitAndSkipsNoRecordThroughCrashes: three kgo
