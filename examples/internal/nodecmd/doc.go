@@ -17,6 +17,7 @@
 //	controller listening on 127.0.0.1:39251, metadata log in DIR, cluster MkU3OEVBNTcwNTJENDM2Qk
 //	broker 1 simulating power loss: unsynced data lives in this process until fsync; a kill -9 loses it
 //	broker 1 Kafka listener on 127.0.0.1:40112 (RunBrokerWithKafka only)
+//	broker 1 metrics on http://127.0.0.1:40113/metrics (with -metrics-listen)
 //	broker 1 listening on 127.0.0.1:40111 (advertised 127.0.0.1:40111), data in DIR
 //	broker 1 ready: registered at broker epoch 3, unfenced, cluster MkU3OEVBNTcwNTJENDM2Qk
 //	broker 1 stopped cleanly
