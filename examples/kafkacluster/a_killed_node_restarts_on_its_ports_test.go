@@ -35,24 +35,7 @@ func TestAKilledNodeRestartsOnItsPortsWithRestart(t *testing.T) {
 	const topic = "orders"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	prod, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic(topic),
-		kgo.AllowAutoTopicCreation(), kgo.RequiredAcks(kgo.AllISRAcks()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prod.Close()
-	produce := func(from, to int) {
-		t.Helper()
-		for i := from; i < to; i++ {
-			r := &kgo.Record{Value: fmt.Appendf(nil, "r%d", i)}
-			if err := prod.ProduceSync(ctx, r).FirstErr(); err != nil {
-				t.Fatalf("record %d: %v\nstderr:\n%s", i, err, p.Stderr())
-			}
-			if r.Offset != int64(i) {
-				t.Fatalf("record %d acknowledged at offset %d", i, r.Offset)
-			}
-		}
-	}
+	prod, produce := newProducer(ctx, t, p, seeds, topic)
 	produce(0, 20)
 
 	// kill waits for node's restart and its next ready line: the n-th.

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -177,6 +181,7 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 func (c *cluster) spawn(name string, args func() []string) (*nodecmd.Node, error) {
 	cmd := func() *exec.Cmd {
 		a := append([]string{nodeFlag}, args()...)
+		a = append(a, "-log-format", "json") // relogged as records of ours (relog)
 		if c.metrics {
 			a = append(a, "-metrics-listen", "127.0.0.1:0")
 		}
@@ -184,9 +189,33 @@ func (c *cluster) spawn(name string, args func() []string) (*nodecmd.Node, error
 	}
 	n, err := c.nodes.StartRestartable(name, cmd,
 		func(line string) { c.log.Info(line, "node", name) },
-		func(line string) { c.log.Warn(line, "node", name) })
+		func(line string) { c.relog(name, line) })
 	if err == nil {
 		c.log.Info("node started", "node", name, "pid", n.Pid())
 	}
 	return n, err
+}
+
+// relog writes a line of a node's stderr to the cluster's log: a JSON log
+// record (the nodes log with -log-format json) as the record it is, at
+// its level and with its attributes; anything else (a panic's trace) as
+// a warning holding the line.
+func (c *cluster) relog(node, line string) {
+	var rec map[string]any
+	if json.Unmarshal([]byte(line), &rec) != nil {
+		c.log.Warn(line, "node", node)
+		return
+	}
+	var level slog.Level
+	if s, ok := rec["level"].(string); !ok || level.UnmarshalText([]byte(s)) != nil {
+		level = slog.LevelWarn
+	}
+	msg, _ := rec["msg"].(string)
+	attrs := []any{"node", node}
+	for _, k := range slices.Sorted(maps.Keys(rec)) {
+		if k != "time" && k != "level" && k != "msg" && k != "node" {
+			attrs = append(attrs, k, rec[k])
+		}
+	}
+	c.log.Log(context.Background(), level, msg, attrs...)
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
@@ -37,6 +38,7 @@ type brokerFlags struct {
 	MaxRequestWaitMs  int64
 	WriteTimeoutMs    int64
 	MetricsListen     string
+	Log               logFlags
 }
 
 // brokerFlagSet declares the broker's flags into f.
@@ -46,6 +48,7 @@ func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id the broker must belong to (default: the one stamped in -dir, or at the first start the controller's)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0: any free port)")
 	fs.StringVar(&f.MetricsListen, "metrics-listen", "", metricsFlagUsage)
+	f.Log.declare(fs)
 	fs.StringVar(&f.Advertise, "advertise", "", "host:port other brokers and clients reach this one at (default: the listener's address; 127.0.0.1 for an unspecified host)")
 	fs.StringVar(&f.Controller, "controller", "", "the controller's host:port (required)")
 	fs.StringVar(&f.Dir, "dir", "", "the data directory, one subdirectory per partition (required)")
@@ -76,6 +79,7 @@ func (f *brokerFlags) validate() error {
 	for _, err := range []error{
 		checkHostPort("listen", f.Listen, true),
 		checkOptionalHostPort("metrics-listen", f.MetricsListen),
+		f.Log.validate(),
 		checkDir("dir", f.Dir),
 		checkRange("segment-bytes", f.SegmentBytes, 4096, log.MaxSegmentBytes),
 		checkRange("replica-lag-ms", f.ReplicaLagMs, 100, 600_000),
@@ -150,6 +154,8 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 	if err := f.validate(); err != nil {
 		return refuse(fs, stderr, err)
 	}
+	who := fmt.Sprintf("broker %d", f.ID)
+	lg := f.Log.logger(stderr, who)
 	sync := log.SyncNever
 	if f.SyncEveryAppend {
 		sync = log.SyncEveryAppend
@@ -181,7 +187,7 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 		KafkaCodec:  kl.Codec,
 		Host: server.Config{
 			ShutdownTimeoutMs: max(f.ShutdownTimeoutMs, 1),
-			OnEvent:           func() { notify(events) }, Logf: logTo(stderr, fmt.Sprintf("broker %d", f.ID)),
+			OnEvent:           func() { notify(events) }, Logf: hostLogf(lg),
 			ConnectionsMaxIdleMs:   f.MaxIdleMs,
 			MaxHeldBytes:           f.MaxHeldBytes,
 			MaxConnectionHeldBytes: f.MaxConnHeldBytes,
@@ -193,13 +199,13 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 		if errors.Is(err, replica.ErrInvalidConfig) {
 			return refuse(fs, stderr, err)
 		}
-		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+		lg.Error("cannot start", "err", err)
 		return 1
 	}
 	h, b := sb.Host, sb.Node()
 	if f.MetricsListen != "" {
-		if err := serveMetrics(f.MetricsListen, fmt.Sprintf("broker %d", f.ID), stdout, h.Metrics); err != nil {
-			fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+		if err := serveMetrics(f.MetricsListen, who, stdout, h.Metrics); err != nil {
+			lg.Error("cannot serve metrics", "err", err)
 			h.Kill()
 			return 1
 		}
@@ -216,7 +222,7 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 	// backoff spaces them.
 	refusal := func(err error) {
 		if err != nil && err != lastRefusal {
-			fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+			lg.Warn("registration refused", "err", err)
 		}
 		lastRefusal = err
 	}
@@ -244,25 +250,25 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 				refusal(refused)
 			}
 			if halted != nil {
-				fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, halted)
+				lg.Error("halted", "err", halted)
 				h.Kill()
 				return 1
 			}
 		case s := <-stop:
 			fmt.Fprintf(stdout, "broker %d: %v: shutting down (a second signal stops at once)\n", f.ID, s)
-			return stopHost(h.Close, stop, stdout, stderr, fmt.Sprintf("broker %d", f.ID))
+			return stopHost(h.Close, stop, stdout, lg, who)
 		}
 	}
 }
 
 // stopHost runs closeNode (a Host's Close, or a server.Controller's); a
 // signal on stop before it is done returns 1 at once.
-func stopHost(closeNode func() error, stop <-chan os.Signal, stdout, stderr io.Writer, who string) int {
+func stopHost(closeNode func() error, stop <-chan os.Signal, stdout io.Writer, lg *slog.Logger, who string) int {
 	done := make(chan error, 1)
 	go func() {
 		err := closeNode()
 		if errors.Is(err, server.ErrShutdownTimedOut) {
-			fmt.Fprintf(stderr, "%s: %v (closed cleanly anyway)\n", who, server.ErrShutdownTimedOut)
+			lg.Warn("closed cleanly without the controller's go-ahead", "err", server.ErrShutdownTimedOut)
 			err = withoutTimeout(err)
 		}
 		done <- err
@@ -270,13 +276,13 @@ func stopHost(closeNode func() error, stop <-chan os.Signal, stdout, stderr io.W
 	select {
 	case err := <-done:
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", who, err)
+			lg.Error("stop failed", "err", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "%s stopped cleanly\n", who)
 		return 0
 	case s := <-stop:
-		fmt.Fprintf(stderr, "%s: %v again: stopping at once\n", who, s)
+		lg.Warn("a second signal: stopping at once", "signal", s.String())
 		return 1
 	}
 }
@@ -305,12 +311,5 @@ func notify(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
-	}
-}
-
-// logTo returns a host's Logf writing lines to w.
-func logTo(w io.Writer, who string) func(string, ...any) {
-	return func(format string, args ...any) {
-		fmt.Fprintf(w, who+": "+format+"\n", args...)
 	}
 }

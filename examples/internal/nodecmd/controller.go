@@ -22,6 +22,7 @@ type controllerFlags struct {
 	SessionTimeoutMs int64
 	DefaultMinISR    int
 	MetricsListen    string
+	Log              logFlags
 }
 
 // controllerFlagSet declares the controller's flags into f.
@@ -31,6 +32,7 @@ func controllerFlagSet(f *controllerFlags) *flag.FlagSet {
 	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id, 1 to 64 characters of [A-Za-z0-9_-] (default: the one stamped in -dir, or a new random one at the first start)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9093", "host:port to listen on (port 0: any free port)")
 	fs.StringVar(&f.MetricsListen, "metrics-listen", "", metricsFlagUsage)
+	f.Log.declare(fs)
 	fs.StringVar(&f.Dir, "dir", "", "the directory of the metadata log (required)")
 	fs.Int64Var(&f.SessionTimeoutMs, "session-timeout-ms", controller.DefaultSessionTimeoutMs, "broker.session.timeout.ms: a broker silent this long is fenced and loses its leaderships, 500 to 600000")
 	fs.IntVar(&f.DefaultMinISR, "default-min-isr", 1, "min.insync.replicas of a topic created without one, 1 to 7")
@@ -45,6 +47,7 @@ func (f *controllerFlags) validate() error {
 		checkRange("id", f.ID, 0, 1<<31-1),
 		checkHostPort("listen", f.Listen, true),
 		checkOptionalHostPort("metrics-listen", f.MetricsListen),
+		f.Log.validate(),
 		checkDir("dir", f.Dir),
 		checkRange("session-timeout-ms", f.SessionTimeoutMs, 500, 600_000),
 		checkRange("default-min-isr", f.DefaultMinISR, 1, 7),
@@ -72,18 +75,19 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 	if err := f.validate(); err != nil {
 		return refuse(fs, stderr, err)
 	}
+	lg := f.Log.logger(stderr, "controller")
 	ctl, err := server.StartController(server.ControllerSpec{
 		Dir: f.Dir, Clock: wallclock.New(), Listen: f.Listen, NodeID: int32(f.ID), ClusterID: f.ClusterID,
 		Controller: controller.Config{SessionTimeoutMs: f.SessionTimeoutMs, DefaultMinISR: int32(f.DefaultMinISR)},
-		Host:       server.Config{Logf: logTo(stderr, "controller")},
+		Host:       server.Config{Logf: hostLogf(lg)},
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "controller: %v\n", err)
+		lg.Error("cannot start", "err", err)
 		return 1
 	}
 	if f.MetricsListen != "" {
 		if err := serveMetrics(f.MetricsListen, "controller", stdout, ctl.Metrics); err != nil {
-			fmt.Fprintf(stderr, "controller: %v\n", err)
+			lg.Error("cannot serve metrics", "err", err)
 			ctl.Kill()
 			return 1
 		}
@@ -97,13 +101,13 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 			if failed := ctl.Failed(); failed != nil {
 				// Its store failed: it answers nothing more, as a
 				// controller whose log is offline.
-				fmt.Fprintf(stderr, "controller: %v\n", failed)
+				lg.Error("failed", "err", failed)
 				ctl.Kill()
 				return 1
 			}
 		case s := <-stop:
 			fmt.Fprintf(stdout, "controller: %v: shutting down (a second signal stops at once)\n", s)
-			return stopHost(ctl.Close, stop, stdout, stderr, "controller")
+			return stopHost(ctl.Close, stop, stdout, lg, "controller")
 		}
 	}
 }
