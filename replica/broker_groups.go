@@ -98,9 +98,10 @@ func IsGroupAPI(k wire.APIKey) bool {
 }
 
 // GroupRequest is a client's request to a broker's group coordinators. It
-// never travels on kaenlog's own protocol (AppendTo refuses): a listener
-// that speaks another protocol (replica/kafka) decodes its requests into
-// one and hands it to the broker through its host. Body is one of
+// is never encoded (AppendTo refuses): each listener decodes its
+// protocol's group requests into one and hands it to the broker through
+// its host (replica/server's from wire's group messages, replica/kafka's
+// from Kafka's), and frames the answer in its own protocol. Body is one of
 // [FindCoordinatorRequest], group.JoinGroupRequest,
 // group.SyncGroupRequest, group.HeartbeatRequest, group.LeaveGroupRequest,
 // group.OffsetCommitRequest, [OffsetFetchRequest],
@@ -148,8 +149,8 @@ func (m *GroupRequest) APIKey() wire.APIKey {
 func (m *GroupRequest) Correlation() int32 { return m.CorrelationID }
 
 // errGroupEncoded is AppendTo's refusal: group requests and answers are
-// not part of kaenlog's protocol.
-var errGroupEncoded = fmt.Errorf("replica: group requests are not encoded on kaenlog's protocol: %w", wire.ErrUnsupportedVersion)
+// translated by their listener, never encoded as they are.
+var errGroupEncoded = fmt.Errorf("replica: group requests are translated by their listener, not encoded: %w", wire.ErrUnsupportedVersion)
 
 // AppendTo refuses: a GroupRequest is a listener's, never encoded.
 func (m *GroupRequest) AppendTo(dst []byte) ([]byte, error) { return dst, errGroupEncoded }

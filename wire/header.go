@@ -27,7 +27,8 @@ const (
 
 // String returns the API's name ("Produce", "Fetch", "ListOffsets",
 // "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "ElectLeaders",
-// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat"), or
+// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat", and the
+// group APIs' Kafka names), or
 // "APIKey(n)" for a key this package does not know.
 func (k APIKey) String() string {
 	switch k {
@@ -55,6 +56,28 @@ func (k APIKey) String() string {
 		return "BrokerHeartbeat"
 	case APIInitProducerID:
 		return "InitProducerID"
+	case APIOffsetCommit:
+		return "OffsetCommit"
+	case APIOffsetFetch:
+		return "OffsetFetch"
+	case APIFindCoordinator:
+		return "FindCoordinator"
+	case APIJoinGroup:
+		return "JoinGroup"
+	case APIHeartbeat:
+		return "Heartbeat"
+	case APILeaveGroup:
+		return "LeaveGroup"
+	case APISyncGroup:
+		return "SyncGroup"
+	case APIDescribeGroups:
+		return "DescribeGroups"
+	case APIListGroups:
+		return "ListGroups"
+	case APIDeleteGroups:
+		return "DeleteGroups"
+	case APIOffsetDelete:
+		return "OffsetDelete"
 	}
 	return fmt.Sprintf("APIKey(%d)", int16(k))
 }
@@ -63,7 +86,9 @@ func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
 		APIMetadata, APICreateTopics, APIDeleteTopics, APIElectLeaders, APIAlterPartition,
-		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID:
+		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID,
+		APIOffsetCommit, APIOffsetFetch, APIFindCoordinator, APIJoinGroup, APIHeartbeat, APILeaveGroup, APISyncGroup,
+		APIDescribeGroups, APIListGroups, APIDeleteGroups, APIOffsetDelete:
 		return true
 	}
 	return false

@@ -60,10 +60,9 @@ func decodeJoinGroup(_ *Codec, st *request, _ *server.Request) (wire.Message, er
 	if st.version == 0 {
 		req.RebalanceTimeoutMs = kr.SessionTimeoutMillis
 	}
+	// Copies: kmsg aliases the frame, which the host reuses once the
+	// request is answered, and the coordinator keeps a member's metadata.
 	for _, p := range kr.Protocols {
-		// Cloned: kmsg's bytes alias the frame, which the host reuses
-		// once the request is answered, and the coordinator keeps a
-		// member's metadata for the rebalances after it.
 		req.Protocols = append(req.Protocols, group.Protocol{Name: p.Name, Metadata: bytes.Clone(p.Metadata)})
 	}
 	return groupRequest(st, req), nil

@@ -45,10 +45,8 @@ func decodeSyncGroup(_ *Codec, st *request, _ *server.Request) (wire.Message, er
 		Group: kr.Group, Generation: kr.Generation, MemberID: kr.MemberID, GroupInstanceID: strOr(kr.InstanceID),
 		ProtocolType: strOr(kr.ProtocolType), Protocol: strOr(kr.Protocol),
 	}
+	// Copies, as JoinGroup's metadata: the coordinator keeps them.
 	for _, a := range kr.GroupAssignment {
-		// Cloned: the frame is reused once the leader is answered, and
-		// the coordinator keeps the assignment for the members that
-		// sync after it and for DescribeGroups.
 		req.Assignments = append(req.Assignments, group.Assignment{MemberID: a.MemberID, Assignment: bytes.Clone(a.MemberAssignment)})
 	}
 	return groupRequest(st, req), nil
