@@ -16,6 +16,7 @@ import (
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/group"
+	"github.com/kaenlog/kaenlog/replica/internal/mutation"
 	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -141,6 +142,8 @@ type BrokerConfig struct {
 	// is created with (Kafka's offsets.topic.num.partitions); 0 means
 	// DefaultOffsetsTopicPartitions.
 	OffsetsTopicPartitions int32
+
+	mutations mutation.Rules // the simulator's unsafe rules (broker_groups_mutations.go)
 }
 
 // housekeepingMs returns v, or def when v <= 0.
