@@ -16,6 +16,7 @@ import (
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/group"
+	"github.com/kaenlog/kaenlog/replica/internal/mutation"
 	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -141,6 +142,8 @@ type BrokerConfig struct {
 	// is created with (Kafka's offsets.topic.num.partitions); 0 means
 	// DefaultOffsetsTopicPartitions.
 	OffsetsTopicPartitions int32
+
+	mutations mutation.Rules // the simulator's unsafe rules (broker_groups_mutations.go)
 }
 
 // housekeepingMs returns v, or def when v <= 0.
@@ -603,7 +606,8 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 		b.reply(env.From, b.handleListOffsets(m))
 	case *wire.MetadataRequest:
 		b.reply(env.From, b.handleMetadata(m, nowMs))
-	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.ElectLeadersRequest,
+		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest:
 		b.forward(env.From, m, nowMs)
 	case *GroupRequest:
 		b.handleGroupRequest(env.From, m, nowMs)
@@ -633,7 +637,8 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 		b.onEpochAnswers(env.From.ID, out.msg.(*wire.OffsetsForLeaderEpochRequest), m, nowMs)
 	case *wire.AlterPartitionResponse:
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
-	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse:
+	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse, *wire.ElectLeadersResponse,
+		*wire.CreatePartitionsResponse, *wire.AlterPartitionReassignmentsResponse, *wire.ListPartitionReassignmentsResponse:
 		b.onForwarded(m)
 	}
 }
@@ -758,7 +763,8 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 		if b.fetching[out.to.ID] == m.CorrelationID {
 			delete(b.fetching, out.to.ID)
 		}
-	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.ElectLeadersRequest,
+		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest:
 		b.forwardTimedOut(m.Correlation())
 	}
 }

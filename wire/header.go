@@ -26,9 +26,9 @@ const (
 )
 
 // String returns the API's name ("Produce", "Fetch", "ListOffsets",
-// "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "ElectLeaders",
-// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat", and the
-// group APIs' Kafka names), or
+// "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "CreatePartitions", "ElectLeaders",
+// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat", the
+// reassignment APIs and the group APIs' Kafka names), or
 // "APIKey(n)" for a key this package does not know.
 func (k APIKey) String() string {
 	switch k {
@@ -46,6 +46,12 @@ func (k APIKey) String() string {
 		return "CreateTopics"
 	case APIDeleteTopics:
 		return "DeleteTopics"
+	case APICreatePartitions:
+		return "CreatePartitions"
+	case APIAlterPartitionReassignments:
+		return "AlterPartitionReassignments"
+	case APIListPartitionReassignments:
+		return "ListPartitionReassignments"
 	case APIElectLeaders:
 		return "ElectLeaders"
 	case APIAlterPartition:
@@ -85,7 +91,8 @@ func (k APIKey) String() string {
 func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
-		APIMetadata, APICreateTopics, APIDeleteTopics, APIElectLeaders, APIAlterPartition,
+		APIMetadata, APICreateTopics, APIDeleteTopics, APICreatePartitions, APIElectLeaders, APIAlterPartition,
+		APIAlterPartitionReassignments, APIListPartitionReassignments,
 		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID,
 		APIOffsetCommit, APIOffsetFetch, APIFindCoordinator, APIJoinGroup, APIHeartbeat, APILeaveGroup, APISyncGroup,
 		APIDescribeGroups, APIListGroups, APIDeleteGroups, APIOffsetDelete:

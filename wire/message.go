@@ -48,6 +48,12 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeCreateTopicsRequest)
 	case APIDeleteTopics:
 		return decodeAs(payload, DecodeDeleteTopicsRequest)
+	case APICreatePartitions:
+		return decodeAs(payload, DecodeCreatePartitionsRequest)
+	case APIAlterPartitionReassignments:
+		return decodeAs(payload, DecodeAlterPartitionReassignmentsRequest)
+	case APIListPartitionReassignments:
+		return decodeAs(payload, DecodeListPartitionReassignmentsRequest)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersRequest)
 	case APIAlterPartition:
@@ -106,6 +112,12 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeCreateTopicsResponse)
 	case APIDeleteTopics:
 		return decodeAs(payload, DecodeDeleteTopicsResponse)
+	case APICreatePartitions:
+		return decodeAs(payload, DecodeCreatePartitionsResponse)
+	case APIAlterPartitionReassignments:
+		return decodeAs(payload, DecodeAlterPartitionReassignmentsResponse)
+	case APIListPartitionReassignments:
+		return decodeAs(payload, DecodeListPartitionReassignmentsResponse)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersResponse)
 	case APIAlterPartition:
@@ -177,6 +189,12 @@ var (
 	_ Message = CreateTopicsResponse{}
 	_ Message = DeleteTopicsRequest{}
 	_ Message = DeleteTopicsResponse{}
+	_ Message = CreatePartitionsRequest{}
+	_ Message = CreatePartitionsResponse{}
+	_ Message = AlterPartitionReassignmentsRequest{}
+	_ Message = AlterPartitionReassignmentsResponse{}
+	_ Message = ListPartitionReassignmentsRequest{}
+	_ Message = ListPartitionReassignmentsResponse{}
 	_ Message = ElectLeadersRequest{}
 	_ Message = ElectLeadersResponse{}
 	_ Message = AlterPartitionRequest{}
@@ -355,6 +373,18 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *DeleteTopicsRequest:
 		m.CorrelationID = corr
 	case *DeleteTopicsResponse:
+		m.CorrelationID = corr
+	case *CreatePartitionsRequest:
+		m.CorrelationID = corr
+	case *CreatePartitionsResponse:
+		m.CorrelationID = corr
+	case *AlterPartitionReassignmentsRequest:
+		m.CorrelationID = corr
+	case *AlterPartitionReassignmentsResponse:
+		m.CorrelationID = corr
+	case *ListPartitionReassignmentsRequest:
+		m.CorrelationID = corr
+	case *ListPartitionReassignmentsResponse:
 		m.CorrelationID = corr
 	case *ElectLeadersRequest:
 		m.CorrelationID = corr

@@ -392,8 +392,9 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 func brokerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
-		wire.APIMetadata,                                                   // from its image
-		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics: // forwarded to the controller
+		wire.APIMetadata,                                                                         // from its image
+		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders, // forwarded to the controller
+		wire.APICreatePartitions, wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments:
 		return true
 	}
 	return replica.IsGroupAPI(k) // a codec's replica.GroupRequest
@@ -402,7 +403,8 @@ func brokerServes(k wire.APIKey) bool {
 // controllerServes lists the requests a ControllerNode answers.
 func controllerServes(k wire.APIKey) bool {
 	switch k {
-	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders,
+	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders, wire.APICreatePartitions,
+		wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments,
 		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat,
 		wire.APIInitProducerID:
 		return true

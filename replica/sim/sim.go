@@ -51,14 +51,35 @@ type Config struct {
 	// leader that never saw the producer takes a later batch first.
 	ProducerSkipsLeaderBarrier bool
 
+	// Groups adds the consumer group steps (the package documentation,
+	// "Consumer groups"): the members of one group join, sync, heartbeat,
+	// commit and fetch offsets, leave and pause past their session on the
+	// coordinator the brokers host, among faults aimed at it, held to
+	// CommittedOffsetKept and OnePartitionOwner.
+	Groups bool
+
+	// The group coordinator's unsafe rules, each off by default; either
+	// turns Groups on. With one on, the simulator must find a committed
+	// offset that goes back, or a partition with two owners in a
+	// generation; its tests check that it does.
+
+	// CommitBeforeReplicated answers an OffsetCommit once its write is in
+	// the coordinator's log, before the high watermark passes it.
+	CommitBeforeReplicated bool
+	// LoadBeforeHighWatermark has a new coordinator serve what it loaded
+	// before the high watermark reaches it: the last leader's
+	// uncommitted tail with the rest.
+	LoadBeforeHighWatermark bool
+
 	// Swarm makes Run draw its steps as Search does (the package
 	// documentation, "How it searches"): each seed keeps its own random
 	// subset of the kinds of step, with its own weights, clock jumps and
 	// fault shapes. Replay ignores it: its steps are given.
 	Swarm bool
 
-	// LossOnly stops a run only at a lost commit (AcknowledgedKept or
-	// ConsumerVisibility), not at the weaker invariants that foretell one:
+	// LossOnly stops a run only at a lost commit (AcknowledgedKept,
+	// ConsumerVisibility or CommittedOffsetKept), not at the weaker
+	// invariants that foretell one:
 	// with an unsafe rule, a run then goes on to the loss itself.
 	LossOnly bool
 
@@ -175,6 +196,9 @@ type sim struct {
 	cov       Coverage
 	produced  int
 	idemSteps int
+	// elect99 counts the steps drawn at w = 99 outside unclean runs: they
+	// alternate between a preferred election and a reassignment.
+	elect99 int
 
 	// acked holds every record whose acks=all produce was answered NONE,
 	// by offset, with the brokers that held it then.
@@ -203,6 +227,8 @@ type sim struct {
 	cut      bool // a link is cut
 	// trail holds, for run, the counts of events after each step.
 	trail [][events]int
+	// groups are the consumer group's members (Config.Groups), or nil.
+	groups *groupState
 }
 
 type leaderEpoch struct {
@@ -237,6 +263,10 @@ func newSim(cfg Config) (*sim, error) {
 		opts.Truncation = replica.TruncateByLeaderEpoch
 	}
 	bcfg := replica.BrokerConfig{Replica: opts, RequestTimeoutMs: 3_000}
+	groups := cfg.Groups || cfg.CommitBeforeReplicated || cfg.LoadBeforeHighWatermark
+	if groups {
+		groupsConfig(&bcfg, cfg)
+	}
 	longPoll := LongPolls(cfg.Seed)
 	if longPoll {
 		bcfg.ContinuousFetch, bcfg.ReplicaFetchWaitMs = true, 500
@@ -286,6 +316,12 @@ func newSim(cfg Config) (*sim, error) {
 			s.cov.StaleAlterPartitionAnswers++
 		}
 	})
+	if groups {
+		if err := s.openGroups(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	s.openProducer()
 	return s, nil
 }
@@ -298,6 +334,9 @@ func (s *sim) result() Result {
 
 // draw picks the next step from the seed and the cluster's state.
 func (s *sim) draw() Step {
+	if s.groups != nil && len(s.plan) == 0 && s.rand.IntN(100) < groupShare {
+		return s.drawGroup()
+	}
 	if s.swarm != nil {
 		return s.drawSwarm()
 	}
@@ -363,7 +402,16 @@ func (s *sim) draw() Step {
 	case w < 98:
 		return Step{Kind: DiskFault, Broker: pick(), Op: [...]vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpTruncate}[r.IntN(3)]}
 	default:
-		return Step{Kind: Elect, Unclean: s.cfg.UncleanLeaderElection && r.IntN(2) == 0}
+		// w is 98 or 99: 99 asks for a preferred election, drawing nothing
+		// more, so that every seed's steps stay what they were.
+		unclean := s.cfg.UncleanLeaderElection && r.IntN(2) == 0
+		if !unclean && w == 99 {
+			s.elect99++
+			if s.elect99%2 == 0 {
+				return Step{Kind: Reassign}
+			}
+		}
+		return Step{Kind: Elect, Unclean: unclean, Preferred: !unclean && w == 99}
 	}
 }
 
@@ -398,7 +446,13 @@ func (s *sim) do(st Step) {
 	case Consume:
 		s.consume()
 	case Advance:
-		c.Advance(st.Ms)
+		if s.groups != nil {
+			s.advanceWithMembers(st, st.Ms)
+		} else {
+			c.Advance(st.Ms)
+		}
+	case Join, Heartbeat, Commit, FetchOffsets, Leave, Pause:
+		s.member(st)
 	case Crash:
 		if b := c.Broker(st.Broker); b != nil {
 			if c.LeaderOf(topic) == st.Broker {
@@ -431,7 +485,13 @@ func (s *sim) do(st Step) {
 			s.cov.DiskFaults++
 		}
 	case Elect:
-		s.elect(st)
+		if st.Offsets {
+			s.electOffsets(st)
+		} else {
+			s.elect(st)
+		}
+	case Reassign:
+		s.reassign()
 	case AlterPartitionFaults:
 		if st.Faults == (replica.LinkFaults{}) {
 			c.Network().ClearAPIFaults(wire.APIAlterPartition)
@@ -448,6 +508,7 @@ func (s *sim) do(st Step) {
 	}
 	c.Run()
 	s.collect(st)
+	s.collectGroups(st)
 	s.check(st)
 	if s.trail != nil {
 		s.trail = append(s.trail, s.cov.events())
@@ -582,6 +643,7 @@ func (s *sim) restart(id int32) {
 		// A power cut may have taken records this broker held; a record
 		// every holder lost this way is excused.
 		delete(s.lostPower, id)
+		s.groupPowerCut(id)
 		vals, _ := s.logOf(id)
 		for off, rec := range s.acked {
 			if rec.holders[id] && (off >= uint64(len(vals.values)) || vals.at(off) != rec.value) {
@@ -598,16 +660,45 @@ func (s *sim) restart(id int32) {
 
 func (s *sim) elect(st Step) {
 	resp, err := s.c.Call(replica.ControllerAt(), &wire.ElectLeadersRequest{
-		CorrelationID: s.c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: st.Unclean,
+		CorrelationID: s.c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: st.Unclean, Preferred: st.Preferred,
 	}, 1_000)
 	if err == nil && resp.(*wire.ElectLeadersResponse).DataMayBeLost {
 		s.cov.UncleanElections++
 	}
 }
 
+// reassign sends the Reassign step's request, its target worked out from
+// the controller's image (no draw: a seed's stream stays the same).
+func (s *sim) reassign() {
+	p, ok := s.c.Controller().Image().Partition(topic.Topic, topic.Partition)
+	if !ok || len(s.brokers) < 2 {
+		return
+	}
+	req := &wire.AlterPartitionReassignmentsRequest{CorrelationID: s.c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition}
+	var outside []int32
+	for _, id := range s.brokers {
+		if !slices.Contains(p.Replicas, id) {
+			outside = append(outside, id)
+		}
+	}
+	switch rf := min(len(s.brokers), 3); {
+	case p.Reassigning():
+		req.Cancel = true
+	case len(p.Replicas) < rf:
+		req.Replicas = append(slices.Clone(p.Replicas), outside[0])
+	case len(outside) > 0:
+		req.Replicas = append(slices.Clone(p.Replicas[1:]), outside[0]) // the preferred replica leaves
+	default:
+		req.Replicas = slices.Clone(p.Replicas[:len(p.Replicas)-1])
+	}
+	if _, err := s.c.Call(replica.ControllerAt(), req, 1_000); err == nil {
+		s.cov.Reassignments++
+	}
+}
+
 // fail records the first violation.
 func (s *sim) fail(st Step, inv Invariant, format string, args ...any) {
-	if s.cfg.LossOnly && inv != AcknowledgedKept && inv != ConsumerVisibility && inv != Operable {
+	if s.cfg.LossOnly && inv != AcknowledgedKept && inv != ConsumerVisibility && inv != CommittedOffsetKept && inv != Operable {
 		s.cov.Foretold++
 		return
 	}
@@ -634,9 +725,10 @@ func (v *Violation) Error() string {
 func (v *Violation) Is(target error) bool { return target == ErrInvariant }
 
 // Lost reports whether the violation is a committed record gone: an
-// acknowledged record or one a consumer read, missing from a leader.
+// acknowledged record or one a consumer read, missing from a leader, or a
+// group's committed offset gone back.
 func (v *Violation) Lost() bool {
-	return v.Invariant == AcknowledgedKept || v.Invariant == ConsumerVisibility
+	return v.Invariant == AcknowledgedKept || v.Invariant == ConsumerVisibility || v.Invariant == CommittedOffsetKept
 }
 
 // logView is a replica's records as the checks see them.

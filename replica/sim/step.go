@@ -38,7 +38,8 @@ const (
 	// DiskFault makes broker Broker's next file operation of kind Op fail.
 	DiskFault
 	// Elect asks the controller for an election of the partition, unclean
-	// if Unclean.
+	// if Unclean, preferred (the leadership to the first replica, once it
+	// is in the ISR) if Preferred.
 	Elect
 	// AlterPartitionFaults sets the faults of every AlterPartition request
 	// and answer, on every link, to Faults (the zero Faults gives them
@@ -47,11 +48,36 @@ const (
 	// published reaches the leader while the proposal's request is still
 	// unanswered, and the answer comes late, twice, or never.
 	AlterPartitionFaults
+	// The consumer group steps (Config.Groups), each of group member
+	// Member; a member waiting for an answer, or paused, does nothing, and
+	// one that does not know its coordinator asks for it instead.
+
+	// Join sends a JoinGroup, if the member is not in the group; its
+	// answer is followed at once by the SyncGroup, the leader's assigning
+	// the partitions range-style, as Kafka's consumer does.
+	Join
+	// Heartbeat sends a heartbeat now (members heartbeat every 3 s by
+	// themselves too).
+	Heartbeat
+	// Commit commits the next offset of every partition the member owns.
+	Commit
+	// FetchOffsets reads the group's committed offsets.
+	FetchOffsets
+	// Leave sends a LeaveGroup and forgets the member id.
+	Leave
+	// Pause stops the member, heartbeats and all, past its session.
+	Pause
+	// Reassign moves the partition's replicas (KIP-455): one replica to a
+	// broker outside them when there is one, else from three replicas to
+	// two, and from two back to three; a reassignment still in flight is
+	// cancelled instead.
+	Reassign
 	kinds // the number of kinds
 )
 
 var kindNames = [...]string{"Produce", "FetchRound", "Consume", "Advance", "Crash", "Restart",
-	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect", "AlterPartitionFaults"}
+	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect", "AlterPartitionFaults",
+	"Join", "Heartbeat", "Commit", "FetchOffsets", "Leave", "Pause", "Reassign"}
 
 // String returns the kind's name.
 func (k Kind) String() string {
@@ -75,6 +101,11 @@ type Step struct {
 	Faults  replica.LinkFaults // Faults, AlterPartitionFaults
 	Op      vfs.Op             // DiskFault
 	Unclean bool               // Elect
+	// Offsets makes an Elect one of the group's __consumer_offsets
+	// partition (Config.Groups) instead of the simulated partition's.
+	Offsets bool
+	// Preferred makes an Elect a preferred election (never with Unclean).
+	Preferred bool
 	// Idempotent makes a Produce the idempotent producer's: it hands over
 	// Batches batches (0 is one) of one record, one, then two, valued
 	// Value followed by a, b, c...; the producer sends them to the leader
@@ -85,6 +116,9 @@ type Step struct {
 	// (its records not yet acknowledged fail) and hand the batches to a
 	// new one, with a new producer id.
 	NewProducer bool
+	// Member is the group member of a Join, Heartbeat, Commit,
+	// FetchOffsets, Leave or Pause step, 0 to 2.
+	Member int
 }
 
 // String describes the step on one line, e.g. "Crash broker 2 (LoseUnsynced)".
@@ -121,7 +155,15 @@ func (s Step) String() string {
 	case DiskFault:
 		return fmt.Sprintf("DiskFault broker %d next %v", s.Broker, s.Op)
 	case Elect:
+		if s.Offsets {
+			return fmt.Sprintf("Elect %s unclean=%v", replica.OffsetsTopic, s.Unclean)
+		}
+		if s.Preferred {
+			return "Elect preferred"
+		}
 		return fmt.Sprintf("Elect unclean=%v", s.Unclean)
+	case Join, Heartbeat, Commit, FetchOffsets, Leave, Pause:
+		return fmt.Sprintf("%v member %d", s.Kind, s.Member)
 	}
 	return s.Kind.String()
 }
@@ -158,7 +200,15 @@ func (s Step) goString() string {
 	case DiskFault:
 		return fmt.Sprintf("{Kind: sim.DiskFault, Broker: %d, Op: vfs.%s}", s.Broker, opConst[s.Op])
 	case Elect:
+		if s.Offsets {
+			return fmt.Sprintf("{Kind: sim.Elect, Unclean: %v, Offsets: true}", s.Unclean)
+		}
+		if s.Preferred {
+			return "{Kind: sim.Elect, Preferred: true}"
+		}
 		return fmt.Sprintf("{Kind: sim.Elect, Unclean: %v}", s.Unclean)
+	case Join, Heartbeat, Commit, FetchOffsets, Leave, Pause:
+		return fmt.Sprintf("{Kind: sim.%v, Member: %d}", s.Kind, s.Member)
 	}
 	return fmt.Sprintf("{Kind: sim.%v}", s.Kind)
 }
