@@ -205,18 +205,6 @@ func (MetadataResponse) APIKey() APIKey { return APIMetadata }
 // Correlation returns m.CorrelationID.
 func (m MetadataResponse) Correlation() int32 { return m.CorrelationID }
 
-// APIKey returns APICreateTopics.
-func (CreateTopicsRequest) APIKey() APIKey { return APICreateTopics }
-
-// Correlation returns m.CorrelationID.
-func (m CreateTopicsRequest) Correlation() int32 { return m.CorrelationID }
-
-// APIKey returns APICreateTopics.
-func (CreateTopicsResponse) APIKey() APIKey { return APICreateTopics }
-
-// Correlation returns m.CorrelationID.
-func (m CreateTopicsResponse) Correlation() int32 { return m.CorrelationID }
-
 // APIKey returns APIElectLeaders.
 func (ElectLeadersRequest) APIKey() APIKey { return APIElectLeaders }
 
