@@ -420,10 +420,7 @@ func (b *Broker) createOffsetsTopic(nowMs int64) {
 		}
 	}
 	rf := int16(min(3, max(brokers, 1)))
-	m := &wire.CreateTopicsRequest{
-		CorrelationID: b.nextCorrelation(), Name: OffsetsTopic, Partitions: b.offsetsTopicPartitions(),
-		ReplicationFactor: rf, MinISR: int32(min(2, rf)),
-	}
+	m := &wire.CreateTopicsRequest{CorrelationID: b.nextCorrelation(), Topics: []wire.CreatableTopic{{Name: OffsetsTopic, Partitions: b.offsetsTopicPartitions(), ReplicationFactor: rf, Configs: wire.MinInsyncReplicas(int32(min(2, rf)))}}}
 	gh.createCorr = m.CorrelationID
 	b.send(ControllerAt(), m, nowMs)
 }

@@ -97,7 +97,7 @@ func (b *Broker) autoCreate(name string, spec wire.AutoCreate, nowMs int64) wire
 	if b.forwards == nil {
 		b.forwards = map[int32]forwarded{}
 	}
-	req := &wire.CreateTopicsRequest{CorrelationID: b.nextCorrelation(), Name: name, Partitions: spec.Partitions, ReplicationFactor: spec.ReplicationFactor}
+	req := &wire.CreateTopicsRequest{CorrelationID: b.nextCorrelation(), Topics: []wire.CreatableTopic{{Name: name, Partitions: spec.Partitions, ReplicationFactor: spec.ReplicationFactor}}}
 	b.forwards[req.CorrelationID] = forwarded{req: req, auto: true}
 	b.autoCreating[name] = req.CorrelationID
 	b.send(ControllerAt(), req, nowMs)
@@ -114,7 +114,7 @@ const maxAutoCreateHeld = 1024
 // TOPIC_ALREADY_EXISTS (another broker's creation won) is kept for the
 // next Metadata request to answer.
 func (b *Broker) autoCreated(f forwarded, code wire.ErrorCode) {
-	name := f.req.(*wire.CreateTopicsRequest).Name
+	name := f.req.(*wire.CreateTopicsRequest).Topics[0].Name
 	delete(b.autoCreating, name)
 	if code == wire.CodeNone || code == wire.CodeTopicAlreadyExists {
 		return
@@ -193,7 +193,13 @@ func (b *Broker) onForwarded(m wire.Message) {
 	delete(b.forwards, m.Correlation())
 	if f.auto {
 		if r, ok := m.(*wire.CreateTopicsResponse); ok {
-			b.autoCreated(f, r.ErrorCode)
+			code := r.ErrorCode
+			if code == wire.CodeNone && len(r.Topics) == 1 {
+				code = r.Topics[0].ErrorCode
+			} else if code == wire.CodeNone {
+				code = wire.CodeUnknownServerError // not the one answer asked for
+			}
+			b.autoCreated(f, code)
 		}
 		return
 	}
@@ -206,7 +212,8 @@ func (b *Broker) onForwarded(m wire.Message) {
 }
 
 // forwardTimedOut answers a forwarded request the controller did not
-// answer in time: REQUEST_TIMED_OUT, for every topic a DeleteTopics named.
+// answer in time: REQUEST_TIMED_OUT, for every topic a CreateTopics or
+// DeleteTopics named.
 func (b *Broker) forwardTimedOut(corr int32) {
 	f, ok := b.forwards[corr]
 	if !ok {
@@ -223,8 +230,12 @@ func (b *Broker) forwardTimedOut(corr int32) {
 		resp = &wire.InitProducerIDResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
 			ProducerID: wire.NoProducerID, ProducerEpoch: wire.NoProducerEpoch}
 	case *wire.CreateTopicsRequest:
-		resp = &wire.CreateTopicsResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
-			ErrorMessage: "the controller did not answer in time"}
+		c := &wire.CreateTopicsResponse{CorrelationID: f.corr, Topics: make([]wire.CreateTopicResult, len(m.Topics))}
+		for i, t := range m.Topics {
+			c.Topics[i] = wire.CreateTopicResult{Name: t.Name, ErrorCode: wire.CodeRequestTimedOut,
+				ErrorMessage: "the controller did not answer in time", Partitions: -1, ReplicationFactor: -1}
+		}
+		resp = c
 	case *wire.DeleteTopicsRequest:
 		d := &wire.DeleteTopicsResponse{CorrelationID: f.corr, Topics: make([]wire.DeletedTopic, len(m.Names))}
 		for i, name := range m.Names {

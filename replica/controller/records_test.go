@@ -278,7 +278,7 @@ func TestImageApplyRefusesRecordsThatBreakItsInvariants(t *testing.T) {
 // A broker follows the controller with the same Image type: it fetches the
 // metadata log with ReadMetadata, in small pieces, and applies the batches.
 func TestABrokerFollowsTheControllerByApplyingItsMetadataLog(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Partitions: 3, ReplicationFactor: 3, MinISR: 2})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 3, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 	h.silence(1000, 1, 2)
 	follower := NewImage()
 	var buf []byte

@@ -108,10 +108,10 @@ func TestKadmCreatesAndDeletesTopicsThroughAnyBroker(t *testing.T) {
 		t.Fatal("a validate-only creation created the topic")
 	}
 
-	// Several topics in one request: the first is created, the others
-	// are refused, a name given twice is refused each time.
+	// Several topics in one request: each is created or refused on its
+	// own, a name given twice is refused each time.
 	req := kmsg.NewPtrCreateTopicsRequest()
-	for _, n := range []string{"one", "two", "dup", "dup"} {
+	for _, n := range []string{"one", "bad/name", "two", "dup", "dup"} {
 		rt := kmsg.NewCreateTopicsRequestTopic()
 		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = n, 1, 1
 		req.Topics = append(req.Topics, rt)
@@ -121,8 +121,13 @@ func TestKadmCreatesAndDeletesTopicsThroughAnyBroker(t *testing.T) {
 	for _, rt := range resp.Topics {
 		codes = append(codes, rt.ErrorCode)
 	}
-	if want := []int16{0, kerr.InvalidRequest.Code, kerr.InvalidRequest.Code, kerr.InvalidRequest.Code}; !slices.Equal(codes, want) {
-		t.Fatalf("a request for one, two, dup, dup answered %v, want %v", codes, want)
+	if want := []int16{0, kerr.InvalidTopicException.Code, 0, kerr.InvalidRequest.Code, kerr.InvalidRequest.Code}; !slices.Equal(codes, want) {
+		t.Fatalf("a request for one, bad/name, two, dup, dup answered %v, want %v", codes, want)
+	}
+	for _, n := range []string{"one", "two"} {
+		if _, ok := c.image().Topic(n); !ok {
+			t.Fatalf("topic %s was answered created but is not in the controller's image", n)
+		}
 	}
 
 	cl := kgoClient(t, c, kgo.DefaultProduceTopic("orders"), kgo.RequiredAcks(kgo.AllISRAcks()))

@@ -21,7 +21,7 @@ var requestOfEveryKind = map[wire.APIKey]wire.Message{
 	wire.APIListOffsets:           &wire.ListOffsetsRequest{ReplicaID: wire.ConsumerReplicaID, Partitions: []wire.ListOffsetsPartition{{Topic: "t", CurrentLeaderEpoch: wire.NoEpoch, Timestamp: wire.LatestTimestamp}}},
 	wire.APIOffsetsForLeaderEpoch: &wire.OffsetsForLeaderEpochRequest{ReplicaID: 1, Partitions: []wire.OffsetsForLeaderEpochPartition{{Topic: "t", CurrentLeaderEpoch: wire.NoEpoch}}},
 	wire.APIMetadata:              &wire.MetadataRequest{},
-	wire.APICreateTopics:          &wire.CreateTopicsRequest{Name: "t", Partitions: 1, ReplicationFactor: 1},
+	wire.APICreateTopics:          &wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "t", Partitions: 1, ReplicationFactor: 1}}},
 	wire.APIDeleteTopics:          &wire.DeleteTopicsRequest{Names: []string{"t"}},
 	wire.APIElectLeaders:          &wire.ElectLeadersRequest{Topic: "t"},
 	wire.APIAlterPartition:        &wire.AlterPartitionRequest{BrokerID: 1, BrokerEpoch: 1, Topic: "t"},
