@@ -141,6 +141,14 @@ type BrokerConfig struct {
 	// is created with (Kafka's offsets.topic.num.partitions); 0 means
 	// DefaultOffsetsTopicPartitions.
 	OffsetsTopicPartitions int32
+	// TopicDefaults are the broker's defaults of topic configs, by the
+	// topic configs' Kafka names (retention.ms for Kafka's static broker
+	// config log.retention.ms; package replica/topicconfig): a topic
+	// without its own value takes the broker's, else Kafka's. segment.bytes
+	// and max.message.bytes default to Replica.Log's SegmentBytes and
+	// MaxBatchBytes when those are set. An unknown name or a value out of
+	// range is refused by OpenBroker (ErrInvalidConfig).
+	TopicDefaults map[string]string
 }
 
 // housekeepingMs returns v, or def when v <= 0.
@@ -365,6 +373,9 @@ type Broker struct {
 	// (broker_groups.go), nil until the first group request or
 	// partition of __consumer_offsets.
 	groups *groupHost
+	// topicDefaults are the broker's topic config defaults
+	// (broker_topic_configs.go).
+	topicDefaults map[string]string
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -401,6 +412,10 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	if err := cfg.checkSizes(); err != nil {
 		return nil, err
 	}
+	topicDefaults, err := cfg.topicDefaults()
+	if err != nil {
+		return nil, err
+	}
 	fsys := cfg.Replica.Log.FS
 	if fsys == nil {
 		fsys = vfs.OS()
@@ -423,7 +438,7 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1, clusterID: stamp.ClusterID,
 		image: controller.NewImage(), parts: map[TopicPartition]*Replica{}, created: map[TopicPartition]uint64{}, stamped: map[TopicPartition]uint64{},
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
-		produces: map[uint64]*producing{},
+		produces: map[uint64]*producing{}, topicDefaults: topicDefaults,
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
 	b.nextHWCheckpointMs = clock.Deadline(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
@@ -600,7 +615,7 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 		b.reply(env.From, b.handleListOffsets(m))
 	case *wire.MetadataRequest:
 		b.reply(env.From, b.handleMetadata(m, nowMs))
-	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.IncrementalAlterConfigsRequest:
 		b.forward(env.From, m, nowMs)
 	case *GroupRequest:
 		b.handleGroupRequest(env.From, m, nowMs)
@@ -630,7 +645,7 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 		b.onEpochAnswers(env.From.ID, out.msg.(*wire.OffsetsForLeaderEpochRequest), m, nowMs)
 	case *wire.AlterPartitionResponse:
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
-	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse:
+	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse, *wire.IncrementalAlterConfigsResponse:
 		b.onForwarded(m)
 	}
 }
@@ -716,7 +731,7 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 		if b.fetching[out.to.ID] == m.CorrelationID {
 			delete(b.fetching, out.to.ID)
 		}
-	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest:
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.IncrementalAlterConfigsRequest:
 		b.forwardTimedOut(m.Correlation())
 	}
 }

@@ -137,7 +137,8 @@ func (b *Broker) autoCreated(f forwarded, code wire.ErrorCode) {
 
 // forward sends a client's request that only the controller may decide
 // on — InitProducerID (producer ids are cluster-unique, from blocks the
-// metadata log allocates), CreateTopics, DeleteTopics — on to the
+// metadata log allocates), CreateTopics, DeleteTopics,
+// IncrementalAlterConfigs — on to the
 // controller, as Kafka's brokers forward them (KIP-590). The controller's
 // answer goes back to the client as it came; a request the controller does
 // not answer within the request timeout (or whose connection broke) is
@@ -169,6 +170,12 @@ func copyForwarded(m wire.Message) (wire.Message, bool) {
 		c := *m
 		return &c, true
 	case *wire.DeleteTopicsRequest:
+		c := *m
+		return &c, true
+	case *wire.IncrementalAlterConfigsRequest:
+		c := *m
+		return &c, true
+	case *wire.IncrementalAlterConfigsResponse:
 		c := *m
 		return &c, true
 	case *wire.InitProducerIDResponse:
@@ -236,6 +243,13 @@ func (b *Broker) forwardTimedOut(corr int32) {
 				ErrorMessage: "the controller did not answer in time", Partitions: -1, ReplicationFactor: -1}
 		}
 		resp = c
+	case *wire.IncrementalAlterConfigsRequest:
+		a := &wire.IncrementalAlterConfigsResponse{CorrelationID: f.corr, Resources: make([]wire.AlterConfigsResourceResponse, len(m.Resources))}
+		for i, r := range m.Resources {
+			a.Resources[i] = wire.AlterConfigsResourceResponse{ErrorCode: wire.CodeRequestTimedOut,
+				ErrorMessage: "the controller did not answer in time", ResourceType: r.ResourceType, ResourceName: r.ResourceName}
+		}
+		resp = a
 	case *wire.DeleteTopicsRequest:
 		d := &wire.DeleteTopicsResponse{CorrelationID: f.corr, Topics: make([]wire.DeletedTopic, len(m.Names))}
 		for i, name := range m.Names {

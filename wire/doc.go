@@ -124,6 +124,13 @@
 //	  Names [n]{string}
 //	DeleteTopicsResponse (20):
 //	  Topics [n]{Name string | ErrorCode i16}
+//	IncrementalAlterConfigsRequest (44):
+//	  Resources [n]{ResourceType i8 | ResourceName string
+//	    | Configs [n]{Name string | Op i8 | Value string}} | ValidateOnly bool
+//	IncrementalAlterConfigsResponse (44):
+//	  ErrorCode i16 | ErrorMessage string
+//	  | Resources [n]{ErrorCode i16 | ErrorMessage string | ResourceType i8
+//	    | ResourceName string}
 //	InitProducerIDRequest (22):
 //	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
 //	InitProducerIDResponse (22):

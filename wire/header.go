@@ -27,7 +27,8 @@ const (
 
 // String returns the API's name ("Produce", "Fetch", "ListOffsets",
 // "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "ElectLeaders",
-// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat"), or
+// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat",
+// "InitProducerID", "IncrementalAlterConfigs"), or
 // "APIKey(n)" for a key this package does not know.
 func (k APIKey) String() string {
 	switch k {
@@ -55,6 +56,8 @@ func (k APIKey) String() string {
 		return "BrokerHeartbeat"
 	case APIInitProducerID:
 		return "InitProducerID"
+	case APIIncrementalAlterConfigs:
+		return "IncrementalAlterConfigs"
 	}
 	return fmt.Sprintf("APIKey(%d)", int16(k))
 }
@@ -63,7 +66,7 @@ func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
 		APIMetadata, APICreateTopics, APIDeleteTopics, APIElectLeaders, APIAlterPartition,
-		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID:
+		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID, APIIncrementalAlterConfigs:
 		return true
 	}
 	return false

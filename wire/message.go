@@ -48,6 +48,8 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeCreateTopicsRequest)
 	case APIDeleteTopics:
 		return decodeAs(payload, DecodeDeleteTopicsRequest)
+	case APIIncrementalAlterConfigs:
+		return decodeAs(payload, DecodeIncrementalAlterConfigsRequest)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersRequest)
 	case APIAlterPartition:
@@ -84,6 +86,8 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeCreateTopicsResponse)
 	case APIDeleteTopics:
 		return decodeAs(payload, DecodeDeleteTopicsResponse)
+	case APIIncrementalAlterConfigs:
+		return decodeAs(payload, DecodeIncrementalAlterConfigsResponse)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersResponse)
 	case APIAlterPartition:
@@ -133,6 +137,8 @@ var (
 	_ Message = CreateTopicsResponse{}
 	_ Message = DeleteTopicsRequest{}
 	_ Message = DeleteTopicsResponse{}
+	_ Message = IncrementalAlterConfigsRequest{}
+	_ Message = IncrementalAlterConfigsResponse{}
 	_ Message = ElectLeadersRequest{}
 	_ Message = ElectLeadersResponse{}
 	_ Message = AlterPartitionRequest{}
@@ -299,6 +305,10 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *DeleteTopicsRequest:
 		m.CorrelationID = corr
 	case *DeleteTopicsResponse:
+		m.CorrelationID = corr
+	case *IncrementalAlterConfigsRequest:
+		m.CorrelationID = corr
+	case *IncrementalAlterConfigsResponse:
 		m.CorrelationID = corr
 	case *ElectLeadersRequest:
 		m.CorrelationID = corr

@@ -154,8 +154,8 @@ func TestACreateTopicsRequestAnswersEachTopicOnItsOwn(t *testing.T) {
 	if n := h.store.appends - batches; n != 2 {
 		t.Errorf("%d batches appended, want one per created topic (2)", n)
 	}
-	if n := h.c.MetadataEndOffset() - end; n != 1+2+1+1 {
-		t.Errorf("%d records, want a topic and its partitions for a and b (5)", n)
+	if n := h.c.MetadataEndOffset() - end; n != 1+2+1+1+1 {
+		t.Errorf("%d records, want a topic and its partitions for a and b, and b's config (6)", n)
 	}
 	for _, name := range []string{"wide", "dup", "c"} {
 		if _, ok := h.c.Image().Topic(name); ok {

@@ -3,8 +3,8 @@ package controller
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
+	"github.com/kaenlog/kaenlog/replica/topicconfig"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -168,7 +168,7 @@ func (c *Controller) createTopic(req wire.CreatableTopic, validateOnly bool, now
 	if _, ok := c.image.topics[req.Name]; ok {
 		return refuse(wire.CodeTopicAlreadyExists, "topic %q already exists", req.Name)
 	}
-	topic, err := c.topicRecord(req)
+	topic, configs, err := c.topicRecords(req)
 	if err != nil {
 		return refuse(wire.CodeOf(err), "%v", err)
 	}
@@ -206,6 +206,9 @@ func (c *Controller) createTopic(req wire.CreatableTopic, validateOnly bool, now
 	}
 	o := c.begin()
 	o.add(topic)
+	for _, r := range configs {
+		o.add(r)
+	}
 	for p, replicas := range assignment {
 		var isr []int32
 		for _, r := range replicas {
@@ -233,32 +236,26 @@ func (c *Controller) createTopic(req wire.CreatableTopic, validateOnly bool, now
 	return done
 }
 
-// topicRecord is the TopicRecord of a topic created with req's configs.
-func (c *Controller) topicRecord(req wire.CreatableTopic) (TopicRecord, error) {
+// topicRecords are the TopicRecord of a topic created with req's configs,
+// and a ConfigRecord for each config it sets, validated as Kafka's
+// LogConfig validates them (package replica/topicconfig). The TopicRecord
+// carries the controller's defaults; the topic's own values are its
+// ConfigRecords, so DescribeConfigs can tell one from the other.
+func (c *Controller) topicRecords(req wire.CreatableTopic) (TopicRecord, []ConfigRecord, error) {
 	r := TopicRecord{Name: req.Name, MinISR: c.cfg.DefaultMinISR}
+	var configs []ConfigRecord
 	seen := map[string]bool{}
 	for _, cfg := range req.Configs {
 		if seen[cfg.Name] {
-			return r, fmt.Errorf("%w: config %s is given twice", wire.ErrInvalidConfig, cfg.Name)
+			return r, nil, fmt.Errorf("%w: config %s is given twice", wire.ErrInvalidConfig, cfg.Name)
 		}
 		seen[cfg.Name] = true
-		switch cfg.Name {
-		case "min.insync.replicas":
-			n, err := strconv.ParseInt(cfg.Value, 10, 32)
-			if err != nil || n < 1 {
-				return r, fmt.Errorf("%w: %s = %q: want a positive integer", wire.ErrInvalidConfig, cfg.Name, cfg.Value)
-			}
-			r.MinISR = int32(n)
-		case "unclean.leader.election.enable":
-			if cfg.Value != "true" && cfg.Value != "false" {
-				return r, fmt.Errorf("%w: %s = %q: want true or false", wire.ErrInvalidConfig, cfg.Name, cfg.Value)
-			}
-			r.UncleanLeaderElection = cfg.Value == "true"
-		default:
-			return r, fmt.Errorf("%w: config %s: kaenlog applies only min.insync.replicas and unclean.leader.election.enable at creation", wire.ErrInvalidConfig, cfg.Name)
+		if err := topicconfig.Validate(cfg.Name, cfg.Value); err != nil {
+			return r, nil, err
 		}
+		configs = append(configs, ConfigRecord{ResourceType: ResourceTopic, ResourceName: req.Name, Name: cfg.Name, Value: cfg.Value})
 	}
-	return r, nil
+	return r, configs, nil
 }
 
 // checkAssignment validates an explicit assignment as Kafka's

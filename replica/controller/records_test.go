@@ -37,7 +37,13 @@ func genName(r *rand.Rand) string {
 func genRecord(r *rand.Rand) Record {
 	lrs := wire.LeaderRecoveryState(r.IntN(2))
 	changes := []BoolChange{Unchanged, SetTrue, SetFalse}
-	switch r.IntN(7) {
+	switch r.IntN(8) {
+	case 6:
+		c := ConfigRecord{ResourceType: int8(r.Uint32()), ResourceName: genName(r), Name: genName(r), Delete: r.IntN(3) == 0}
+		if !c.Delete {
+			c.Value = genName(r)
+		}
+		return c
 	case 5:
 		return RemoveTopicRecord{Name: genName(r)}
 	case 0:
@@ -101,6 +107,9 @@ func TestRecordsRoundTrip(t *testing.T) {
 		PartitionChangeRecord{Topic: "orders", LastKnownELR: []int32{1}, Leader: NoLeader, LeaderEpoch: 2, PartitionEpoch: 6},
 		RemoveTopicRecord{Name: "orders"},
 		RemoveTopicRecord{},
+		ConfigRecord{ResourceType: ResourceTopic, ResourceName: "orders", Name: "retention.ms", Value: "1000"},
+		ConfigRecord{ResourceType: ResourceTopic, ResourceName: "orders", Name: "retention.ms", Delete: true},
+		ConfigRecord{},
 		ProducerIDsRecord{BrokerID: NoLeader, BrokerEpoch: -1, NextProducerID: 1000},
 		ProducerIDsRecord{BrokerID: 3, BrokerEpoch: 7, NextProducerID: math.MaxInt64},
 	} {
@@ -123,6 +132,8 @@ func TestRecordEncodersRefuseWhatTheDecoderCannotRead(t *testing.T) {
 		RegisterBrokerRecord{Endpoint: long},
 		TopicRecord{Name: long},
 		RemoveTopicRecord{Name: long},
+		ConfigRecord{Value: long},
+		ConfigRecord{Name: "a", Delete: true, Value: "b"},
 		PartitionRecord{Replicas: make([]int32, maxLength+1)},
 		PartitionRecord{LeaderRecoveryState: 2},
 		PartitionChangeRecord{ISR: make([]int32, maxLength+1)},

@@ -90,7 +90,9 @@ func TestKadmCreatesAndDeletesTopicsThroughAnyBroker(t *testing.T) {
 		{"wide", 1, 4, nil, kerr.InvalidReplicationFactor},
 		{"empty", 0, 1, nil, kerr.InvalidPartitions},
 		{"bad/name", 1, 1, nil, kerr.InvalidTopicException},
-		{"kept", 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, kerr.InvalidConfig},
+		{"kept", 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("-2")}, kerr.InvalidConfig},
+		{"kept", 1, 1, map[string]*string{"compression.type": kadm.StringPtr("zstd")}, kerr.InvalidConfig},
+		{"kept", 1, 1, map[string]*string{"cleanup.policy": kadm.StringPtr("delete,shred")}, kerr.InvalidConfig},
 		{"kept", 1, 1, map[string]*string{"min.insync.replicas": kadm.StringPtr("zero")}, kerr.InvalidConfig},
 	} {
 		r, err := adm.CreateTopic(ctx, tc.p, tc.rf, tc.configs, tc.name)

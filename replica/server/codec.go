@@ -113,6 +113,8 @@ func errorResponse(key wire.APIKey, corr int32, code wire.ErrorCode) (wire.Messa
 		return &wire.CreateTopicsResponse{CorrelationID: corr, ErrorCode: code}, true
 	case wire.APIDeleteTopics:
 		return &wire.DeleteTopicsResponse{CorrelationID: corr}, true
+	case wire.APIIncrementalAlterConfigs:
+		return &wire.IncrementalAlterConfigsResponse{CorrelationID: corr, ErrorCode: code}, true
 	case wire.APIElectLeaders:
 		return &wire.ElectLeadersResponse{CorrelationID: corr, ErrorCode: code, Leader: wire.NoLeader, LeaderEpoch: -1}, true
 	case wire.APIAlterPartition:
@@ -180,6 +182,8 @@ func decodeResponse(key wire.APIKey, l *link) (wire.Message, error) {
 		m, err = decodeAs(l.buf, wire.DecodeCreateTopicsResponse)
 	case wire.APIDeleteTopics:
 		m, err = decodeAs(l.buf, wire.DecodeDeleteTopicsResponse)
+	case wire.APIIncrementalAlterConfigs:
+		m, err = decodeAs(l.buf, wire.DecodeIncrementalAlterConfigsResponse)
 	case wire.APIElectLeaders:
 		m, err = decodeAs(l.buf, wire.DecodeElectLeadersResponse)
 	case wire.APIAlterPartition:

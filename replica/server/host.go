@@ -389,8 +389,9 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 func brokerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
-		wire.APIMetadata,                                                   // from its image
-		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics: // forwarded to the controller
+		wire.APIMetadata, // from its image
+		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics,
+		wire.APIIncrementalAlterConfigs: // forwarded to the controller
 		return true
 	}
 	return replica.IsGroupAPI(k) // a codec's replica.GroupRequest
@@ -401,7 +402,7 @@ func controllerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders,
 		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat,
-		wire.APIInitProducerID:
+		wire.APIInitProducerID, wire.APIIncrementalAlterConfigs:
 		return true
 	}
 	return false
