@@ -149,6 +149,11 @@ type BrokerConfig struct {
 	// MaxBatchBytes when those are set. An unknown name or a value out of
 	// range is refused by OpenBroker (ErrInvalidConfig).
 	TopicDefaults map[string]string
+	// LogRetentionCheckIntervalMs is how often the broker applies its
+	// topics' retention and compaction (broker_retention.go; Kafka's
+	// log.retention.check.interval.ms); 0 means
+	// DefaultLogRetentionCheckIntervalMs.
+	LogRetentionCheckIntervalMs int64
 }
 
 // housekeepingMs returns v, or def when v <= 0.
@@ -373,9 +378,13 @@ type Broker struct {
 	// (broker_groups.go), nil until the first group request or
 	// partition of __consumer_offsets.
 	groups *groupHost
-	// topicDefaults are the broker's topic config defaults
-	// (broker_topic_configs.go).
-	topicDefaults map[string]string
+	// topicDefaults are the broker's topic config defaults; the retention
+	// check is next due at nextRetentionMs; the cleaner's turn and what
+	// it last compacted (broker_retention.go).
+	topicDefaults   map[string]string
+	nextRetentionMs int64
+	cleanerTurn     uint64
+	cleaned         map[TopicPartition]cleanMark
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -439,6 +448,7 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 		image: controller.NewImage(), parts: map[TopicPartition]*Replica{}, created: map[TopicPartition]uint64{}, stamped: map[TopicPartition]uint64{},
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
 		produces: map[uint64]*producing{}, topicDefaults: topicDefaults,
+		nextRetentionMs: clock.Deadline(nowMs, cfg.retentionCheckMs()),
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
 	b.nextHWCheckpointMs = clock.Deadline(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
@@ -675,6 +685,7 @@ func (b *Broker) Tick(nowMs int64) {
 		h.r.Tick(nowMs)
 	}
 	b.housekeeping(nowMs)
+	b.cleanLogs(nowMs)
 	b.collect(nowMs)
 }
 
@@ -793,7 +804,7 @@ func (b *Broker) NextTickMs() int64 {
 	if b.epoch >= 0 && !b.metadataInFlight {
 		next = min(next, b.nextMetadataMs)
 	}
-	next = min(next, b.nextHWCheckpointMs, b.nextRecoveryCheckpointMs, b.nextFlushMs)
+	next = min(next, b.nextHWCheckpointMs, b.nextRecoveryCheckpointMs, b.nextFlushMs, b.nextRetentionMs)
 	for _, out := range b.pending {
 		next = min(next, out.deadlineMs)
 	}
@@ -1072,6 +1083,7 @@ func (b *Broker) applyImage(nowMs int64) {
 		}
 		if r.LeaderEpoch() == p.LeaderEpoch && r.PartitionEpoch() == p.PartitionEpoch &&
 			(r.Role() == RoleLeader) == (p.Leader == b.cfg.ID) && r.LeaderID() == p.Leader {
+			b.applyMinISR(r, p.Topic) // a config change moves no epoch
 			continue
 		}
 		minISR := 1

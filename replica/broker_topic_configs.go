@@ -31,6 +31,16 @@ func (c BrokerConfig) topicDefaults() (map[string]string, error) {
 	return out, nil
 }
 
+// applyMinISR gives a leader its topic's min.insync.replicas when a
+// config change moved it (no partition epoch moves with a config).
+func (b *Broker) applyMinISR(r *Replica, topic string) {
+	n, ok := b.image.MinISR(topic)
+	if !ok || r.Role() != RoleLeader || r.lead.isr == nil || r.lead.isr.MinISR() == int(n) {
+		return
+	}
+	_ = r.lead.isr.SetMinISR(int(n)) // >= 1: the image checked it
+}
+
 // TopicDefaults returns the broker's defaults of topic configs by their
 // Kafka names (a copy): what a topic without its own value takes before
 // Kafka's default ([topicconfig.Resolve]).

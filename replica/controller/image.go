@@ -203,6 +203,16 @@ func (im *Image) TopicConfig(topic, name string) (value string, ok bool) {
 	return value, ok
 }
 
+// MinISR returns the topic's min.insync.replicas (Topic.MinISR) without
+// copying its configs.
+func (im *Image) MinISR(topic string) (int32, bool) {
+	t, ok := im.topics[topic]
+	if !ok {
+		return 0, false
+	}
+	return t.MinISR, true
+}
+
 // TopicNames returns every topic's name, sorted.
 func (im *Image) TopicNames() []string { return slices.Sorted(maps.Keys(im.topics)) }
 
