@@ -1081,9 +1081,9 @@ func (b *Broker) applyImage(nowMs int64) {
 				}
 			}
 		}
+		b.applyTopicConfig(r, p.Topic) // a config change moves no epoch
 		if r.LeaderEpoch() == p.LeaderEpoch && r.PartitionEpoch() == p.PartitionEpoch &&
 			(r.Role() == RoleLeader) == (p.Leader == b.cfg.ID) && r.LeaderID() == p.Leader {
-			b.applyMinISR(r, p.Topic) // a config change moves no epoch
 			continue
 		}
 		minISR := 1

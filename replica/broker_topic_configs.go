@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strconv"
 
+	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica/topicconfig"
 )
 
@@ -31,14 +32,27 @@ func (c BrokerConfig) topicDefaults() (map[string]string, error) {
 	return out, nil
 }
 
-// applyMinISR gives a leader its topic's min.insync.replicas when a
-// config change moved it (no partition epoch moves with a config).
-func (b *Broker) applyMinISR(r *Replica, topic string) {
-	n, ok := b.image.MinISR(topic)
-	if !ok || r.Role() != RoleLeader || r.lead.isr == nil || r.lead.isr.MinISR() == int(n) {
-		return
+// applyTopicConfig gives a hosted replica the configs of its topic that
+// act on it directly, when a config change moved them (no partition epoch
+// moves with a config): a leader's min.insync.replicas, and the log's
+// segment.bytes. The others are read where they are used.
+func (b *Broker) applyTopicConfig(r *Replica, topic string) {
+	if n, ok := b.image.MinISR(topic); ok && r.Role() == RoleLeader && r.lead.isr != nil && r.lead.isr.MinISR() != int(n) {
+		_ = r.lead.isr.SetMinISR(int(n)) // >= 1: the image checked it
 	}
-	_ = r.lead.isr.SetMinISR(int(n)) // >= 1: the image checked it
+	v, ok := b.image.TopicConfig(topic, topicconfig.SegmentBytes)
+	if !ok {
+		v, ok = b.topicDefaults[topicconfig.SegmentBytes]
+	}
+	seg := log.DefaultSegmentBytes // Kafka's default too
+	if ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			seg = n
+		}
+	}
+	if l := r.Log(); l.SegmentBytes() != seg {
+		_ = l.SetSegmentBytes(seg) // in range: validated when set
+	}
 }
 
 // TopicDefaults returns the broker's defaults of topic configs by their

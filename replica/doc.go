@@ -150,6 +150,8 @@
 //     whose high watermark moved since it was last compacted
 //     (log.Log.Compact: the last record of every key is kept, offsets never
 //     move, the log start stays). __consumer_offsets is created compacted.
+//   - segment.bytes: every replica's log rolls its active segment at the
+//     topic's size from the next append on (log.Log.SetSegmentBytes).
 //   - max.message.bytes: a leader refuses a produce holding a larger batch
 //     with MESSAGE_TOO_LARGE.
 //   - min.insync.replicas and unclean.leader.election.enable: the
@@ -161,10 +163,10 @@
 // delete.retention.ms (a tombstone is kept for ever, a record may be
 // compacted away once its segment is closed and committed), and compacts
 // a whole partition at a time rather than up to Kafka's byte rate
-// (log.cleaner.io.max.bytes.per.second); segment.bytes, segment.ms and
+// (log.cleaner.io.max.bytes.per.second); segment.ms and
 // message.timestamp.type are kept and reported but not yet applied
-// (segments roll at the broker's log.Options.SegmentBytes, timestamps are
-// the producer's); max.message.bytes cannot raise the broker's own
+// (segments roll by size only, timestamps are the producer's);
+// max.message.bytes cannot raise the broker's own
 // log.Options.MaxBatchBytes; a change of min.insync.replicas does not
 // recompute a partition's ELR until its next change (Kafka's controller
 // recomputes it at once).

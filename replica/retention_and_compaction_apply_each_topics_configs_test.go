@@ -288,3 +288,29 @@ func TestAMinISRChangeReachesTheRunningLeader(t *testing.T) {
 		t.Fatalf("waiting for acks=all to be refused NOT_ENOUGH_REPLICAS under min ISR 3: %v", err)
 	}
 }
+
+// segment.bytes changed at run time: every replica's next segments roll
+// at the new size.
+func TestASegmentBytesChangeRollsEveryReplicaAtTheNewSize(t *testing.T) {
+	c := openCleaningCluster(t)
+	resp, err := c.Call(replica.ControllerAt(), &wire.IncrementalAlterConfigsRequest{CorrelationID: c.NextCorrelation(), Resources: []wire.AlterConfigsResource{
+		{ResourceType: wire.ResourceTopic, ResourceName: topic.Topic, Configs: []wire.AlterableConfig{{Name: "segment.bytes", Op: wire.ConfigSet, Value: "600"}}}}}, 10_000)
+	if err == nil {
+		err = resp.(*wire.IncrementalAlterConfigsResponse).Err()
+	}
+	if err == nil {
+		err = c.AwaitBrokers(10_000)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	steady(t, c, 20, 20)
+	for _, id := range c.BrokerIDs() {
+		size, segs := segmentBytes(t, c, id)
+		// ~280-byte batches, two to a 600-byte segment: 10 segments,
+		// where the broker's 2048 would make 3.
+		if segs < 9 || size/int64(segs) > 600 {
+			t.Errorf("broker %d: %d bytes in %d segments, want segments of at most 600 bytes", id, size, segs)
+		}
+	}
+}
