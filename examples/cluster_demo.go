@@ -118,7 +118,7 @@ type scene struct {
 // open starts a fresh cluster of brokers 1, 2, 3 with payments-0 on all
 // three, broker 1 preferred.
 func (d *ClusterDemo) open() (*scene, error) {
-	c, err := replica.OpenClusterWith(replica.ClusterConfig{
+	c, err := replica.OpenCluster(replica.ClusterConfig{
 		Dir: "/cluster-demo", Brokers: []int32{1, 2, 3}, StartMs: d.cfg.NowMs, InMemory: true,
 		Controller: controller.Config{SessionTimeoutMs: d.cfg.SessionTimeoutMs},
 		Broker:     replica.BrokerConfig{Replica: replica.Options{LagMaxMs: d.cfg.LagMaxMs}},

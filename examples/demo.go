@@ -209,7 +209,7 @@ func comma(e int32, end uint64, ok bool) string {
 func (d *Demo) sub(name string) string { return filepath.Join(d.cfg.Dir, name) }
 
 func (d *Demo) openCluster(name string) (*replica.ChapterCluster, error) {
-	return replica.OpenCluster(d.sub(name), d.cfg.MinISR, d.cfg.NowMs)
+	return replica.OpenChapterCluster(d.sub(name), d.cfg.MinISR, d.cfg.NowMs)
 }
 
 // codeText is how the demo names an error code: "error 2".

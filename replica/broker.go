@@ -371,6 +371,9 @@ type Broker struct {
 	// autoCreateFailed the refusal of the last attempt, answered once.
 	autoCreating     map[string]int32
 	autoCreateFailed map[string]wire.ErrorCode
+	// isrShrinks and isrExpands count the committed ISR changes of the
+	// partitions this broker leads (broker_metrics.go).
+	isrShrinks, isrExpands uint64
 	// autoCreateOrder is autoCreateFailed's names oldest first (with names
 	// since answered among them), for evicting at maxAutoCreateHeld.
 	autoCreateOrder []string
@@ -657,6 +660,45 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
 	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse, *wire.IncrementalAlterConfigsResponse:
 		b.onForwarded(m)
+	}
+}
+
+// Disconnected tells the broker that the connection to or from peer broke:
+// a transport calls it. Requests this broker sent to peer are given up
+// after a short backoff (DefaultReconnectBackoffMs) instead of the request
+// timeout, so they are sent again as soon as the transport may have
+// reconnected; requests from peer waiting in the broker (parked fetches
+// and produces) are dropped, since their answers have nowhere to go.
+func (b *Broker) Disconnected(peer Addr, nowMs int64) {
+	if b.closed || b.halted != nil {
+		return
+	}
+	retryAt := clock.Deadline(nowMs, DefaultReconnectBackoffMs)
+	for corr, out := range b.pending {
+		if out.to == peer && out.deadlineMs > retryAt {
+			out.deadlineMs = retryAt
+			b.pending[corr] = out
+		}
+	}
+	kept := b.parkedFetches[:0]
+	for _, pf := range b.parkedFetches {
+		if pf.from != peer {
+			kept = append(kept, pf)
+		} else {
+			b.dropParked(&pf)
+		}
+	}
+	clear(b.parkedFetches[len(kept):])
+	b.parkedFetches = kept
+	b.parkedDeadlineMs = clock.Never
+	for i := range b.parkedFetches {
+		b.parkedDeadlineMs = min(b.parkedDeadlineMs, b.parkedFetches[i].deadlineMs)
+	}
+	for seq, w := range b.produces {
+		if w.from == peer {
+			delete(b.produces, seq)
+			b.retired = append(b.retired, w)
+		}
 	}
 }
 
@@ -1095,7 +1137,9 @@ func (b *Broker) applyImage(nowMs int64) {
 			Replicas: p.Replicas, ISR: p.ISR, MinISR: minISR,
 		}
 		if p.Leader == b.cfg.ID {
+			before := committedISR(r, p.LeaderEpoch)
 			_ = r.BecomeLeader(st, nowMs)
+			b.countISRChange(before, r)
 		} else {
 			_ = r.BecomeFollower(st, nowMs)
 		}
@@ -1104,7 +1148,9 @@ func (b *Broker) applyImage(nowMs int64) {
 
 func (b *Broker) onAlterPartition(sent *wire.AlterPartitionRequest, m *wire.AlterPartitionResponse, nowMs int64) {
 	if r, ok := b.parts[TopicPartition{sent.Topic, sent.Partition}]; ok {
+		before := committedISR(r, r.LeaderEpoch())
 		_ = r.ApplyAlterPartition(sent, m, nowMs)
+		b.countISRChange(before, r)
 	}
 }
 
@@ -1147,14 +1193,14 @@ func (b *Broker) openWith(tp TopicPartition, opts Options) (*Replica, error) {
 	return r, nil
 }
 
-// RestartReplica closes the replica of tp and opens it again from its
+// restartReplica closes the replica of tp and opens it again from its
 // files with rule as its TruncationRule — the partition restarts, the
 // broker does not: it stays registered, so the controller's view of it
 // (its ISR memberships among them) does not change. The replica then takes
 // its role from the metadata again, and as a follower reconciles its log by
 // rule. It is the chapter's restart: a replica process that comes back
 // before anyone noticed it was gone.
-func (b *Broker) RestartReplica(tp TopicPartition, rule TruncationRule, nowMs int64) error {
+func (b *Broker) restartReplica(tp TopicPartition, rule TruncationRule, nowMs int64) error {
 	r, ok := b.parts[tp]
 	if !ok {
 		return fmt.Errorf("replica: broker %d does not host %s: %w", b.cfg.ID, tp, ErrInvalidState)

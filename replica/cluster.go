@@ -91,10 +91,10 @@ type clusterBroker struct {
 	incarnation uint64
 }
 
-// OpenClusterWith opens a cluster: the controller from its log under Dir,
+// OpenCluster opens a cluster: the controller from its log under Dir,
 // then every broker, and runs until every broker is registered, unfenced and
 // caught up with the metadata.
-func OpenClusterWith(cfg ClusterConfig) (*Cluster, error) {
+func OpenCluster(cfg ClusterConfig) (*Cluster, error) {
 	if len(cfg.Brokers) == 0 || len(cfg.Brokers) > 7 {
 		return nil, fmt.Errorf("replica: a cluster has 1 to 7 brokers, not %d: %w", len(cfg.Brokers), ErrInvalidConfig)
 	}

@@ -26,7 +26,7 @@ func openTestCluster(t *testing.T, cfg replica.ClusterConfig, minISR int32, repl
 	if cfg.StartMs == 0 {
 		cfg.StartMs = t0
 	}
-	c, err := replica.OpenClusterWith(cfg)
+	c, err := replica.OpenCluster(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,13 +39,55 @@
 //     driven by the caller: fetch rounds, produces, clock advances, crashes
 //     (with or without losing what was not fsynced), restarts.
 //     [ChapterCluster] is the chapter's harness on top: brokers 1 and 2,
-//     partition orders-0, one round at a time ([OpenCluster]).
+//     partition orders-0, one round at a time ([OpenChapterCluster]).
 //
 // Brokers and the controller are each a [Node]: envelopes in ([Node.Receive]),
 // envelopes out ([Node.Outbox]), timed work when [Node.NextTickMs] arrives,
 // run by a [clock.Driver]. The same nodes run in the Cluster, in the
 // simulator and behind a network runtime; only the transport and the clock
 // differ.
+//
+// # Files
+//
+// The package holds three things, and its files are grouped by prefix so
+// that a file list reads as its table of contents. (They cannot be
+// subpackages: the Cluster drives Brokers, which host Replicas, and all
+// three keep the names their design gives them.)
+//
+// The partition state machine, [Replica]:
+//   - replica.go: the replica, its options and roles, and the partition
+//     state the controller hands it;
+//   - leader.go: leading: produce, serving fetches, OffsetsForLeaderEpoch
+//     and ListOffsets, the ISR's time and expansion rules, Tick;
+//   - follower.go: following: the next fetch, applying its response, the
+//     epoch questions;
+//   - highwatermark.go: the high watermark, both halves;
+//   - truncate.go: the truncation rules of a new follower;
+//   - purgatory.go: acks=all produces parked until committed;
+//   - alterpartition.go: the leader's AlterPartition client;
+//   - producer_expiration.go, isolation.go, errors.go: expired producers,
+//     what a fetcher may read, the refusals.
+//
+// The broker, [Broker], a file per kind of work:
+//   - broker.go: configuration, opening, the envelopes in and out,
+//     housekeeping;
+//   - broker_produce.go, broker_fetch_handler.go, broker_offsets.go,
+//     broker_metadata.go: the requests it serves (Produce; Fetch, parked
+//     as Kafka's DelayedFetch; ListOffsets and OffsetsForLeaderEpoch;
+//     Metadata, and what it forwards to the controller);
+//   - broker_replica_fetcher.go: the fetches it sends as a follower
+//     (Kafka's ReplicaFetcherThread);
+//   - broker_topics.go: replicas of deleted topics, and the creation each
+//     partition directory records;
+//   - broker_groups.go: the group coordinators it hosts.
+//
+// The network's nodes: node.go ([Node], [Addr], [Envelope]) and
+// node_controller.go ([ControllerNode], the controller as a Node).
+//
+// The in-process test world, [Cluster]: cluster.go (brokers, the
+// controller and the clock), cluster_idempotence.go (producer ids and
+// idempotent batches), cluster_network.go ([Network]) and
+// cluster_chapter.go ([ChapterCluster]).
 //
 // # The rules, where they live
 //

@@ -23,7 +23,7 @@ const exampleStartMs = int64(1_700_000_000_000)
 // exampleCluster opens an in-memory cluster of brokers with the partition
 // payments-0 replicated on replicas (in preference order).
 func exampleCluster(brokers []int32, minISR int32, replicas ...int32) *replica.Cluster {
-	c, err := replica.OpenClusterWith(replica.ClusterConfig{Dir: "/example", Brokers: brokers, StartMs: exampleStartMs, InMemory: true})
+	c, err := replica.OpenCluster(replica.ClusterConfig{Dir: "/example", Brokers: brokers, StartMs: exampleStartMs, InMemory: true})
 	if err != nil {
 		panic(err)
 	}

@@ -98,7 +98,7 @@ func TestAFailedMetadataFetchBacksOff(t *testing.T) {
 // never returned).
 func TestAFailedControllerIsNotHammered(t *testing.T) {
 	ctlFS := vfs.Faulty(vfs.NewMem())
-	c, err := replica.OpenClusterWith(replica.ClusterConfig{
+	c, err := replica.OpenCluster(replica.ClusterConfig{
 		Dir: "/cluster", Brokers: []int32{1, 2}, StartMs: t0,
 		Log:    log.Options{FS: ctlFS},
 		Broker: replica.BrokerConfig{Replica: replica.Options{Log: log.Options{FS: vfs.NewMem()}}},

@@ -66,7 +66,7 @@ func TestIdleFollowersLongPoll(t *testing.T) {
 // ReplicaFetchWaitMs is Kafka's replica.fetch.wait.max.ms (500 ms), like
 // every other zero in BrokerConfig, not "answer at once" — with
 // ContinuousFetch that is a follower asking in a loop, and on the
-// Cluster's manual clock time never passes (OpenClusterWith never
+// Cluster's manual clock time never passes (OpenCluster never
 // returned).
 func TestContinuousFetchWaitsByDefault(t *testing.T) {
 	cfg := replica.ClusterConfig{Brokers: []int32{1, 2, 3}}

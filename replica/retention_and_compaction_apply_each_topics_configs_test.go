@@ -34,7 +34,7 @@ func openCleaningCluster(t *testing.T, configs ...wire.TopicConfig) *replica.Clu
 	cfg := replica.ClusterConfig{Brokers: []int32{1, 2, 3}, Dir: "/cluster", InMemory: true, StartMs: t0}
 	cfg.Broker.Replica.Log.SegmentBytes = cleanSegmentBytes
 	cfg.Broker.LogRetentionCheckIntervalMs = cleanCheckMs
-	c, err := replica.OpenClusterWith(cfg)
+	c, err := replica.OpenCluster(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

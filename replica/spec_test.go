@@ -790,7 +790,7 @@ func TestUncleanElectionOnlyWhenEnabledAndSaysSo(t *testing.T) {
 
 func openChapter(t *testing.T, minISR int) *replica.ChapterCluster {
 	t.Helper()
-	c, err := replica.OpenCluster(t.TempDir(), minISR, t0)
+	c, err := replica.OpenChapterCluster(t.TempDir(), minISR, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 // APIKey names the kind of message a payload holds. The numbers are Kafka's
 // apiKey values for the same APIs (ProduceRequest.json 0, FetchRequest.json
 // 1, ListOffsetsRequest.json 2, OffsetForLeaderEpochRequest.json 23, and
-// the controller's in controller.go), so a packet capture reads the same;
+// the control plane's in control_plane.go), so a packet capture reads the same;
 // the layouts after the header are kaenlog's own.
 type APIKey int16
 

@@ -46,25 +46,7 @@ func TestTheClusterServesKafkaClientsThroughABrokersKillAndStopsCleanly(t *testi
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	prod, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic(topic),
-		kgo.AllowAutoTopicCreation(), // kgo's Metadata asks for it only so
-		kgo.RequiredAcks(kgo.AllISRAcks()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prod.Close()
-	produce := func(from, to int) {
-		t.Helper()
-		for i := from; i < to; i++ {
-			r := &kgo.Record{Value: fmt.Appendf(nil, "r%d", i)}
-			if err := prod.ProduceSync(ctx, r).FirstErr(); err != nil {
-				t.Fatalf("record %d: %v\nstderr:\n%s", i, err, p.Stderr())
-			}
-			if r.Offset != int64(i) {
-				t.Fatalf("record %d acknowledged at offset %d", i, r.Offset)
-			}
-		}
-	}
+	prod, produce := newProducer(ctx, t, p, seeds, topic)
 	produce(0, 20)
 	consume(ctx, t, seeds, topic, 20)
 
@@ -86,6 +68,32 @@ func TestTheClusterServesKafkaClientsThroughABrokersKillAndStopsCleanly(t *testi
 	}
 	if left, err := os.ReadDir(tmp); err != nil || len(left) != 0 {
 		t.Errorf("the temporary directory's parent holds %v (%v) after the exit", left, err)
+	}
+}
+
+// newProducer returns an acks=all kgo client producing to topic on the
+// cluster p runs (auto-creating it), and produce, which writes r<i> for
+// i in [from, to) one at a time, checking each lands at offset i.
+func newProducer(ctx context.Context, t *testing.T, p *cmdtest.Proc, seeds []string, topic string) (*kgo.Client, func(from, to int)) {
+	t.Helper()
+	prod, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic(topic),
+		kgo.AllowAutoTopicCreation(), // kgo's Metadata asks for it only so
+		kgo.RequiredAcks(kgo.AllISRAcks()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(prod.Close)
+	return prod, func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			r := &kgo.Record{Value: fmt.Appendf(nil, "r%d", i)}
+			if err := prod.ProduceSync(ctx, r).FirstErr(); err != nil {
+				t.Fatalf("record %d: %v\nstderr:\n%s", i, err, p.Stderr())
+			}
+			if r.Offset != int64(i) {
+				t.Fatalf("record %d acknowledged at offset %d", i, r.Offset)
+			}
+		}
 	}
 }
 

@@ -22,6 +22,18 @@
 // (replica/kafka's Config.AutoCreateTopics, Kafka's
 // auto.create.topics.enable), or by CreateTopics (kadm, kafka-topics).
 //
+// With -metrics every node serves its metrics (package
+// replica/metrics) in Prometheus' text format on a free loopback port,
+// logged as "broker 1 metrics on http://127.0.0.1:PORT/metrics".
+//
+// A node that exits on its own (a crash, a kill -9) is logged and left
+// down, so that one sees the cluster serve without it; with -restart it
+// is started again on the same ports and data directory after a second,
+// the wait doubling to 30 s while it keeps dying within a minute of its
+// start. A restarted broker recovers its logs and rejoins as after any
+// unclean stop: it may wait out its previous incarnation's session
+// (DUPLICATE_BROKER_REGISTRATION, retried) before it registers.
+//
 // Ctrl-C (SIGINT) or SIGTERM stops the brokers one by one with SIGTERM —
 // each a controlled shutdown and a clean close — then the controller, and
 // exits with status 0 if every node still running stopped cleanly (a node

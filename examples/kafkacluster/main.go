@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,24 +43,25 @@ func main() {
 }
 
 // runNode runs a node: "controller ARGS" is examples/controller's code,
-// "broker RF ARGS" examples/broker's with a Kafka listener on a free
-// loopback port whose auto-created topics get replication factor RF.
+// "broker RF KAFKA ARGS" examples/broker's with a Kafka listener on
+// host:port KAFKA (port 0: a free one) whose auto-created topics get
+// replication factor RF.
 func runNode(args []string) int {
 	stop := make(chan os.Signal, 2)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	switch {
 	case len(args) >= 1 && args[0] == "controller":
 		return nodecmd.RunController(args[1:], os.Stdout, os.Stderr, stop)
-	case len(args) >= 2 && args[0] == "broker":
+	case len(args) >= 3 && args[0] == "broker":
 		rf, err := strconv.ParseInt(args[1], 10, 16)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "kafkacluster node: replication factor %q: %v\n", args[1], err)
 			return 2
 		}
-		kl := nodecmd.KafkaListener{Listen: "127.0.0.1:0", Codec: func(b *replica.Broker) server.Codec {
+		kl := nodecmd.KafkaListener{Listen: args[2], Codec: func(b *replica.Broker) server.Codec {
 			return kafka.NewCodec(b, kafkaConfig(int16(rf)))
 		}}
-		return nodecmd.RunBrokerWithKafka(args[2:], os.Stdout, os.Stderr, stop, kl)
+		return nodecmd.RunBrokerWithKafka(args[3:], os.Stdout, os.Stderr, stop, kl)
 	}
 	fmt.Fprintf(os.Stderr, "kafkacluster: %s %q: not a node\n", nodeFlag, args)
 	return 2
@@ -68,6 +73,8 @@ func run(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Si
 	fs.SetOutput(stderr)
 	brokers := fs.Int("brokers", 3, "how many brokers, 1 to 7 (topics get replication factor min(3, brokers))")
 	dir := fs.String("dir", "", "where the nodes keep their data: DIR/controller, DIR/broker-1, ... (default: a new temporary directory, removed on exit)")
+	withMetrics := fs.Bool("metrics", false, "each node serves its metrics in Prometheus' text format on a free loopback port, logged as \"... metrics on http://...\"")
+	restart := fs.Bool("restart", false, "start again a node that exits on its own (a crash, a kill -9), on its ports and data directory, after 1 s, doubling to 30 s while it keeps exiting within a minute")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -94,8 +101,8 @@ func run(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Si
 		*dir = d
 	}
 	rf := min(3, *brokers)
-	c := &cluster{self: self, log: log}
-	c.nodes = nodecmd.Nodes{Stop: stop, Say: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }}
+	c := &cluster{self: self, log: log, metrics: *withMetrics}
+	c.nodes = nodecmd.Nodes{Stop: stop, Restart: *restart, Say: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }}
 	seeds, err := c.start(*dir, *brokers, rf)
 	if err != nil {
 		log.Error("starting", "err", err)
@@ -109,16 +116,23 @@ func run(args []string, self string, stdout, stderr io.Writer, stop <-chan os.Si
 
 // cluster is the running nodes.
 type cluster struct {
-	self  string
-	log   *slog.Logger
-	nodes nodecmd.Nodes
+	self    string
+	log     *slog.Logger
+	nodes   nodecmd.Nodes
+	metrics bool // -metrics
 }
 
 // start starts the controller, then the brokers, waits until every
 // broker is registered and unfenced, and returns their Kafka listeners.
+// Each node starts on free loopback ports; a restart (-restart) reuses
+// the ports it got, so that the brokers still find the controller and
+// the clients the bootstrap line's brokers.
 func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
-	ctl, err := c.spawn("controller", "controller", "-listen", "127.0.0.1:0", "-dir", filepath.Join(dir, "controller"),
-		"-default-min-isr", strconv.Itoa(min(2, rf)))
+	ctlListen := "127.0.0.1:0"
+	ctl, err := c.spawn("controller", func() []string {
+		return []string{"controller", "-listen", ctlListen, "-dir", filepath.Join(dir, "controller"),
+			"-default-min-isr", strconv.Itoa(min(2, rf))}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -127,11 +141,15 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 		return nil, err
 	}
 	ctlAddr := strings.TrimSuffix(strings.Fields(line)[3], ",")
+	ctlListen = ctlAddr
 	var bs []*nodecmd.Node
 	var seeds []string
 	for id := 1; id <= brokers; id++ {
-		b, err := c.spawn(fmt.Sprintf("broker %d", id), "broker", strconv.Itoa(rf), "-id", strconv.Itoa(id),
-			"-listen", "127.0.0.1:0", "-controller", ctlAddr, "-dir", filepath.Join(dir, fmt.Sprintf("broker-%d", id)))
+		listen, kafkaListen := "127.0.0.1:0", "127.0.0.1:0"
+		b, err := c.spawn(fmt.Sprintf("broker %d", id), func() []string {
+			return []string{"broker", strconv.Itoa(rf), kafkaListen, "-id", strconv.Itoa(id),
+				"-listen", listen, "-controller", ctlAddr, "-dir", filepath.Join(dir, fmt.Sprintf("broker-%d", id))}
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -139,8 +157,14 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		kafkaListen = strings.Fields(line)[5]
+		line, err = c.nodes.AwaitLine(b, b.Name+" listening on ")
+		if err != nil {
+			return nil, err
+		}
+		listen = strings.Fields(line)[4]
 		bs = append(bs, b)
-		seeds = append(seeds, strings.Fields(line)[5])
+		seeds = append(seeds, kafkaListen)
 	}
 	for _, b := range bs {
 		if _, err := c.nodes.AwaitLine(b, b.Name+" ready"); err != nil {
@@ -150,14 +174,48 @@ func (c *cluster) start(dir string, brokers, rf int) ([]string, error) {
 	return seeds, nil
 }
 
-// spawn starts self as a node; its output goes to the log, a record per
-// line naming the node (stderr's as warnings).
-func (c *cluster) spawn(name string, args ...string) (*nodecmd.Node, error) {
-	n, err := c.nodes.Start(name, exec.Command(c.self, append([]string{nodeFlag}, args...)...),
+// spawn starts self as a node with the arguments args returns (asked
+// again at each restart; with -metrics-listen added for -metrics); its
+// output goes to the log, a record per line naming the node (stderr's as
+// warnings).
+func (c *cluster) spawn(name string, args func() []string) (*nodecmd.Node, error) {
+	cmd := func() *exec.Cmd {
+		a := append([]string{nodeFlag}, args()...)
+		a = append(a, "-log-format", "json") // relogged as records of ours (relog)
+		if c.metrics {
+			a = append(a, "-metrics-listen", "127.0.0.1:0")
+		}
+		return exec.Command(c.self, a...)
+	}
+	n, err := c.nodes.StartRestartable(name, cmd,
 		func(line string) { c.log.Info(line, "node", name) },
-		func(line string) { c.log.Warn(line, "node", name) })
+		func(line string) { c.relog(name, line) })
 	if err == nil {
 		c.log.Info("node started", "node", name, "pid", n.Pid())
 	}
 	return n, err
+}
+
+// relog writes a line of a node's stderr to the cluster's log: a JSON log
+// record (the nodes log with -log-format json) as the record it is, at
+// its level and with its attributes; anything else (a panic's trace) as
+// a warning holding the line.
+func (c *cluster) relog(node, line string) {
+	var rec map[string]any
+	if json.Unmarshal([]byte(line), &rec) != nil {
+		c.log.Warn(line, "node", node)
+		return
+	}
+	var level slog.Level
+	if s, ok := rec["level"].(string); !ok || level.UnmarshalText([]byte(s)) != nil {
+		level = slog.LevelWarn
+	}
+	msg, _ := rec["msg"].(string)
+	attrs := []any{"node", node}
+	for _, k := range slices.Sorted(maps.Keys(rec)) {
+		if k != "time" && k != "level" && k != "msg" && k != "node" {
+			attrs = append(attrs, k, rec[k])
+		}
+	}
+	c.log.Log(context.Background(), level, msg, attrs...)
 }

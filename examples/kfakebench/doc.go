@@ -60,6 +60,38 @@
 // data directories grow by per record, and the page cache's peak dirty
 // bytes in each produce run, against the kernel's throttling threshold.
 //
+// # The groups mode
+//
+// With -groups, issue 18's comparison of consumer groups: the same kgo
+// client with its defaults (the classic protocol, the cooperative-sticky
+// balancer) against kaenlog's Kafka listener (a controller and three
+// kafka-broker processes; __consumer_offsets, created at the first
+// FindCoordinator, has 50 partitions of 3 replicas and min ISR 2, and a
+// commit is answered once its acks=all write is replicated) and against
+// kfake's three brokers in one child process, which keep offsets in
+// memory, interleaved with the floors (groups.go). Three measures, chosen
+// with -group-rows:
+//
+//   - commit: a member of a stable group commits one offset with
+//     CommitOffsetsSync, -group-commits times: p50, p99 and the brokers'
+//     CPU per commit, beside the message floor (4 hops, the shape of
+//     kaenlog's replicated write) and a loopback round trip (2 hops,
+//     kfake's answer from memory);
+//   - join: -group-members members (10) started at once until the group
+//     is stable (each member's OnPartitionsAssigned fired, each partition
+//     owned once, DescribeGroups answering Stable), against kaenlog with
+//     -group-initial-delay-ms (Kafka's group.initial.rebalance.delay.ms,
+//     3000 by default) and against a second kaenlog cluster with no delay,
+//     as kfake has none;
+//   - chain: group A consumes t0 and produces to t1, group B consumes t1
+//     and produces to t2, each committing a poll once it is produced;
+//     -group-chain-records records (100,000; 1,000,000 for the issue's
+//     figure) from the first produced to t0 until a reader of t2 has every
+//     one, beside the throughput floor for three writes of each record.
+//
+// kaenlog's own client (replica/client) has no group consumer yet, so the
+// mode measures kgo only.
+//
 // # Processes
 //
 // kaenlog's side is a controller and three brokers, each a process: the

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/replica"
+	"github.com/kaenlog/kaenlog/replica/group"
 	"github.com/kaenlog/kaenlog/replica/kafka"
 	"github.com/kaenlog/kaenlog/replica/server"
 )
@@ -53,6 +55,14 @@ func runKafkaBroker(args []string) int {
 	cfg := replica.BrokerConfig{
 		ID: int32(*id), Dir: *dir, Endpoint: ln.Addr().String(), KafkaEndpoint: kln.Addr().String(),
 		ContinuousFetch: true, ReplicaFetchWaitMs: 500,
+	}
+	if v := os.Getenv(envGroupInitialDelay); v != "" { // the -groups mode's -group-initial-delay-ms
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ms < 0 {
+			return fail(fmt.Errorf("%s=%q: not a delay in ms", envGroupInitialDelay, v))
+		}
+		cfg.Groups = group.DefaultConfig()
+		cfg.Groups.InitialRebalanceDelayMs = ms
 	}
 	rand.Read(cfg.IncarnationID[:])
 	b, err := replica.OpenBroker(cfg, clk.NowMs())

@@ -42,6 +42,8 @@ type config struct {
 	kgo            bool     // the -kgo mode (kgo.go)
 	kgoCompression string   // "default" (kgo's, snappy) or "none"
 	kgoValues      string   // "random" or "repeated"
+
+	groups groupsConfig // the -groups mode (groups.go)
 }
 
 // The topics, one partition each; kaenlog's have three replicas and min
@@ -87,6 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.BoolVar(&c.kgo, "kgo", false, "instead of the rows above, run kgo with its defaults against kaenlog's Kafka listener (3 broker processes, RF 3, min ISR 2, data on disk) and against kfake in its own process, interleaved with the floors; of -rows, produce, consume and latency apply (kgo.go)")
 	fs.StringVar(&c.kgoCompression, "kgo-compression", "default", "with -kgo, the producers' compression: default (kgo's, snappy) or none")
 	fs.StringVar(&c.kgoValues, "kgo-values", "random", "with -kgo, the records' values: random (4096 different random values in turn, which no codec shrinks, so the bytes reach the disk) or repeated (the rows' one value of the alphabet, which snappy shrinks about 14-fold)")
+	checkGroups := c.groups.register(fs)
 	peers := fs.String("peer", "both", "where kfake's brokers run: harness (in the harness's process, with kgo), process (a child process of their own; kgo stays in the harness), or both, each measured")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -126,6 +129,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return bad("-node-gomaxprocs %d: give 0 or a positive count", c.nodeProcs)
 	case c.duration <= 0 || c.timeout <= 0:
 		return bad("-duration and -timeout must be positive")
+	}
+	if msg := checkGroups(); msg != "" {
+		return bad("%s", msg)
 	}
 	if c.kgoCompression != "default" && c.kgoCompression != "none" {
 		return bad("-kgo-compression %q: give default or none", c.kgoCompression)
@@ -242,6 +248,8 @@ type bench struct {
 	kgoValues             [][]byte // with -kgo-values random
 	diskBefore, diskAfter float64  // the disk's write rate, bytes/s
 	dirty                 dirtyLimits
+
+	groups *groupsRun // the -groups mode's (groups.go)
 }
 
 // peerSide is one placement of the peer and its figures.
@@ -282,6 +290,14 @@ func (b *bench) run() error {
 	}
 	b.loadBefore = loadavg()
 	ctx := context.Background()
+	if cfg.groups.on {
+		if err := b.runGroups(ctx); err != nil {
+			return err
+		}
+		b.loadAfter = loadavg()
+		b.reportGroups()
+		return nil
+	}
 	if cfg.kgo {
 		if err := b.runKgo(ctx); err != nil {
 			return err

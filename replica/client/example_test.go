@@ -2,17 +2,15 @@ package client_test
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
-	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/client"
-	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/server"
 )
 
@@ -61,83 +59,54 @@ func produceAndConsume(controller string) error {
 
 // README end
 
-// startLocalCluster starts a controller and brokers 1..brokers in this process,
-// each served over loopback TCP by its own server.Host, and returns once
-// every broker is registered and unfenced: the controller's address, and
-// stop, which kills the hosts and removes their files. It is what
-// `go run ./examples/cluster` does with one process each.
+// startLocalCluster starts a controller and brokers 1..brokers in this
+// process, each on its own loopback port (server.StartController,
+// server.StartBroker), and returns once every broker is registered and
+// unfenced: the controller's address, and stop, which stops them and
+// removes their files. It is what `go run ./examples/cluster` does with
+// one process each.
 func startLocalCluster(brokers int) (controllerAddr string, stop func(), err error) {
 	dir, err := os.MkdirTemp("", "kaenlog-example-")
 	if err != nil {
 		return "", nil, err
 	}
-	var hosts []*server.Host
-	var store controller.Store
+	var ctl *server.Controller
+	var brokerHosts []*server.Broker
 	stop = func() {
-		for _, h := range hosts {
-			h.Kill()
+		// The brokers' controlled shutdowns run together, then the
+		// controller stops.
+		var wg sync.WaitGroup
+		for _, b := range brokerHosts {
+			wg.Go(func() { b.Close() })
 		}
-		if store != nil {
-			store.Close()
+		wg.Wait()
+		if ctl != nil {
+			ctl.Close()
 		}
 		os.RemoveAll(dir)
 	}
 	clk := wallclock.New()
-	changed := make(chan struct{}, 1)
-	onEvent := func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}
-	store, err = controller.OpenLogStore(filepath.Join(dir, "controller"), log.Options{Sync: log.SyncEveryAppend})
+	ctl, err = server.StartController(server.ControllerSpec{Dir: filepath.Join(dir, "controller"), Clock: clk})
 	if err != nil {
 		return "", stop, err
 	}
-	ctl, err := controller.Open(store, controller.Config{}, clk.NowMs())
-	if err != nil {
-		return "", stop, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", stop, err
-	}
-	h, err := server.Serve(ln, replica.NewControllerNode(ctl), server.Config{Clock: clk})
-	if err != nil {
-		return "", stop, err
-	}
-	hosts = append(hosts, h)
-	controllerAddr = ln.Addr().String()
-
-	var bs []*replica.Broker
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	for id := int32(1); id <= int32(brokers); id++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		b, err := server.StartBroker(server.BrokerSpec{
+			Broker:     replica.BrokerConfig{ID: id, Dir: filepath.Join(dir, fmt.Sprintf("broker-%d", id))},
+			Controller: ctl.Addr().String(),
+			Clock:      clk,
+		})
 		if err != nil {
 			return "", stop, err
 		}
-		cfg := replica.BrokerConfig{ID: id, Dir: filepath.Join(dir, fmt.Sprintf("broker-%d", id)), Endpoint: ln.Addr().String(), ContinuousFetch: true}
-		rand.Read(cfg.IncarnationID[:]) // a new incarnation of the broker
-		b, err := replica.OpenBroker(cfg, clk.NowMs())
-		if err != nil {
+		brokerHosts = append(brokerHosts, b)
+		if err := b.WaitReady(ctx); err != nil {
 			return "", stop, err
-		}
-		h, err := server.Serve(ln, b, server.Config{Clock: clk, Controller: controllerAddr, OnEvent: onEvent})
-		if err != nil {
-			return "", stop, err
-		}
-		hosts, bs = append(hosts, h), append(bs, b)
-	}
-	// Each broker's state is read on its host's goroutine (Do); OnEvent
-	// says when to look again.
-	for i, b := range bs {
-		for unfenced := false; !unfenced; {
-			hosts[i+1].Do(func(int64) { unfenced = !b.Fenced() })
-			if !unfenced {
-				<-changed
-			}
 		}
 	}
-	return controllerAddr, stop, nil
+	return ctl.Addr().String(), stop, nil
 }
 
 // Produce two records to a local cluster and read them back: a controller

@@ -102,6 +102,7 @@ type slot struct {
 	// counts as activity on its connection: its arrival plus the wait it
 	// may be parked for, clamped (idle.go).
 	activeUntilMs int64
+	receivedMs    int64 // when the node got it, for its latency (metrics.go)
 	key           wire.APIKey
 	corr          int32       // the id the host gave the request
 	clientCorr    int32       // the id the client gave it, which its response carries
@@ -232,6 +233,7 @@ func (c *inConn) readFrame(s *slot) error {
 		}
 	}
 	s.buf = s.req.b
+	c.h.stats.bytesIn.Add(int64(size) + 4)
 	return nil
 }
 
@@ -329,7 +331,12 @@ func (c *inConn) deliver(s *slot, m, refusal wire.Message) error {
 	}
 	now := h.clk.NowMs()
 	c.touch(now)
-	s.activeUntilMs = now
+	s.activeUntilMs, s.receivedMs = now, now
+	if refusal != nil {
+		h.stats.request(refusal.APIKey())
+	} else {
+		h.stats.request(m.APIKey())
+	}
 	switch {
 	case refusal != nil:
 		if !c.enqueue(s, refusal) {
@@ -406,6 +413,7 @@ func (c *inConn) respond(m wire.Message) {
 		return
 	}
 	s := c.queue[i]
+	c.h.stats.answered(s.key, c.h.clk.NowMs()-s.receivedMs)
 	setCorrelation(m, s.clientCorr) // a kind enqueue set, so it knows it
 	claimed := i == 0 && c.claim()
 	err := c.frame(s, m, claimed)
@@ -523,6 +531,7 @@ func (c *inConn) frame(s *slot, m wire.Message, claimed bool) error {
 	for _, b := range c.pieces {
 		rest += len(b)
 	}
+	c.h.stats.bytesOut.Add(int64(rest + n))
 	s.frame = s.frame[:0]
 	if rest > 0 && err == nil {
 		// Into chunks of respChunk bytes: what the budget counts exceeds

@@ -9,8 +9,16 @@
 //	...
 //	err := h.Close() // controlled shutdown, then the broker's clean close
 //
+// To embed a whole node in a few lines, [StartController] and
+// [StartBroker] do the wiring above once: a stamped directory, a random
+// incarnation, continuous fetching, the listeners, and
+// [Broker.WaitReady], which returns once the broker is registered and
+// unfenced (a topic created before that finds too few brokers).
+//
 // The files, in the order a request meets them:
 //
+//   - start.go: [StartController], [StartBroker]: a node embedded in a
+//     program, as the commands run theirs.
 //   - host.go: [Host], [Config], [Serve]: the node lock, the driver, routing
 //     and the graceful and hard stops.
 //   - conn.go: an accepted connection: reading, per-connection order,

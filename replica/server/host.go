@@ -175,6 +175,9 @@ type Host struct {
 	codec codec // ln's
 	self  replica.Addr
 
+	// stats are the host's request metrics (metrics.go).
+	stats hostStats
+
 	// mu is the node lock: it guards node and every field below it.
 	mu       sync.Mutex
 	node     replica.Node

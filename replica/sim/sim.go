@@ -242,7 +242,7 @@ func newSim(cfg Config) (*sim, error) {
 	if longPoll {
 		bcfg.ContinuousFetch, bcfg.ReplicaFetchWaitMs = true, 500
 	}
-	c, err := replica.OpenClusterWith(replica.ClusterConfig{
+	c, err := replica.OpenCluster(replica.ClusterConfig{
 		Dir: "/sim", Brokers: brokers, StartMs: startMs, Seed: cfg.Seed, InMemory: true,
 		Controller: controller.Config{SessionTimeoutMs: 6_000, DisableUncleanShutdownRule: cfg.DisableUncleanShutdownRule},
 		Broker:     bcfg,

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -112,12 +113,13 @@ type Proc struct {
 	err    error
 	mu     sync.Mutex
 	stderr bytes.Buffer
+	wrote  chan struct{} // signalled after each write to stderr
 }
 
 // Start starts bin with args and extra environment variables.
 func Start(t testing.TB, bin string, env []string, args ...string) *Proc {
 	t.Helper()
-	p := &Proc{t: t, Cmd: exec.Command(bin, args...), lines: make(chan string, 1024), exited: make(chan struct{})}
+	p := &Proc{t: t, Cmd: exec.Command(bin, args...), lines: make(chan string, 1024), exited: make(chan struct{}), wrote: make(chan struct{}, 1)}
 	p.Cmd.Env = append(os.Environ(), env...)
 	p.Cmd.Stderr = &lockedWriter{p: p}
 	pipe, err := p.Cmd.StdoutPipe()
@@ -154,7 +156,12 @@ type lockedWriter struct{ p *Proc }
 func (w *lockedWriter) Write(b []byte) (int, error) {
 	w.p.mu.Lock()
 	defer w.p.mu.Unlock()
-	return w.p.stderr.Write(b)
+	n, err := w.p.stderr.Write(b)
+	select {
+	case w.p.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
 }
 
 // Stderr returns what the process wrote on stderr so far.
@@ -189,6 +196,29 @@ func (p *Proc) Await(prefix string) string {
 			}
 		case <-limit.C:
 			p.t.Fatalf("%s printed no %q within %v; stderr:\n%s", p.Cmd.Path, prefix, Limit, p.Stderr())
+		}
+	}
+}
+
+// AwaitStderr waits until what the process wrote on stderr has at least
+// n matches of re, and returns the submatches of each.
+func (p *Proc) AwaitStderr(re *regexp.Regexp, n int) [][]string {
+	p.t.Helper()
+	limit := time.NewTimer(Limit)
+	defer limit.Stop()
+	for {
+		if m := re.FindAllStringSubmatch(p.Stderr(), -1); len(m) >= n {
+			return m
+		}
+		select {
+		case <-p.wrote:
+		case <-p.exited:
+			if m := re.FindAllStringSubmatch(p.Stderr(), -1); len(m) >= n {
+				return m
+			}
+			p.t.Fatalf("%s exited (%v) before writing %d of %q on stderr; stderr:\n%s", p.Cmd.Path, p.err, n, re, p.Stderr())
+		case <-limit.C:
+			p.t.Fatalf("%s wrote no %d of %q on stderr within %v; stderr:\n%s", p.Cmd.Path, n, re, Limit, p.Stderr())
 		}
 	}
 }

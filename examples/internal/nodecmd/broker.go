@@ -1,14 +1,12 @@
 package nodecmd
 
 import (
-	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
+	"log/slog"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
@@ -39,6 +37,8 @@ type brokerFlags struct {
 	MaxConnHeldBytes  int64
 	MaxRequestWaitMs  int64
 	WriteTimeoutMs    int64
+	MetricsListen     string
+	Log               logFlags
 }
 
 // brokerFlagSet declares the broker's flags into f.
@@ -47,6 +47,8 @@ func brokerFlagSet(f *brokerFlags) *flag.FlagSet {
 	fs.IntVar(&f.ID, "id", -1, "the broker id, 0 to 2147483647 (required)")
 	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id the broker must belong to (default: the one stamped in -dir, or at the first start the controller's)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0: any free port)")
+	fs.StringVar(&f.MetricsListen, "metrics-listen", "", metricsFlagUsage)
+	f.Log.declare(fs)
 	fs.StringVar(&f.Advertise, "advertise", "", "host:port other brokers and clients reach this one at (default: the listener's address; 127.0.0.1 for an unspecified host)")
 	fs.StringVar(&f.Controller, "controller", "", "the controller's host:port (required)")
 	fs.StringVar(&f.Dir, "dir", "", "the data directory, one subdirectory per partition (required)")
@@ -76,6 +78,8 @@ func (f *brokerFlags) validate() error {
 	}
 	for _, err := range []error{
 		checkHostPort("listen", f.Listen, true),
+		checkOptionalHostPort("metrics-listen", f.MetricsListen),
+		f.Log.validate(),
 		checkDir("dir", f.Dir),
 		checkRange("segment-bytes", f.SegmentBytes, 4096, log.MaxSegmentBytes),
 		checkRange("replica-lag-ms", f.ReplicaLagMs, 100, 600_000),
@@ -103,24 +107,6 @@ func (f *brokerFlags) validate() error {
 		return checkHostPort("advertise", f.Advertise, false)
 	}
 	return nil
-}
-
-// advertised returns the endpoint to register: -advertise, or the
-// listener's address with 127.0.0.1 for an unspecified host.
-func (f *brokerFlags) advertised(ln net.Listener) string {
-	if f.Advertise != "" {
-		return f.Advertise
-	}
-	return listenerAddr(ln)
-}
-
-// listenerAddr is ln's address, with 127.0.0.1 for an unspecified host.
-func listenerAddr(ln net.Listener) string {
-	a := ln.Addr().(*net.TCPAddr)
-	if a.IP.IsUnspecified() {
-		return net.JoinHostPort("127.0.0.1", strconv.Itoa(a.Port))
-	}
-	return a.String()
 }
 
 // RunBroker runs the broker command: it opens the broker's data directory,
@@ -168,22 +154,11 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 	if err := f.validate(); err != nil {
 		return refuse(fs, stderr, err)
 	}
+	who := fmt.Sprintf("broker %d", f.ID)
+	lg := f.Log.logger(stderr, who)
 	sync := log.SyncNever
 	if f.SyncEveryAppend {
 		sync = log.SyncEveryAppend
-	}
-	ln, err := net.Listen("tcp", f.Listen)
-	if err != nil {
-		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
-		return 1
-	}
-	var kln net.Listener
-	if kl.Codec != nil {
-		if kln, err = net.Listen("tcp", kl.Listen); err != nil {
-			ln.Close()
-			fmt.Fprintf(stderr, "broker %d: Kafka listener: %v\n", f.ID, err)
-			return 1
-		}
 	}
 	var fsys vfs.FS // nil: the OS
 	if f.SimulatePowerLoss {
@@ -194,55 +169,51 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 		fmt.Fprintf(stdout, "broker %d simulating power loss: unsynced data lives in this process until fsync; a kill -9 loses it\n", f.ID)
 	}
 	clk := wallclock.New()
-	cfg := replica.BrokerConfig{
-		ID: int32(f.ID), Dir: f.Dir, Endpoint: f.advertised(ln), ClusterID: f.ClusterID,
-		Replica: replica.Options{
-			Log:      log.Options{SegmentBytes: f.SegmentBytes, Sync: sync, MaxBatchBytes: f.MaxBatchBytes, FS: fsys},
-			LagMaxMs: f.ReplicaLagMs,
+	events := make(chan struct{}, 1)
+	sb, err := server.StartBroker(server.BrokerSpec{
+		Broker: replica.BrokerConfig{
+			ID: int32(f.ID), Dir: f.Dir, Endpoint: f.Advertise, ClusterID: f.ClusterID,
+			Replica: replica.Options{
+				Log:      log.Options{SegmentBytes: f.SegmentBytes, Sync: sync, MaxBatchBytes: f.MaxBatchBytes, FS: fsys},
+				LagMaxMs: f.ReplicaLagMs,
+			},
+			HeartbeatIntervalMs: f.HeartbeatMs,
+			ReplicaFetchWaitMs:  int32(f.FetchWaitMs),
 		},
-		HeartbeatIntervalMs: f.HeartbeatMs,
-		ContinuousFetch:     true,
-		ReplicaFetchWaitMs:  int32(f.FetchWaitMs),
-	}
-	if kln != nil {
-		cfg.KafkaEndpoint = listenerAddr(kln)
-	}
-	rand.Read(cfg.IncarnationID[:])
-	b, err := replica.OpenBroker(cfg, clk.NowMs())
+		Controller:  f.Controller,
+		Clock:       clk,
+		Listen:      f.Listen,
+		KafkaListen: kl.Listen,
+		KafkaCodec:  kl.Codec,
+		Host: server.Config{
+			ShutdownTimeoutMs: max(f.ShutdownTimeoutMs, 1),
+			OnEvent:           func() { notify(events) }, Logf: hostLogf(lg),
+			ConnectionsMaxIdleMs:   f.MaxIdleMs,
+			MaxHeldBytes:           f.MaxHeldBytes,
+			MaxConnectionHeldBytes: f.MaxConnHeldBytes,
+			MaxRequestWaitMs:       f.MaxRequestWaitMs,
+			WriteTimeoutMs:         f.WriteTimeoutMs,
+		},
+	})
 	if err != nil {
-		ln.Close()
-		if kln != nil {
-			kln.Close()
-		}
 		if errors.Is(err, replica.ErrInvalidConfig) {
 			return refuse(fs, stderr, err)
 		}
-		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+		lg.Error("cannot start", "err", err)
 		return 1
 	}
-	var listeners []server.Listener
-	if kln != nil {
-		listeners = []server.Listener{{Listener: kln, Codec: kl.Codec(b)}}
+	h, b := sb.Host, sb.Node()
+	if f.MetricsListen != "" {
+		if err := serveMetrics(f.MetricsListen, who, stdout, h.Metrics); err != nil {
+			lg.Error("cannot serve metrics", "err", err)
+			h.Kill()
+			return 1
+		}
 	}
-	events := make(chan struct{}, 1)
-	h, err := server.Serve(ln, b, server.Config{
-		Listeners: listeners,
-		Clock:     clk, Controller: f.Controller, ShutdownTimeoutMs: max(f.ShutdownTimeoutMs, 1),
-		OnEvent: func() { notify(events) }, Logf: logTo(stderr, fmt.Sprintf("broker %d", f.ID)),
-		ConnectionsMaxIdleMs:   f.MaxIdleMs,
-		MaxHeldBytes:           f.MaxHeldBytes,
-		MaxConnectionHeldBytes: f.MaxConnHeldBytes,
-		MaxRequestWaitMs:       f.MaxRequestWaitMs,
-		WriteTimeoutMs:         f.WriteTimeoutMs,
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
-		return 1
+	if ka, ok := sb.KafkaEndpoint(); ok {
+		fmt.Fprintf(stdout, "broker %d Kafka listener on %s\n", f.ID, ka)
 	}
-	if kln != nil {
-		fmt.Fprintf(stdout, "broker %d Kafka listener on %s\n", f.ID, cfg.KafkaEndpoint)
-	}
-	fmt.Fprintf(stdout, "broker %d listening on %s (advertised %s), data in %s\n", f.ID, ln.Addr(), cfg.Endpoint, f.Dir)
+	fmt.Fprintf(stdout, "broker %d listening on %s (advertised %s), data in %s\n", f.ID, sb.Addr(), sb.Endpoint(), f.Dir)
 
 	health := time.NewTicker(time.Second)
 	defer health.Stop()
@@ -251,7 +222,7 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 	// backoff spaces them.
 	refusal := func(err error) {
 		if err != nil && err != lastRefusal {
-			fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, err)
+			lg.Warn("registration refused", "err", err)
 		}
 		lastRefusal = err
 	}
@@ -279,42 +250,39 @@ func RunBrokerWithKafka(args []string, stdout, stderr io.Writer, stop <-chan os.
 				refusal(refused)
 			}
 			if halted != nil {
-				fmt.Fprintf(stderr, "broker %d: %v\n", f.ID, halted)
+				lg.Error("halted", "err", halted)
 				h.Kill()
 				return 1
 			}
 		case s := <-stop:
 			fmt.Fprintf(stdout, "broker %d: %v: shutting down (a second signal stops at once)\n", f.ID, s)
-			return stopHost(h, stop, stdout, stderr, fmt.Sprintf("broker %d", f.ID), nil)
+			return stopHost(h.Close, stop, stdout, lg, who)
 		}
 	}
 }
 
-// stopHost closes h, then runs after (if any); a signal on stop before it
-// is done returns 1 at once.
-func stopHost(h *server.Host, stop <-chan os.Signal, stdout, stderr io.Writer, who string, after func() error) int {
+// stopHost runs closeNode (a Host's Close, or a server.Controller's); a
+// signal on stop before it is done returns 1 at once.
+func stopHost(closeNode func() error, stop <-chan os.Signal, stdout io.Writer, lg *slog.Logger, who string) int {
 	done := make(chan error, 1)
 	go func() {
-		err := h.Close()
+		err := closeNode()
 		if errors.Is(err, server.ErrShutdownTimedOut) {
-			fmt.Fprintf(stderr, "%s: %v (closed cleanly anyway)\n", who, server.ErrShutdownTimedOut)
+			lg.Warn("closed cleanly without the controller's go-ahead", "err", server.ErrShutdownTimedOut)
 			err = withoutTimeout(err)
-		}
-		if err == nil && after != nil {
-			err = after()
 		}
 		done <- err
 	}()
 	select {
 	case err := <-done:
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", who, err)
+			lg.Error("stop failed", "err", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "%s stopped cleanly\n", who)
 		return 0
 	case s := <-stop:
-		fmt.Fprintf(stderr, "%s: %v again: stopping at once\n", who, s)
+		lg.Warn("a second signal: stopping at once", "signal", s.String())
 		return 1
 	}
 }
@@ -343,12 +311,5 @@ func notify(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
-	}
-}
-
-// logTo returns a host's Logf writing lines to w.
-func logTo(w io.Writer, who string) func(string, ...any) {
-	return func(format string, args ...any) {
-		fmt.Fprintf(w, who+": "+format+"\n", args...)
 	}
 }

@@ -1,20 +1,13 @@
 package nodecmd
 
 import (
-	"crypto/rand"
-	"encoding/base64"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"time"
 
 	"github.com/kaenlog/kaenlog/examples/wallclock"
-	"github.com/kaenlog/kaenlog/log"
-	"github.com/kaenlog/kaenlog/log/vfs"
-	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/replica/server"
@@ -28,6 +21,8 @@ type controllerFlags struct {
 	Dir              string
 	SessionTimeoutMs int64
 	DefaultMinISR    int
+	MetricsListen    string
+	Log              logFlags
 }
 
 // controllerFlagSet declares the controller's flags into f.
@@ -36,6 +31,8 @@ func controllerFlagSet(f *controllerFlags) *flag.FlagSet {
 	fs.IntVar(&f.ID, "id", 0, "the controller's node id (node.id), stamped in its directory, 0 to 2147483647")
 	fs.StringVar(&f.ClusterID, "cluster-id", "", "the cluster id, 1 to 64 characters of [A-Za-z0-9_-] (default: the one stamped in -dir, or a new random one at the first start)")
 	fs.StringVar(&f.Listen, "listen", "127.0.0.1:9093", "host:port to listen on (port 0: any free port)")
+	fs.StringVar(&f.MetricsListen, "metrics-listen", "", metricsFlagUsage)
+	f.Log.declare(fs)
 	fs.StringVar(&f.Dir, "dir", "", "the directory of the metadata log (required)")
 	fs.Int64Var(&f.SessionTimeoutMs, "session-timeout-ms", controller.DefaultSessionTimeoutMs, "broker.session.timeout.ms: a broker silent this long is fenced and loses its leaderships, 500 to 600000")
 	fs.IntVar(&f.DefaultMinISR, "default-min-isr", 1, "min.insync.replicas of a topic created without one, 1 to 7")
@@ -49,6 +46,8 @@ func (f *controllerFlags) validate() error {
 	for _, err := range []error{
 		checkRange("id", f.ID, 0, 1<<31-1),
 		checkHostPort("listen", f.Listen, true),
+		checkOptionalHostPort("metrics-listen", f.MetricsListen),
+		f.Log.validate(),
 		checkDir("dir", f.Dir),
 		checkRange("session-timeout-ms", f.SessionTimeoutMs, 500, 600_000),
 		checkRange("default-min-isr", f.DefaultMinISR, 1, 7),
@@ -76,70 +75,39 @@ func RunController(args []string, stdout, stderr io.Writer, stop <-chan os.Signa
 	if err := f.validate(); err != nil {
 		return refuse(fs, stderr, err)
 	}
-	ln, err := net.Listen("tcp", f.Listen)
+	lg := f.Log.logger(stderr, "controller")
+	ctl, err := server.StartController(server.ControllerSpec{
+		Dir: f.Dir, Clock: wallclock.New(), Listen: f.Listen, NodeID: int32(f.ID), ClusterID: f.ClusterID,
+		Controller: controller.Config{SessionTimeoutMs: f.SessionTimeoutMs, DefaultMinISR: int32(f.DefaultMinISR)},
+		Host:       server.Config{Logf: hostLogf(lg)},
+	})
 	if err != nil {
-		fmt.Fprintf(stderr, "controller: %v\n", err)
+		lg.Error("cannot start", "err", err)
 		return 1
 	}
-	clk := wallclock.New()
-	clusterID, err := f.clusterID()
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "controller: %v\n", err)
-		return 1
+	if f.MetricsListen != "" {
+		if err := serveMetrics(f.MetricsListen, "controller", stdout, ctl.Metrics); err != nil {
+			lg.Error("cannot serve metrics", "err", err)
+			ctl.Kill()
+			return 1
+		}
 	}
-	store, stamp, err := controller.OpenNodeLogStore(f.Dir, int32(f.ID), clusterID, log.Options{Sync: log.SyncEveryAppend})
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "controller: %v\n", err)
-		return 1
-	}
-	ctl, err := controller.Open(store, controller.Config{SessionTimeoutMs: f.SessionTimeoutMs, DefaultMinISR: int32(f.DefaultMinISR), ClusterID: stamp.ClusterID}, clk.NowMs())
-	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "controller: %v\n", errors.Join(err, store.Close()))
-		return 1
-	}
-	h, err := server.Serve(ln, replica.NewControllerNode(ctl), server.Config{Clock: clk, Logf: logTo(stderr, "controller")})
-	if err != nil {
-		fmt.Fprintf(stderr, "controller: %v\n", errors.Join(err, store.Close()))
-		return 1
-	}
-	fmt.Fprintf(stdout, "controller listening on %s, metadata log in %s, cluster %s\n", ln.Addr(), f.Dir, stamp.ClusterID)
+	fmt.Fprintf(stdout, "controller listening on %s, metadata log in %s, cluster %s\n", ctl.Addr(), f.Dir, ctl.ClusterID())
 	health := time.NewTicker(time.Second)
 	defer health.Stop()
 	for {
 		select {
 		case <-health.C:
-			var failed error
-			h.Do(func(int64) { failed = ctl.Failed() })
-			if failed != nil {
+			if failed := ctl.Failed(); failed != nil {
 				// Its store failed: it answers nothing more, as a
 				// controller whose log is offline.
-				fmt.Fprintf(stderr, "controller: %v\n", failed)
-				h.Kill()
-				store.Close()
+				lg.Error("failed", "err", failed)
+				ctl.Kill()
 				return 1
 			}
 		case s := <-stop:
 			fmt.Fprintf(stdout, "controller: %v: shutting down (a second signal stops at once)\n", s)
-			return stopHost(h, stop, stdout, stderr, "controller", store.Close)
+			return stopHost(ctl.Close, stop, stdout, lg, "controller")
 		}
 	}
-}
-
-// clusterID is the cluster id to open the directory with: -cluster-id, or
-// the one stamped in -dir, or for a new directory a new random one, as
-// kafka-storage random-uuid makes (16 random bytes, base64url).
-func (f *controllerFlags) clusterID() (string, error) {
-	if f.ClusterID != "" {
-		return f.ClusterID, nil
-	}
-	stamp, ok, err := metaprops.Read(vfs.OS(), f.Dir)
-	if err != nil || ok {
-		return stamp.ClusterID, err
-	}
-	var id [16]byte
-	rand.Read(id[:])
-	return base64.RawURLEncoding.EncodeToString(id[:]), nil
 }

@@ -11,12 +11,17 @@
 // a clean stop, 1 when the node could not start or failed, 2 for an
 // invalid flag or value (after a usage line on stderr).
 //
-// What the commands print on stdout is one line per fact, with a stable
-// beginning a program can wait for (examples/cluster does, and the tests):
+// What goes to stderr are log records (log/slog; -log-level and
+// -log-format text or json), each naming its node: ERROR for what made
+// the node fail, WARN for refusals and stops cut short, INFO for its
+// connections' events. What the commands print on stdout is one line per
+// fact, with a stable beginning a program can wait for (examples/cluster
+// does, and the tests):
 //
 //	controller listening on 127.0.0.1:39251, metadata log in DIR, cluster MkU3OEVBNTcwNTJENDM2Qk
 //	broker 1 simulating power loss: unsynced data lives in this process until fsync; a kill -9 loses it
 //	broker 1 Kafka listener on 127.0.0.1:40112 (RunBrokerWithKafka only)
+//	broker 1 metrics on http://127.0.0.1:40113/metrics (with -metrics-listen)
 //	broker 1 listening on 127.0.0.1:40111 (advertised 127.0.0.1:40111), data in DIR
 //	broker 1 ready: registered at broker epoch 3, unfenced, cluster MkU3OEVBNTcwNTJENDM2Qk
 //	broker 1 stopped cleanly
@@ -44,7 +49,7 @@
 // [github.com/kaenlog/kaenlog/replica/controller.Controller.RegisterBroker]'s).
 // The broker command then logs the refusal on stderr, at every refusal
 //
-//	broker 3: replica: broker 3: the controller refused the registration: another incarnation of broker 3 has a live session (...); trying again in 400 ms: ...
+//	time=... level=WARN msg="registration refused" node="broker 3" err="replica: broker 3: the controller refused the registration: another incarnation of broker 3 has a live session (...); trying again in 400 ms: ..."
 //
 // and asks again with a backoff (100 ms, doubling, at most half the
 // session timeout), serving nothing and never touching the live broker.

@@ -67,6 +67,15 @@ func checkHostPort(name, addr string, listening bool) error {
 	return nil
 }
 
+// checkOptionalHostPort is checkHostPort for a listening flag that may be
+// left empty.
+func checkOptionalHostPort(name, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	return checkHostPort(name, addr, true)
+}
+
 // checkDir refuses an empty directory flag.
 func checkDir(name, dir string) error {
 	if dir == "" {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -25,8 +26,21 @@ type Nodes struct {
 	// alone (examples/kafkacluster, whose nodes one kills to see the
 	// cluster survive).
 	StrictExits bool
-	list        []*Node
+	// Restart starts again a node that exits on its own (a crash, a
+	// kill -9) while the cluster runs, if it was started with
+	// StartRestartable: after restartBackoffMin, doubling to
+	// restartBackoffMax while it keeps exiting within restartStableAfter
+	// of its start.
+	Restart bool
+	list    []*Node
 }
+
+// The restart backoff (Nodes.Restart).
+const (
+	restartBackoffMin  = time.Second
+	restartBackoffMax  = 30 * time.Second
+	restartStableAfter = time.Minute
+)
 
 // Node is one node process.
 type Node struct {
@@ -36,6 +50,13 @@ type Node struct {
 	exited  chan struct{} // closed when it has exited
 	waitErr error         // its exit, once exited is closed
 	stopped bool          // its exit is accounted for
+
+	// For a restart (StartRestartable): how to make its command again,
+	// where its lines go, when it started and the next backoff.
+	newCmd      func() *exec.Cmd
+	out, errOut func(string)
+	started     time.Time
+	backoff     time.Duration
 }
 
 // Pid is the node's process id.
@@ -46,6 +67,25 @@ func (n *Node) Pid() int { return n.cmd.Process.Pid }
 // its stdout goes to out and each of its stderr to errOut, then to
 // AwaitLine.
 func (ns *Nodes) Start(name string, cmd *exec.Cmd, out, errOut func(line string)) (*Node, error) {
+	n, err := startNode(name, cmd, out, errOut)
+	if err == nil {
+		ns.list = append(ns.list, n)
+	}
+	return n, err
+}
+
+// StartRestartable is Start with the command made by newCmd, which makes
+// it again when Restart is set and the node exits on its own.
+func (ns *Nodes) StartRestartable(name string, newCmd func() *exec.Cmd, out, errOut func(line string)) (*Node, error) {
+	n, err := ns.Start(name, newCmd(), out, errOut)
+	if err == nil {
+		n.newCmd, n.backoff = newCmd, restartBackoffMin
+	}
+	return n, err
+}
+
+// startNode starts cmd as node name (see Start).
+func startNode(name string, cmd *exec.Cmd, out, errOut func(line string)) (*Node, error) {
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -58,8 +98,8 @@ func (ns *Nodes) Start(name string, cmd *exec.Cmd, out, errOut func(line string)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	n := &Node{Name: name, cmd: cmd, lines: make(chan string, 64), exited: make(chan struct{})}
-	ns.list = append(ns.list, n)
+	n := &Node{Name: name, cmd: cmd, lines: make(chan string, 64), exited: make(chan struct{}),
+		out: out, errOut: errOut, started: time.Now()}
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
@@ -118,16 +158,23 @@ func (ns *Nodes) stopOrder() []*Node {
 }
 
 // Wait runs until a signal on Stop, then stops the nodes (Shutdown) and
-// returns its status. A node that exits on its own is reported; the
-// others keep running. With every node gone it returns 1.
+// returns its status. A node that exits on its own is reported and, with
+// Restart, started again (see Nodes.Restart); the others keep running.
+// With every node gone for good it returns 1.
 func (ns *Nodes) Wait() int {
 	exited := make(chan *Node, len(ns.list))
-	for _, n := range ns.list {
+	watch := func(n *Node) {
 		go func() {
 			<-n.exited
 			exited <- n
 		}()
 	}
+	for _, n := range ns.list {
+		watch(n)
+	}
+	// At most one restart per node is pending, so a send never blocks,
+	// even after Wait has returned.
+	restart := make(chan *Node, len(ns.list))
 	for left := len(ns.list); ; {
 		select {
 		case s := <-ns.Stop:
@@ -138,12 +185,44 @@ func (ns *Nodes) Wait() int {
 				n.stopped = true // reported once
 				ns.Say("cluster: %s exited: %v", n.Name, n.waitErr)
 			}
+			if ns.Restart && n.newCmd != nil {
+				delay := n.nextBackoff()
+				ns.Say("cluster: restarting %s in %v", n.Name, delay)
+				time.AfterFunc(delay, func() { restart <- n })
+				continue
+			}
 			if left--; left == 0 {
 				ns.Say("cluster: every node has exited")
 				return 1
 			}
+		case old := <-restart:
+			n, err := startNode(old.Name, old.newCmd(), old.out, old.errOut)
+			if err != nil {
+				ns.Say("cluster: restarting %s: %v", old.Name, err)
+				old.started = time.Now() // it failed at once: back off further
+				delay := old.nextBackoff()
+				ns.Say("cluster: restarting %s in %v", old.Name, delay)
+				time.AfterFunc(delay, func() { restart <- old })
+				continue
+			}
+			n.newCmd, n.backoff = old.newCmd, old.backoff
+			ns.list[slices.Index(ns.list, old)] = n
+			ns.Say("cluster: %s restarted, pid %d", n.Name, n.Pid())
+			watch(n)
 		}
 	}
+}
+
+// nextBackoff is how long to wait before restarting n, which just
+// exited: restartBackoffMin again if it had run restartStableAfter,
+// else the last wait doubled, at most restartBackoffMax.
+func (n *Node) nextBackoff() time.Duration {
+	if time.Since(n.started) >= restartStableAfter {
+		n.backoff = restartBackoffMin
+	}
+	d := n.backoff
+	n.backoff = min(2*n.backoff, restartBackoffMax)
+	return d
 }
 
 // Shutdown stops every node still running with SIGTERM, one at a time

@@ -3,6 +3,7 @@ package replica
 import (
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
+	"github.com/kaenlog/kaenlog/replica/metrics"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -183,3 +184,6 @@ func (n *ControllerNode) metadataFetch(req *wire.FetchRequest, end uint64, now b
 	}
 	return resp, ready
 }
+
+// Metrics appends the controller's metrics to dst (controller.Controller.Metrics).
+func (n *ControllerNode) Metrics(dst []metrics.Family) []metrics.Family { return n.c.Metrics(dst) }

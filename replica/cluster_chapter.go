@@ -50,13 +50,13 @@ type FetchReport struct {
 	ResponseHW uint64
 }
 
-// OpenCluster opens the chapter's cluster under root at time nowMs with
+// OpenChapterCluster opens the chapter's cluster under root at time nowMs with
 // min.insync.replicas minISR. Both replicas' logs leave single-replica
 // high-watermark mode — the chapter's two lines, which every Replica obeys
 // — so the high watermark comes from the smallest LEO in the ISR instead of
 // following each log's own end.
-func OpenCluster(root string, minISR int, nowMs int64) (*ChapterCluster, error) {
-	c, err := OpenClusterWith(ClusterConfig{
+func OpenChapterCluster(root string, minISR int, nowMs int64) (*ChapterCluster, error) {
+	c, err := OpenCluster(ClusterConfig{
 		Dir:     root,
 		Brokers: []int32{1, 2},
 		StartMs: nowMs,
@@ -201,7 +201,7 @@ type RestartReport struct {
 }
 
 // RestartFollower restarts the follower's replica of orders-0 from its
-// files with rule (Broker.RestartReplica): it recovers its log from disk,
+// files with rule: it recovers its log from disk,
 // takes its follower role from the metadata again and truncates by rule,
 // before it fetches anything. Its broker stays registered, so it keeps its
 // place in the ISR, as in the chapter, whose brokers have no controller to
@@ -212,7 +212,7 @@ func (h *ChapterCluster) RestartFollower(rule TruncationRule) (RestartReport, er
 	f := h.Follower()
 	rep := RestartReport{LEOBefore: f.LEO(), HWBefore: f.HighWatermark()}
 	h.lastAnswer = nil
-	if err := h.Broker(id).RestartReplica(chapterTopic, rule, h.NowMs()); err != nil {
+	if err := h.Broker(id).restartReplica(chapterTopic, rule, h.NowMs()); err != nil {
 		return rep, err
 	}
 	h.flush(h.Broker(id))

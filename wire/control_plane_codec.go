@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Field helpers for the controller's messages (controller.go). They extend
+// Field helpers for the control plane's messages (control_plane.go). They extend
 // the decoder of codec.go with the shapes those messages need: one-byte
 // booleans and enums, int16-length strings, 16-byte ids, and int32-counted
 // arrays whose count is checked against the bytes left before anything is
