@@ -2,6 +2,7 @@ package replica
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/kaenlog/kaenlog/log"
@@ -31,10 +32,14 @@ import (
 // LOAD_IN_PROGRESS until its ISR is back.) Losing the leadership unloads it
 // (NOT_COORDINATOR from then on, and for its writes not yet committed). A
 // group whose partition this broker does not lead is answered
-// NOT_COORDINATOR, as Kafka's brokers answer it.
+// NOT_COORDINATOR, as Kafka's brokers answer it. A topic the metadata
+// drops, or creates again, has its offsets tombstoned by every loaded
+// coordinator here (Kafka's onPartitionsDeleted); one loading then keeps
+// them, as Kafka's does.
 //
 // __consumer_offsets is created through the controller on the first
-// FindCoordinator that finds it missing, as Kafka creates it: OffsetsTopic
+// FindCoordinator that finds it missing (or a Metadata request that
+// auto-creates it), as Kafka creates it: OffsetsTopic
 // with BrokerConfig.OffsetsTopicPartitions partitions (Kafka's
 // offsets.topic.num.partitions, 50), replication factor min(3, registered
 // brokers) (offsets.topic.replication.factor 3; Kafka refuses to create it
@@ -93,9 +98,10 @@ func IsGroupAPI(k wire.APIKey) bool {
 }
 
 // GroupRequest is a client's request to a broker's group coordinators. It
-// never travels on kaenlog's own protocol (AppendTo refuses): a listener
-// that speaks another protocol (replica/kafka) decodes its requests into
-// one and hands it to the broker through its host. Body is one of
+// is never encoded (AppendTo refuses): each listener decodes its
+// protocol's group requests into one and hands it to the broker through
+// its host (replica/server's from wire's group messages, replica/kafka's
+// from Kafka's), and frames the answer in its own protocol. Body is one of
 // [FindCoordinatorRequest], group.JoinGroupRequest,
 // group.SyncGroupRequest, group.HeartbeatRequest, group.LeaveGroupRequest,
 // group.OffsetCommitRequest, [OffsetFetchRequest],
@@ -143,8 +149,8 @@ func (m *GroupRequest) APIKey() wire.APIKey {
 func (m *GroupRequest) Correlation() int32 { return m.CorrelationID }
 
 // errGroupEncoded is AppendTo's refusal: group requests and answers are
-// not part of kaenlog's protocol.
-var errGroupEncoded = fmt.Errorf("replica: group requests are not encoded on kaenlog's protocol: %w", wire.ErrUnsupportedVersion)
+// translated by their listener, never encoded as they are.
+var errGroupEncoded = fmt.Errorf("replica: group requests are translated by their listener, not encoded: %w", wire.ErrUnsupportedVersion)
 
 // AppendTo refuses: a GroupRequest is a listener's, never encoded.
 func (m *GroupRequest) AppendTo(dst []byte) ([]byte, error) { return dst, errGroupEncoded }
@@ -248,6 +254,10 @@ type groupHost struct {
 	// createCorr is the correlation id of the CreateTopics of
 	// __consumer_offsets in flight, 0 for none.
 	createCorr int32
+	// topics are the image's topics (their CreatedOffset) as of its
+	// offset imageEnd, to tell the coordinators which were deleted.
+	topics   map[string]uint64
+	imageEnd uint64
 }
 
 type hostedCoordinator struct {
@@ -523,6 +533,7 @@ func (b *Broker) pumpGroups(nowMs int64) {
 	}
 	gh := b.groupState()
 	b.syncCoordinators()
+	b.forgetDeletedTopics()
 	b.routeGroupAnswers(gh.none.Ready().Responses)
 	for _, hc := range gh.coords {
 		if hc.loading {
@@ -533,6 +544,38 @@ func (b *Broker) pumpGroups(nowMs int64) {
 			hc.c.Tick(nowMs)
 		}
 		b.pumpCoordinator(hc, nowMs)
+	}
+}
+
+// forgetDeletedTopics tells the loaded coordinators the topics the image
+// no longer has, or has under a new creation, since it last looked: their
+// offsets are tombstoned (group.Coordinator.TopicsDeleted, Kafka's
+// onPartitionsDeleted), as offsets are keyed by topic name.
+func (b *Broker) forgetDeletedTopics() {
+	gh := b.groupState()
+	if b.image.EndOffset() == gh.imageEnd {
+		return
+	}
+	gh.imageEnd = b.image.EndOffset()
+	names := b.image.TopicNames()
+	now := make(map[string]uint64, len(names))
+	for _, name := range names {
+		t, _ := b.image.Topic(name)
+		now[name] = t.CreatedOffset
+	}
+	var gone []string
+	for name, created := range gh.topics {
+		if c, ok := now[name]; !ok || c != created {
+			gone = append(gone, name)
+		}
+	}
+	gh.topics = now
+	if len(gone) == 0 {
+		return
+	}
+	slices.Sort(gone)
+	for _, p := range slices.Sorted(maps.Keys(gh.coords)) {
+		gh.coords[p].c.TopicsDeleted(gone)
 	}
 }
 

@@ -80,6 +80,13 @@ type forwarded struct {
 // autoCreate starts, or follows, the creation of topic name for a
 // Metadata request and returns what that request is answered for it.
 func (b *Broker) autoCreate(name string, spec wire.AutoCreate, nowMs int64) wire.ErrorCode {
+	if name == OffsetsTopic {
+		// Created as the group coordinators create it (Kafka's
+		// AutoTopicCreationManager gives the internal topic its own
+		// settings), not with the defaults for user topics.
+		b.createOffsetsTopic(nowMs)
+		return wire.CodeLeaderNotAvailable
+	}
 	if code, ok := b.autoCreateFailed[name]; ok {
 		delete(b.autoCreateFailed, name)
 		return code

@@ -1,8 +1,11 @@
 // Package wire is kaenlog's network format: length-prefixed frames; the
 // data plane's messages (Produce, Fetch, ListOffsets,
 // OffsetsForLeaderEpoch), which name topics and partitions; the
-// controller's messages; one Message interface for all of them; and
-// kaenlog's error-code table.
+// controller's messages; the group APIs' (group.go: FindCoordinator,
+// JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch;
+// group_admin.go: ListGroups, DescribeGroups, DeleteGroups, OffsetDelete;
+// served by a broker's group coordinators); one Message interface for all
+// of them; and kaenlog's error-code table.
 //
 // The package is pure: no clock, no goroutines, no connections, and no
 // other kaenlog package (a test keeps it so). Encoders append to a
@@ -135,6 +138,70 @@
 //	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
 //	InitProducerIDResponse (22):
 //	  ErrorCode i16 | ProducerID i64 | ProducerEpoch i16
+//
+//	OffsetCommitRequest (8):
+//	  Group string | Generation i32 | MemberID string | GroupInstanceID string
+//	  | Partitions [n]{Topic topic | Partition i32 | Offset i64
+//	    | LeaderEpoch i32 | Metadata string}
+//	OffsetCommitResponse (8):
+//	  Partitions [n]{Topic topic | Partition i32 | ErrorCode i16}
+//	OffsetFetchRequest (9):
+//	  Group string | Partitions [n]?{Topic topic | Partition i32}, null = all
+//	OffsetFetchResponse (9):
+//	  ErrorCode i16 | Partitions [n]{Topic topic | Partition i32
+//	    | Offset i64 (-1: none) | LeaderEpoch i32 | Metadata string
+//	    | ErrorCode i16}
+//	FindCoordinatorRequest (10):
+//	  Group string
+//	FindCoordinatorResponse (10):
+//	  ErrorCode i16 | NodeID i32
+//	JoinGroupRequest (11):
+//	  Group string | SessionTimeoutMs i32 | RebalanceTimeoutMs i32
+//	  | MemberID string | GroupInstanceID string | ProtocolType string
+//	  | Protocols [n]{Name string | Metadata bytes} | ClientID string
+//	JoinGroupResponse (11):
+//	  ErrorCode i16 | Generation i32 | ProtocolType string | Protocol string
+//	  | Leader string | SkipAssignment bool | MemberID string
+//	  | Members [n]{MemberID string | GroupInstanceID string | Metadata bytes}
+//	HeartbeatRequest (12):
+//	  Group string | Generation i32 | MemberID string | GroupInstanceID string
+//	HeartbeatResponse (12):
+//	  ErrorCode i16
+//	LeaveGroupRequest (13):
+//	  Group string | Members [n]{MemberID string | GroupInstanceID string}
+//	LeaveGroupResponse (13):
+//	  ErrorCode i16 | Members [n]{MemberID string | GroupInstanceID string
+//	    | ErrorCode i16}
+//	SyncGroupRequest (14):
+//	  Group string | Generation i32 | MemberID string | GroupInstanceID string
+//	  | ProtocolType string | Protocol string
+//	  | Assignments [n]{MemberID string | Assignment bytes}
+//	SyncGroupResponse (14):
+//	  ErrorCode i16 | ProtocolType string | Protocol string | Assignment bytes
+//	DescribeGroupsRequest (15):
+//	  Groups [n]{string}
+//	DescribeGroupsResponse (15):
+//	  Groups [n]{Group string | ErrorCode i16 | State string
+//	    | ProtocolType string | Protocol string
+//	    | Members [n]{MemberID string | GroupInstanceID string
+//	      | ClientID string | ClientHost string | Metadata bytes
+//	      | Assignment bytes}}
+//	ListGroupsRequest (16):
+//	  States [n]{string}
+//	ListGroupsResponse (16):
+//	  ErrorCode i16 | Groups [n]{Group string | ProtocolType string
+//	    | State string}
+//	DeleteGroupsRequest (42):
+//	  Groups [n]{string}
+//	DeleteGroupsResponse (42):
+//	  Results [n]{Group string | ErrorCode i16}
+//	OffsetDeleteRequest (47):
+//	  Group string | Partitions [n]{Topic topic | Partition i32}
+//	OffsetDeleteResponse (47):
+//	  ErrorCode i16 | Partitions [n]{Topic topic | Partition i32
+//	    | ErrorCode i16}
+//
+//	(bytes: i32 length, then that many opaque bytes; empty decodes as nil)
 //	ElectLeadersRequest (43):
 //	  Topic string | Partition i32 | Unclean bool
 //	ElectLeadersResponse (43):

@@ -28,7 +28,8 @@ const (
 // String returns the API's name ("Produce", "Fetch", "ListOffsets",
 // "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "ElectLeaders",
 // "AlterPartition", "BrokerRegistration", "BrokerHeartbeat",
-// "InitProducerID", "IncrementalAlterConfigs"), or
+// "InitProducerID", "IncrementalAlterConfigs", and the group APIs' Kafka
+// names), or
 // "APIKey(n)" for a key this package does not know.
 func (k APIKey) String() string {
 	switch k {
@@ -58,6 +59,28 @@ func (k APIKey) String() string {
 		return "InitProducerID"
 	case APIIncrementalAlterConfigs:
 		return "IncrementalAlterConfigs"
+	case APIOffsetCommit:
+		return "OffsetCommit"
+	case APIOffsetFetch:
+		return "OffsetFetch"
+	case APIFindCoordinator:
+		return "FindCoordinator"
+	case APIJoinGroup:
+		return "JoinGroup"
+	case APIHeartbeat:
+		return "Heartbeat"
+	case APILeaveGroup:
+		return "LeaveGroup"
+	case APISyncGroup:
+		return "SyncGroup"
+	case APIDescribeGroups:
+		return "DescribeGroups"
+	case APIListGroups:
+		return "ListGroups"
+	case APIDeleteGroups:
+		return "DeleteGroups"
+	case APIOffsetDelete:
+		return "OffsetDelete"
 	}
 	return fmt.Sprintf("APIKey(%d)", int16(k))
 }
@@ -66,7 +89,9 @@ func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
 		APIMetadata, APICreateTopics, APIDeleteTopics, APIElectLeaders, APIAlterPartition,
-		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID, APIIncrementalAlterConfigs:
+		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID, APIIncrementalAlterConfigs,
+		APIOffsetCommit, APIOffsetFetch, APIFindCoordinator, APIJoinGroup, APIHeartbeat, APILeaveGroup, APISyncGroup,
+		APIDescribeGroups, APIListGroups, APIDeleteGroups, APIOffsetDelete:
 		return true
 	}
 	return false

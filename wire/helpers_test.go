@@ -259,7 +259,9 @@ func dataMessages() []controllerMessage {
 }
 
 // allMessages is every message kind, data plane and controller.
-func allMessages() []controllerMessage { return append(dataMessages(), controllerMessages()...) }
+func allMessages() []controllerMessage {
+	return append(append(dataMessages(), controllerMessages()...), groupMessages()...)
+}
 
 // mustEncode encodes m or fails the test.
 func mustEncode(t testing.TB, m encodable) []byte {

@@ -60,6 +60,28 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeBrokerHeartbeatRequest)
 	case APIInitProducerID:
 		return decodeAs(payload, DecodeInitProducerIDRequest)
+	case APIOffsetCommit:
+		return decodeAs(payload, DecodeOffsetCommitRequest)
+	case APIOffsetFetch:
+		return decodeAs(payload, DecodeOffsetFetchRequest)
+	case APIFindCoordinator:
+		return decodeAs(payload, DecodeFindCoordinatorRequest)
+	case APIJoinGroup:
+		return decodeAs(payload, DecodeJoinGroupRequest)
+	case APIHeartbeat:
+		return decodeAs(payload, DecodeHeartbeatRequest)
+	case APILeaveGroup:
+		return decodeAs(payload, DecodeLeaveGroupRequest)
+	case APISyncGroup:
+		return decodeAs(payload, DecodeSyncGroupRequest)
+	case APIDescribeGroups:
+		return decodeAs(payload, DecodeDescribeGroupsRequest)
+	case APIListGroups:
+		return decodeAs(payload, DecodeListGroupsRequest)
+	case APIDeleteGroups:
+		return decodeAs(payload, DecodeDeleteGroupsRequest)
+	case APIOffsetDelete:
+		return decodeAs(payload, DecodeOffsetDeleteRequest)
 	}
 	return nil, unknownKey(key)
 }
@@ -98,6 +120,28 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeBrokerHeartbeatResponse)
 	case APIInitProducerID:
 		return decodeAs(payload, DecodeInitProducerIDResponse)
+	case APIOffsetCommit:
+		return decodeAs(payload, DecodeOffsetCommitResponse)
+	case APIOffsetFetch:
+		return decodeAs(payload, DecodeOffsetFetchResponse)
+	case APIFindCoordinator:
+		return decodeAs(payload, DecodeFindCoordinatorResponse)
+	case APIJoinGroup:
+		return decodeAs(payload, DecodeJoinGroupResponse)
+	case APIHeartbeat:
+		return decodeAs(payload, DecodeHeartbeatResponse)
+	case APILeaveGroup:
+		return decodeAs(payload, DecodeLeaveGroupResponse)
+	case APISyncGroup:
+		return decodeAs(payload, DecodeSyncGroupResponse)
+	case APIDescribeGroups:
+		return decodeAs(payload, DecodeDescribeGroupsResponse)
+	case APIListGroups:
+		return decodeAs(payload, DecodeListGroupsResponse)
+	case APIDeleteGroups:
+		return decodeAs(payload, DecodeDeleteGroupsResponse)
+	case APIOffsetDelete:
+		return decodeAs(payload, DecodeOffsetDeleteResponse)
 	}
 	return nil, unknownKey(key)
 }
@@ -329,6 +373,50 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *InitProducerIDRequest:
 		m.CorrelationID = corr
 	case *InitProducerIDResponse:
+		m.CorrelationID = corr
+	case *OffsetCommitRequest:
+		m.CorrelationID = corr
+	case *OffsetCommitResponse:
+		m.CorrelationID = corr
+	case *OffsetFetchRequest:
+		m.CorrelationID = corr
+	case *OffsetFetchResponse:
+		m.CorrelationID = corr
+	case *FindCoordinatorRequest:
+		m.CorrelationID = corr
+	case *FindCoordinatorResponse:
+		m.CorrelationID = corr
+	case *JoinGroupRequest:
+		m.CorrelationID = corr
+	case *JoinGroupResponse:
+		m.CorrelationID = corr
+	case *HeartbeatRequest:
+		m.CorrelationID = corr
+	case *HeartbeatResponse:
+		m.CorrelationID = corr
+	case *LeaveGroupRequest:
+		m.CorrelationID = corr
+	case *LeaveGroupResponse:
+		m.CorrelationID = corr
+	case *SyncGroupRequest:
+		m.CorrelationID = corr
+	case *SyncGroupResponse:
+		m.CorrelationID = corr
+	case *DescribeGroupsRequest:
+		m.CorrelationID = corr
+	case *DescribeGroupsResponse:
+		m.CorrelationID = corr
+	case *ListGroupsRequest:
+		m.CorrelationID = corr
+	case *ListGroupsResponse:
+		m.CorrelationID = corr
+	case *DeleteGroupsRequest:
+		m.CorrelationID = corr
+	case *DeleteGroupsResponse:
+		m.CorrelationID = corr
+	case *OffsetDeleteRequest:
+		m.CorrelationID = corr
+	case *OffsetDeleteResponse:
 		m.CorrelationID = corr
 	default:
 		return false

@@ -353,6 +353,50 @@ func derefMessage(m Message) Message {
 		return *m
 	case *InitProducerIDResponse:
 		return *m
+	case *OffsetCommitRequest:
+		return *m
+	case *OffsetCommitResponse:
+		return *m
+	case *OffsetFetchRequest:
+		return *m
+	case *OffsetFetchResponse:
+		return *m
+	case *FindCoordinatorRequest:
+		return *m
+	case *FindCoordinatorResponse:
+		return *m
+	case *JoinGroupRequest:
+		return *m
+	case *JoinGroupResponse:
+		return *m
+	case *HeartbeatRequest:
+		return *m
+	case *HeartbeatResponse:
+		return *m
+	case *LeaveGroupRequest:
+		return *m
+	case *LeaveGroupResponse:
+		return *m
+	case *SyncGroupRequest:
+		return *m
+	case *SyncGroupResponse:
+		return *m
+	case *DescribeGroupsRequest:
+		return *m
+	case *DescribeGroupsResponse:
+		return *m
+	case *ListGroupsRequest:
+		return *m
+	case *ListGroupsResponse:
+		return *m
+	case *DeleteGroupsRequest:
+		return *m
+	case *DeleteGroupsResponse:
+		return *m
+	case *OffsetDeleteRequest:
+		return *m
+	case *OffsetDeleteResponse:
+		return *m
 	}
 	return m
 }

@@ -29,6 +29,10 @@
 //     OUT_OF_ORDER_SEQUENCE_NUMBER and INVALID_PRODUCER_EPOCH.
 //   - backoff.go: Kafka's exponential backoff with jitter.
 //   - consumer.go: [Consumer] and [Consumer.Records], an iter.Seq2.
+//   - group.go: [GroupConsumer], a member of a consumer group — join,
+//     sync, heartbeat, rebalance, [GroupConsumer.Commit], leave;
+//     group_protocol.go: Kafka's ConsumerProtocol formats and its range
+//     assignor.
 //   - errors.go: the client's own errors; everything else is a wire error.
 //
 // # Time
@@ -250,6 +254,31 @@
 // ends the iteration with an [OffsetOutOfRangeError] telling the
 // partition's start and end: the client never resets a position by itself.
 //
+// # Consumer groups
+//
+// A [GroupConsumer] is a member of a group (Kafka's classic protocol, on
+// the broker's coordinator, replica/group, through the group APIs of
+// kaenlog's own wire protocol). It asks a broker for the group's
+// coordinator (FindCoordinator), joins (a dynamic member's first join is
+// answered MEMBER_ID_REQUIRED with its id, and it joins again with it,
+// KIP-394; a member with [GroupConfig.InstanceID] is static, KIP-345),
+// and syncs: the leader assigns every member's subscription with Kafka's
+// range assignor and hands the coordinator each assignment as Kafka's
+// ConsumerProtocolAssignment bytes, which the coordinator keeps opaque. The
+// member then fetches its committed offsets (OffsetFetch: none starts the
+// partition at [GroupConfig.Reset], as an out-of-range one does) and reads
+// its partitions, one [Consumer.Records] iteration each, through
+// [GroupConsumer.Records]. It heartbeats every HeartbeatIntervalMs on the
+// client's clock; REBALANCE_IN_PROGRESS (or ILLEGAL_GENERATION) stops every
+// fetch and joins again, UNKNOWN_MEMBER_ID joins again as a new member,
+// NOT_COORDINATOR or a broken connection finds the coordinator again. A
+// refusal no rejoin changes (FENCED_INSTANCE_ID, INCONSISTENT_GROUP_PROTOCOL,
+// INVALID_SESSION_TIMEOUT, GROUP_MAX_SIZE_REACHED) ends the iteration.
+// [GroupConsumer.Commit] commits the positions handed out and returns once
+// the coordinator answered, which it does once the offsets are committed in
+// __consumer_offsets; [GroupConsumer.Close] leaves the group (a dynamic
+// member) so that it rebalances at once.
+//
 // # Errors
 //
 // A broker's refusal reaches the caller as an error wrapping the code's
@@ -287,8 +316,9 @@
 //   - LingerMs defaults to 0 (Kafka 4.0 moved linger.ms to 5).
 //   - Idempotence: see its section above (DUPLICATE_SEQUENCE_NUMBER, the
 //     gap after a failed batch).
-//   - The consumer is a per-partition iterator: no groups, no committed
-//     offsets, no automatic reset (Kafka's auto.offset.reset=none). Its
+//   - [Consumer] is a per-partition iterator: no committed offsets, no
+//     automatic reset (Kafka's auto.offset.reset=none); a
+//     [GroupConsumer] has both. Its
 //     first wait for the partition's metadata ends the iteration after
 //     [ConsumerConfig.DefaultAPITimeoutMs] (ErrMetadataTimeout) or after
 //     DefaultUnknownTopicRetries answers that deny the partition
@@ -297,4 +327,17 @@
 //     not validate its position with OffsetsForLeaderEpoch after a change
 //     of leader (KIP-320): it reads committed records only, which a clean
 //     election never truncates.
+//   - A [GroupConsumer] rebalances eagerly (Kafka's classic protocol with
+//     the range assignor); no cooperative rebalancing, no KIP-848. It
+//     commits only when asked ([GroupConsumer.Commit], Kafka's
+//     commitSync; no enable.auto.commit), and a Commit after a rebalance
+//     took partitions with records handed out and not committed fails
+//     with REBALANCE_IN_PROGRESS instead of committing nothing silently
+//     (Kafka's commitSync returns with nothing to commit). A static
+//     member's Close does not leave the group, as Kafka's static members.
+//     Its subscription and assignment are Kafka's version 0 formats, and
+//     it reads later versions by their version 0 fields. The leader
+//     assigns the partitions the client's metadata has; a member does not
+//     yet watch its topics' partition counts to ask for a rebalance when
+//     they grow (Kafka's consumer does, on a metadata refresh).
 package client

@@ -83,6 +83,8 @@ func setResponseCorrelation(m wire.Message, corr int32) {
 		r.CorrelationID = corr
 	case *wire.InitProducerIDResponse:
 		r.CorrelationID = corr
+	default:
+		wire.SetCorrelation(m, corr) // the group APIs' answers
 	}
 }
 

@@ -1,8 +1,10 @@
 package group
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -134,6 +136,7 @@ type group struct {
 	generation     int32
 	leader         string
 	members        []*member // join order
+	byID           map[string]*member
 	pendingMembers map[string]int64
 	static         map[string]string // instance id -> member id
 	stateTimeMs    int64
@@ -280,6 +283,7 @@ func (c *Coordinator) Loaded(nowMs int64) {
 				protocolType: v.ProtocolType, protocols: []Protocol{{v.Protocol, mv.Subscription}}, assignment: mv.Assignment,
 				heartbeatDeadline: nowMs + int64(mv.SessionTimeoutMs)}
 			g.members = append(g.members, m)
+			g.byID[m.id] = m
 			if m.instanceID != "" {
 				g.static[m.instanceID] = m.id
 			}
@@ -341,12 +345,24 @@ func (c *Coordinator) Appended(seq, lastOffset uint64) {
 
 // AppendFailed reports that write seq was not appended, or was not
 // committed (acks=all failed): its answers carry the error Kafka's
-// coordinator maps err to, and nothing of it is applied.
+// coordinator maps err to. A write never appended is not applied. One
+// reported Appended is on the log all the same (a leader's log is never
+// truncated: losing the leadership calls Unload) and commits if the high
+// watermark passes it, and the next leader replays it; its offsets are
+// then applied as any committed write's, as Kafka's coordinator runtime
+// keeps a timed-out write's state — else a later DeleteGroups or
+// OffsetDelete, not knowing them, writes no tombstone for them and they
+// come back at the next load.
 func (c *Coordinator) AppendFailed(seq uint64, err error) {
 	for i, p := range c.pending {
 		if p.seq == seq {
-			c.pending = slices.Delete(c.pending, i, i+1)
-			p.onFail(err)
+			onFail := p.onFail
+			if p.appended {
+				p.onCommit, p.onFail = func() {}, func(error) {}
+			} else {
+				c.pending = slices.Delete(c.pending, i, i+1)
+			}
+			onFail(err)
 			return
 		}
 	}
@@ -367,6 +383,24 @@ func (c *Coordinator) Committed(hw uint64) {
 		}
 		p.onCommit()
 	}
+}
+
+// checkRecord decodes rec as a load would.
+func checkRecord(rec Record) error {
+	k, ok, err := DecodeKey(rec.Key)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return fmt.Errorf("%w: a key of a version kaenlog does not write", ErrMalformedRecord)
+	case rec.Value == nil:
+		return nil
+	case k.IsGroup:
+		_, err = DecodeGroupValue(rec.Value)
+	default:
+		_, err = DecodeOffsetValue(rec.Value)
+	}
+	return err
 }
 
 // applyOffsetRecord applies a committed offset record (a commit or a
@@ -391,8 +425,23 @@ func (c *Coordinator) applyOffsetRecord(rec Record) {
 	c.groupOf(k.Group, true).offsets[tp] = v
 }
 
-// write queues records; their answers run at commit or failure.
+// maxRecordString is the longest string a record holds: Kafka's record
+// strings have an int16 length, where a flexible request's compact
+// strings have none.
+const maxRecordString = math.MaxInt16
+
+// write queues records; their answers run at commit or failure. A record
+// the loader could not read (a string longer than maxRecordString) is
+// never written: the partition would never load again, for any of its
+// groups. The write fails at once instead, as Kafka's record serializer
+// fails (UNKNOWN_SERVER_ERROR).
 func (c *Coordinator) write(records []Record, onCommit func(), onFail func(error)) {
+	for _, rec := range records {
+		if err := checkRecord(rec); err != nil {
+			onFail(fmt.Errorf("group: a record the loader could not read: %w", err))
+			return
+		}
+	}
 	c.nextSeq++
 	c.writes = append(c.writes, Write{Seq: c.nextSeq, Records: records})
 	c.pending = append(c.pending, &pendingWrite{seq: c.nextSeq, records: records, onCommit: onCommit, onFail: onFail})
@@ -434,7 +483,7 @@ func commitErr(err error) error {
 func (c *Coordinator) groupOf(id string, create bool) *group {
 	g := c.groups[id]
 	if g == nil && create {
-		g = &group{id: id, pendingMembers: map[string]int64{}, static: map[string]string{},
+		g = &group{id: id, pendingMembers: map[string]int64{}, static: map[string]string{}, byID: map[string]*member{},
 			offsets: map[TopicPartition]OffsetValue{}, pendingSync: map[string]bool{}}
 		c.groups[id] = g
 	}
@@ -450,14 +499,9 @@ func (c *Coordinator) groupIDs() []string {
 	return ids
 }
 
-func (g *group) get(id string) *member {
-	for _, m := range g.members {
-		if m.id == id {
-			return m
-		}
-	}
-	return nil
-}
+// get returns the member with id, nil for none (by the index: a group
+// may have many members, and every request names one).
+func (g *group) get(id string) *member { return g.byID[id] }
 
 // validateMember is Kafka's ClassicGroup.validateMember: an instance id
 // the group does not map is unknown, one another member id holds is
@@ -493,31 +537,38 @@ func (g *group) rebalanceTimeoutMs() int64 {
 }
 
 // candidates are the protocols every member supports, in the first
-// member's order of preference.
+// member's order of preference (Kafka's candidateProtocols). Each member's
+// protocols are counted once, over a set: the cost is linear in the
+// protocols the members list (a member may list 1<<16), where checking
+// each name against each member's list was quadratic and stalled the
+// broker's event loop for seconds a join.
 func (g *group) candidates() []string {
 	if len(g.members) == 0 {
 		return nil
 	}
+	// Only the first member's protocols can be candidates; last is the
+	// member (index+1) that counted a name last, so that a member listing
+	// a name twice counts it once.
+	type tally struct{ count, last int }
+	tallies := make(map[string]tally, len(g.members[0].protocols))
+	for _, p := range g.members[0].protocols {
+		tallies[p.Name] = tally{}
+	}
+	for i, m := range g.members {
+		for _, p := range m.protocols {
+			if t, ok := tallies[p.Name]; ok && t.last != i+1 {
+				tallies[p.Name] = tally{t.count + 1, i + 1}
+			}
+		}
+	}
 	var out []string
 	for _, p := range g.members[0].protocols {
-		all := true
-		for _, m := range g.members[1:] {
-			all = all && m.supports(p.Name)
-		}
-		if all {
+		if tallies[p.Name].count == len(g.members) {
 			out = append(out, p.Name)
+			tallies[p.Name] = tally{} // listed once
 		}
 	}
 	return out
-}
-
-func (m *member) supports(name string) bool {
-	for _, p := range m.protocols {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *member) metadata(protocol string) []byte {
@@ -539,11 +590,13 @@ func (g *group) supportsProtocols(protocolType string, protocols []Protocol) boo
 	if protocolType != g.protocolType {
 		return false
 	}
+	offered := make(map[string]bool, len(protocols))
+	for _, p := range protocols {
+		offered[p.Name] = true
+	}
 	for _, name := range g.candidates() {
-		for _, p := range protocols {
-			if p.Name == name {
-				return true
-			}
+		if offered[name] {
+			return true
 		}
 	}
 	return false
@@ -555,10 +608,14 @@ func (g *group) supportsProtocols(protocolType string, protocols []Protocol) boo
 // first of the tied in the first member's preference order.
 func (g *group) selectProtocol() string {
 	cands := g.candidates()
+	isCand := make(map[string]bool, len(cands))
+	for _, name := range cands {
+		isCand[name] = true
+	}
 	votes := map[string]int{}
 	for _, m := range g.members {
 		for _, p := range m.protocols {
-			if slices.Contains(cands, p.Name) {
+			if isCand[p.Name] {
 				votes[p.Name]++
 				break
 			}
@@ -576,6 +633,9 @@ func (g *group) selectProtocol() string {
 // newMemberID is Kafka's prefix + "-" + UUID, with the UUID drawn from
 // the seeded sequence and never equal to a member's or pending member's.
 func (c *Coordinator) newMemberID(g *group, prefix string) string {
+	// The id must fit a record's string with its 37-byte suffix (the
+	// prefix is a client id, which may have up to 32767 bytes).
+	prefix = prefix[:min(len(prefix), maxRecordString-37)]
 	for {
 		c.idSeq++
 		a := splitmix(c.cfg.MemberIDSeed + 2*c.idSeq)
@@ -678,12 +738,12 @@ func (g *group) joinResult(m *member) JoinGroupResponse {
 // at once for a refusal or MEMBER_ID_REQUIRED, else when the rebalance
 // completes (Kafka's GroupMetadataManager.classicGroupJoin).
 func (c *Coordinator) JoinGroup(nowMs int64, req JoinGroupRequest) {
-	if err := c.phaseErr(); err != nil {
-		c.joinErr(req, err)
+	if req.Group == "" {
+		c.joinErr(req, wire.ErrInvalidGroupID) // before the coordinator, as Kafka's
 		return
 	}
-	if req.Group == "" {
-		c.joinErr(req, wire.ErrInvalidGroupID)
+	if err := c.phaseErr(); err != nil {
+		c.joinErr(req, err)
 		return
 	}
 	if req.SessionTimeoutMs < c.cfg.MinSessionTimeoutMs || req.SessionTimeoutMs > c.cfg.MaxSessionTimeoutMs {
@@ -786,8 +846,8 @@ func (c *Coordinator) acceptJoining(g *group, memberID string) bool {
 	case Empty, Dead:
 		return true
 	case PreparingRebalance:
-		if m := g.get(memberID); m != nil && m.awaitingJoin {
-			return true
+		if m := g.get(memberID); (m != nil && m.awaitingJoin) || len(g.members) < c.cfg.MaxGroupSize {
+			return true // fewer members than the bound: fewer waiting too
 		}
 		n := 0
 		for _, m := range g.members {
@@ -864,6 +924,8 @@ func (c *Coordinator) staticJoin(nowMs int64, g *group, req JoinGroupRequest) {
 func (g *group) replaceStatic(instanceID, oldID, newID string) {
 	m := g.get(oldID)
 	m.id = newID
+	delete(g.byID, oldID)
+	g.byID[newID] = m
 	g.static[instanceID] = newID
 	if g.leader == oldID {
 		g.leader = newID
@@ -897,6 +959,7 @@ func (c *Coordinator) addMemberAndRebalance(nowMs int64, g *group, id string, re
 		g.protocolType = req.ProtocolType
 	}
 	g.members = append(g.members, m)
+	g.byID[id] = m
 	if g.leader == "" {
 		g.leader = id
 	}
@@ -981,6 +1044,7 @@ func (c *Coordinator) completeJoin(nowMs int64, g *group) {
 			kept = append(kept, m)
 			continue
 		}
+		delete(g.byID, m.id)
 		if m.instanceID != "" {
 			delete(g.static, m.instanceID)
 		}
@@ -1017,6 +1081,10 @@ func (c *Coordinator) completeJoin(nowMs int64, g *group) {
 // the leader's assignment is committed (Kafka's classicGroupSync).
 func (c *Coordinator) SyncGroup(nowMs int64, req SyncGroupRequest) {
 	fail := func(err error) { c.out = append(c.out, SyncGroupResponse{Ref: req.Ref, Err: err}) }
+	if req.Group == "" {
+		fail(wire.ErrInvalidGroupID)
+		return
+	}
 	if err := c.phaseErr(); err != nil {
 		fail(err)
 		return
@@ -1095,6 +1163,9 @@ func (c *Coordinator) lastNow(nowMs int64, m *member) int64 {
 
 // Heartbeat handles a HeartbeatRequest (Kafka's classicGroupHeartbeat).
 func (c *Coordinator) Heartbeat(nowMs int64, req HeartbeatRequest) error {
+	if req.Group == "" {
+		return wire.ErrInvalidGroupID
+	}
 	if err := c.phaseErr(); err != nil {
 		return err
 	}
@@ -1121,6 +1192,9 @@ func (c *Coordinator) Heartbeat(nowMs int64, req HeartbeatRequest) error {
 
 // LeaveGroup handles a LeaveGroupRequest (Kafka's classicGroupLeave).
 func (c *Coordinator) LeaveGroup(nowMs int64, req LeaveGroupRequest) LeaveGroupResponse {
+	if req.Group == "" {
+		return LeaveGroupResponse{Err: wire.ErrInvalidGroupID}
+	}
 	if err := c.phaseErr(); err != nil {
 		return LeaveGroupResponse{Err: err}
 	}
@@ -1170,6 +1244,7 @@ func (c *Coordinator) removeMember(nowMs int64, g *group, m *member) {
 	c.answerSyncErr(m, wire.ErrUnknownMemberID)
 	i := slices.Index(g.members, m)
 	g.members = slices.Delete(g.members, i, i+1)
+	delete(g.byID, m.id)
 	if m.instanceID != "" && g.static[m.instanceID] == m.id {
 		delete(g.static, m.instanceID)
 	}
@@ -1283,12 +1358,12 @@ func (c *Coordinator) OffsetCommit(nowMs int64, req OffsetCommitRequest) {
 		}
 		c.out = append(c.out, resp)
 	}
-	if err := c.phaseErr(); err != nil {
-		failAll(err)
-		return
-	}
 	if req.Group == "" {
 		failAll(wire.ErrInvalidGroupID)
+		return
+	}
+	if err := c.phaseErr(); err != nil {
+		failAll(err)
 		return
 	}
 	g := c.groups[req.Group]
@@ -1314,7 +1389,14 @@ func (c *Coordinator) OffsetCommit(nowMs int64, req OffsetCommitRequest) {
 	var records []Record
 	var written []int
 	for i, p := range req.Partitions {
-		if len(p.Metadata) > c.cfg.MaxMetadataBytes {
+		if wire.ValidateTopic(p.Topic) != nil {
+			// No topic has that name (Kafka answers a commit for a topic
+			// it does not have so); a name too long for a record would
+			// make one the loader refuses.
+			resp.Partitions[i].Err = wire.ErrUnknownTopicOrPartition
+			continue
+		}
+		if len(p.Metadata) > min(c.cfg.MaxMetadataBytes, maxRecordString) {
 			resp.Partitions[i].Err = wire.ErrOffsetMetadataTooLarge
 			continue
 		}
@@ -1443,6 +1525,63 @@ func (c *Coordinator) DescribeGroups(groups []string) []DescribedGroup {
 	return out
 }
 
+// TopicsDeleted forgets every group's offsets of topics deleted (or
+// deleted and created again under the same name), as Kafka's
+// onPartitionsDeleted does: their tombstones are written, commits still
+// in flight included, and the offsets go once the tombstones are
+// committed. Offsets are keyed by topic name, so without it a consumer of
+// the new topic would resume at the old topic's offset, skipping the new
+// one's records up to it. A coordinator not loaded does nothing (as
+// Kafka's, the next loader keeps what the log holds).
+func (c *Coordinator) TopicsDeleted(topics []string) {
+	if c.phase != active || len(topics) == 0 {
+		return
+	}
+	deleted := make(map[string]bool, len(topics))
+	for _, t := range topics {
+		deleted[t] = true
+	}
+	type groupPartition struct {
+		group string
+		tp    TopicPartition
+	}
+	gone := map[groupPartition]bool{}
+	for id, g := range c.groups {
+		for tp := range g.offsets {
+			if deleted[tp.Topic] {
+				gone[groupPartition{id, tp}] = true
+			}
+		}
+	}
+	for _, p := range c.pending { // commits in flight: the tombstones follow them
+		for _, rec := range p.records {
+			if k, ok, err := DecodeKey(rec.Key); err == nil && ok && !k.IsGroup && deleted[k.Topic] {
+				gone[groupPartition{k.Group, TopicPartition{k.Topic, k.Partition}}] = true
+			}
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	keys := slices.SortedFunc(maps.Keys(gone), func(x, y groupPartition) int {
+		return cmp.Or(cmp.Compare(x.group, y.group), cmp.Compare(x.tp.Topic, y.tp.Topic), cmp.Compare(x.tp.Partition, y.tp.Partition))
+	})
+	// A write per group, as Kafka's cleanupGroupMetadata: one batch for
+	// every group could pass the log's batch bound.
+	for len(keys) > 0 {
+		n := 1
+		for n < len(keys) && keys[n].group == keys[0].group {
+			n++
+		}
+		records := make([]Record, n)
+		for i, k := range keys[:n] {
+			records[i] = Record{Key: OffsetKey(k.group, k.tp.Topic, k.tp.Partition)}
+		}
+		c.write(records, func() {}, func(error) {})
+		keys = keys[n:]
+	}
+}
+
 // DeleteGroups handles a DeleteGroupsRequest: only an Empty group is
 // deleted (NON_EMPTY_GROUP otherwise), by tombstones for its offsets and
 // metadata; it is Dead until they are committed.
@@ -1464,7 +1603,7 @@ func (c *Coordinator) DeleteGroups(nowMs int64, req DeleteGroupsRequest) {
 		case g.state != Empty:
 			resp.Results[i].Err = wire.ErrNonEmptyGroup
 		default:
-			for _, tp := range sortedPartitions(g.offsets) {
+			for _, tp := range sortedPartitions(c.offsetPartitions(g)) {
 				records = append(records, Record{Key: OffsetKey(id, tp.Topic, tp.Partition)})
 			}
 			records = append(records, Record{Key: GroupKey(id)})
@@ -1500,9 +1639,27 @@ func (c *Coordinator) DeleteGroups(nowMs int64, req DeleteGroupsRequest) {
 	})
 }
 
-func sortedPartitions(offs map[TopicPartition]OffsetValue) []TopicPartition {
-	tps := make([]TopicPartition, 0, len(offs))
-	for tp := range offs {
+// offsetPartitions are the partitions g holds an offset of, or will once
+// the writes waiting for the high watermark commit: a delete's tombstones
+// follow those writes on the log, so they must name them too.
+func (c *Coordinator) offsetPartitions(g *group) map[TopicPartition]bool {
+	tps := make(map[TopicPartition]bool, len(g.offsets))
+	for tp := range g.offsets {
+		tps[tp] = true
+	}
+	for _, p := range c.pending {
+		for _, rec := range p.records {
+			if k, ok, err := DecodeKey(rec.Key); err == nil && ok && !k.IsGroup && k.Group == g.id {
+				tps[TopicPartition{k.Topic, k.Partition}] = true
+			}
+		}
+	}
+	return tps
+}
+
+func sortedPartitions(set map[TopicPartition]bool) []TopicPartition {
+	tps := make([]TopicPartition, 0, len(set))
+	for tp := range set {
 		tps = append(tps, tp)
 	}
 	sort.Slice(tps, func(i, j int) bool {
@@ -1521,6 +1678,11 @@ func sortedPartitions(offs map[TopicPartition]OffsetValue) []TopicPartition {
 // members answers NON_EMPTY_GROUP.
 func (c *Coordinator) OffsetDelete(nowMs int64, req OffsetDeleteRequest) {
 	resp := OffsetDeleteResponse{Ref: req.Ref}
+	if req.Group == "" {
+		resp.Err = wire.ErrInvalidGroupID
+		c.out = append(c.out, resp)
+		return
+	}
 	if err := c.phaseErr(); err != nil {
 		resp.Err = err
 		c.out = append(c.out, resp)
@@ -1543,13 +1705,14 @@ func (c *Coordinator) OffsetDelete(nowMs int64, req OffsetDeleteRequest) {
 	}
 	var records []Record
 	var idx []int
+	held := c.offsetPartitions(g)
 	for i, tp := range req.Partitions {
 		resp.Partitions = append(resp.Partitions, PartitionResult{Topic: tp.Topic, Partition: tp.Partition})
 		if subscribed[tp.Topic] {
 			resp.Partitions[i].Err = wire.ErrGroupSubscribedToTopic
 			continue
 		}
-		if _, ok := g.offsets[tp]; ok {
+		if held[tp] {
 			records = append(records, Record{Key: OffsetKey(req.Group, tp.Topic, tp.Partition)})
 			idx = append(idx, i)
 		}

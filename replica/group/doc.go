@@ -40,7 +40,18 @@
 // answered with the error Kafka's GroupMetadataManager maps it to
 // (NOT_LEADER_OR_FOLLOWER becomes NOT_COORDINATOR, NOT_ENOUGH_REPLICAS or
 // REQUEST_TIMED_OUT COORDINATOR_NOT_AVAILABLE, a batch too large
-// INVALID_COMMIT_OFFSET_SIZE for offsets), never with success. Heartbeat,
+// INVALID_COMMIT_OFFSET_SIZE for offsets), never with success. A write
+// that reached the log and then failed (acks=all gave up waiting for the
+// ISR) is answered with its error at once, yet its offsets apply once the
+// high watermark passes it, as the next load would replay them (Kafka's
+// coordinator runtime keeps a timed-out write's state); DeleteGroups and
+// OffsetDelete tombstone offsets still waiting to commit too. No record
+// the loader could not read is ever written (Kafka's record strings hold
+// at most 32767 bytes; a flexible request's strings may be longer): a
+// commit for a topic no topic can be named is UNKNOWN_TOPIC_OR_PARTITION
+// for that partition, any other such write fails UNKNOWN_SERVER_ERROR, as
+// Kafka's record serializer fails, and member ids keep within the bound.
+// Heartbeat,
 // LeaveGroup, OffsetFetch, ListGroups and DescribeGroups are answered at
 // once, by their return value.
 //
@@ -102,6 +113,10 @@
 //     offset.metadata.max.bytes is OFFSET_METADATA_TOO_LARGE for its
 //     partition. A commit carries the offset, its leader epoch (KIP-320) and
 //     metadata; a member's commit also counts as its heartbeat.
+//   - An empty group id is INVALID_GROUP_ID for JoinGroup, SyncGroup,
+//     Heartbeat, LeaveGroup, OffsetCommit and OffsetDelete, before the
+//     coordinator is looked at (Kafka's GroupCoordinatorService);
+//     OffsetFetch answers it, for backwards compatibility.
 //   - OffsetFetch of a partition, or a group, with no committed offset
 //     answers -1 with no error.
 //   - DeleteGroups deletes only an Empty group (NON_EMPTY_GROUP otherwise,
@@ -110,6 +125,11 @@
 //     and a consumer group's offsets of topics none of its members
 //     subscribes to (GROUP_SUBSCRIBED_TO_TOPIC for the others); another
 //     group with members is NON_EMPTY_GROUP.
+//   - A deleted topic's offsets are tombstoned in every group
+//     ([Coordinator.TopicsDeleted], Kafka's onPartitionsDeleted, which the
+//     host calls when its metadata drops the topic or creates it again):
+//     offsets are keyed by topic name, and a recreated topic must not
+//     resume at the old one's.
 //   - DescribeGroups of a group with no state answers Dead with no error;
 //     members' metadata and assignments are given in Stable only.
 //

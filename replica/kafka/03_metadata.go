@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 
+	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -24,6 +25,9 @@ import (
 //     committed, and as OfflineReplicas the replicas whose broker is not
 //     registered or is fenced. KIP-966's ELR is not in Metadata at any
 //     version (Kafka has it in DescribeTopicPartitions, not served);
+//   - IsInternal (v1+) marks __consumer_offsets, as Kafka's
+//     Topic.isInternal does: clients leave internal topics out of their
+//     wildcard subscriptions by it;
 //   - topic ids (v10+) are derived from the name (TopicID), the same on
 //     every broker: kaenlog's metadata has none of its own;
 //   - a v10 or v11 request that names a topic by id, or leaves a name
@@ -155,6 +159,7 @@ func encodeMetadata(c *Codec, _ *request, m wire.Message) (kmsg.Response, error)
 		rt := kmsg.NewMetadataResponseTopic()
 		name := t.Name
 		rt.Topic, rt.ErrorCode = &name, kafkaCode(t.ErrorCode)
+		rt.IsInternal = t.Name == replica.OffsetsTopic
 		if t.ErrorCode == wire.CodeNone {
 			rt.TopicID = TopicID(t.Name)
 		}

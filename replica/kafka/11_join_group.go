@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"bytes"
+
 	"github.com/kaenlog/kaenlog/replica/group"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
@@ -58,8 +60,10 @@ func decodeJoinGroup(_ *Codec, st *request, _ *server.Request) (wire.Message, er
 	if st.version == 0 {
 		req.RebalanceTimeoutMs = kr.SessionTimeoutMillis
 	}
+	// Copies: kmsg aliases the frame, which the host reuses once the
+	// request is answered, and the coordinator keeps a member's metadata.
 	for _, p := range kr.Protocols {
-		req.Protocols = append(req.Protocols, group.Protocol{Name: p.Name, Metadata: p.Metadata})
+		req.Protocols = append(req.Protocols, group.Protocol{Name: p.Name, Metadata: bytes.Clone(p.Metadata)})
 	}
 	return groupRequest(st, req), nil
 }

@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"bytes"
+
 	"github.com/kaenlog/kaenlog/replica/group"
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
@@ -43,8 +45,9 @@ func decodeSyncGroup(_ *Codec, st *request, _ *server.Request) (wire.Message, er
 		Group: kr.Group, Generation: kr.Generation, MemberID: kr.MemberID, GroupInstanceID: strOr(kr.InstanceID),
 		ProtocolType: strOr(kr.ProtocolType), Protocol: strOr(kr.Protocol),
 	}
+	// Copies, as JoinGroup's metadata: the coordinator keeps them.
 	for _, a := range kr.GroupAssignment {
-		req.Assignments = append(req.Assignments, group.Assignment{MemberID: a.MemberID, Assignment: a.MemberAssignment})
+		req.Assignments = append(req.Assignments, group.Assignment{MemberID: a.MemberID, Assignment: bytes.Clone(a.MemberAssignment)})
 	}
 	return groupRequest(st, req), nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 
+	"github.com/kaenlog/kaenlog/replica"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -64,7 +65,14 @@ func (kaenlogCodec) decodeRequest(s *slot) (wire.Message, error) {
 		}
 		return &s.fetch, nil
 	}
-	return wire.DecodeRequest(s.buf)
+	m, err := wire.DecodeRequest(s.buf)
+	if err != nil {
+		return nil, err
+	}
+	if g, ok := groupRequest(m); ok {
+		return g, nil // groups.go
+	}
+	return m, nil
 }
 
 func (kaenlogCodec) refuse(s *slot, err error) (wire.Message, bool) {
@@ -126,7 +134,7 @@ func errorResponse(key wire.APIKey, corr int32, code wire.ErrorCode) (wire.Messa
 	case wire.APIInitProducerID:
 		return &wire.InitProducerIDResponse{CorrelationID: corr, ErrorCode: code, ProducerID: -1, ProducerEpoch: -1}, true
 	}
-	return nil, false
+	return groupErrorResponse(key, corr, code)
 }
 
 func (kaenlogCodec) answered(m wire.Message) bool {
@@ -137,6 +145,13 @@ func (kaenlogCodec) answered(m wire.Message) bool {
 }
 
 func (kaenlogCodec) frameResponse(pieces net.Buffers, scratch []byte, _ *slot, m wire.Message) (net.Buffers, []byte, error) {
+	if g, ok := m.(*replica.GroupResponse); ok {
+		w, err := groupResponse(g)
+		if err != nil {
+			return pieces, scratch, err
+		}
+		m = w
+	}
 	return wire.AppendFrameBuffers(pieces, scratch, m)
 }
 

@@ -261,4 +261,17 @@
 // protocol to each other on the first listener. TLS and authentication
 // per listener have their place documented on [Listener]; neither exists
 // yet.
+//
+// # Group APIs
+//
+// A broker's group coordinators take a [replica.GroupRequest] whose body
+// is replica/group's message, with Go errors; every listener translates
+// its protocol into it and the answer back. The kaenlog codec does so in
+// groups.go, for wire's own group messages (FindCoordinator, JoinGroup,
+// SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch, one group
+// per request; ListGroups, DescribeGroups, DeleteGroups, OffsetDelete;
+// errors as codes: wire imports nothing of the broker's), so
+// kaenlog's client and a Kafka client reach the same coordinator and can
+// be members of one group. A JoinGroup on kaenlog's protocol always
+// requires a known member id (KIP-394), as Kafka's JoinGroup v4+.
 package server

@@ -29,6 +29,19 @@ var requestOfEveryKind = map[wire.APIKey]wire.Message{
 	wire.APIBrokerHeartbeat:         &wire.BrokerHeartbeatRequest{BrokerID: 1, BrokerEpoch: 1},
 	wire.APIInitProducerID:          &wire.InitProducerIDRequest{ProducerID: -1, ProducerEpoch: -1},
 	wire.APIIncrementalAlterConfigs: &wire.IncrementalAlterConfigsRequest{Resources: []wire.AlterConfigsResource{{ResourceType: wire.ResourceTopic, ResourceName: "t"}}},
+	// The group APIs: the kaenlog codec hands the node their
+	// replica.GroupRequest (groups.go).
+	wire.APIFindCoordinator: &wire.FindCoordinatorRequest{Group: "g"},
+	wire.APIJoinGroup:       &wire.JoinGroupRequest{Group: "g", SessionTimeoutMs: 10000, RebalanceTimeoutMs: 10000, ProtocolType: "consumer"},
+	wire.APISyncGroup:       &wire.SyncGroupRequest{Group: "g", MemberID: "m"},
+	wire.APIHeartbeat:       &wire.HeartbeatRequest{Group: "g", MemberID: "m"},
+	wire.APILeaveGroup:      &wire.LeaveGroupRequest{Group: "g", Members: []wire.LeavingMember{{MemberID: "m"}}},
+	wire.APIOffsetCommit:    &wire.OffsetCommitRequest{Group: "g", Generation: -1, Partitions: []wire.OffsetCommitPartition{{Topic: "t", LeaderEpoch: -1}}},
+	wire.APIOffsetFetch:     &wire.OffsetFetchRequest{Group: "g"},
+	wire.APIListGroups:      &wire.ListGroupsRequest{},
+	wire.APIDescribeGroups:  &wire.DescribeGroupsRequest{Groups: []string{"g"}},
+	wire.APIDeleteGroups:    &wire.DeleteGroupsRequest{Groups: []string{"g"}},
+	wire.APIOffsetDelete:    &wire.OffsetDeleteRequest{Group: "g", Partitions: []wire.GroupPartition{{Topic: "t"}}},
 }
 
 // TestServedListsMatchTheNodes: the APIs a host serves for a broker and a
@@ -79,7 +92,11 @@ func TestServedListsMatchTheNodes(t *testing.T) {
 			{"broker", b, brokerServes},
 			{"controller", replica.NewControllerNode(ctl), controllerServes},
 		} {
-			n.node.Receive(replica.Envelope{From: replica.ClientAt(1), Msg: req}, 2)
+			msg := req
+			if g, ok := groupRequest(req); ok {
+				msg = g
+			}
+			n.node.Receive(replica.Envelope{From: replica.ClientAt(1), Msg: msg}, 2)
 			answered := false
 			for _, env := range n.node.Outbox() {
 				answered = answered || (env.Response && env.Msg.APIKey() == key)
