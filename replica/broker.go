@@ -16,6 +16,7 @@ import (
 	"github.com/kaenlog/kaenlog/replica/clock"
 	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/group"
+	"github.com/kaenlog/kaenlog/replica/internal/mutation"
 	"github.com/kaenlog/kaenlog/replica/metaprops"
 	"github.com/kaenlog/kaenlog/wire"
 )
@@ -154,6 +155,8 @@ type BrokerConfig struct {
 	// log.retention.check.interval.ms); 0 means
 	// DefaultLogRetentionCheckIntervalMs.
 	LogRetentionCheckIntervalMs int64
+
+	mutations mutation.Rules // the simulator's unsafe rules (broker_groups_mutations.go)
 }
 
 // housekeepingMs returns v, or def when v <= 0.

@@ -601,7 +601,7 @@ func (b *Broker) loadStep(hc *hostedCoordinator, nowMs int64) {
 			// last leader wrote but never committed is so far this
 			// leader's alone. The high watermark moves on the
 			// followers' fetches, which are events of their own.
-			if hc.awaitingHW = hc.r.HighWatermark() < hc.next; hc.awaitingHW {
+			if hc.awaitingHW = hc.r.HighWatermark() < hc.next && !b.cfg.mutations.LoadBeforeHighWatermark; hc.awaitingHW {
 				return
 			}
 			hc.c.Loaded(nowMs)
@@ -677,6 +677,9 @@ func (b *Broker) pumpCoordinator(hc *hostedCoordinator, nowMs int64) {
 				continue
 			}
 			hc.c.Appended(w.Seq, res.NextOffset-1)
+			if b.cfg.mutations.CommitBeforeReplicated && offsetCommitsOnly(w) {
+				hc.c.Committed(res.NextOffset)
+			}
 			if parked {
 				gh.writes[b.produceSeq] = groupWrite{hc: hc, seq: w.Seq}
 			}

@@ -28,7 +28,10 @@ type LinkFaults struct {
 //
 // A message crosses it as bytes: it is encoded when sent and decoded when
 // delivered, so the sender may reuse its buffers at once and the receiver
-// never shares memory with it, as over a socket.
+// never shares memory with it, as over a socket. A [GroupRequest] or
+// [GroupResponse], which is never encoded (each listener translates its
+// protocol's group messages to and from it), crosses as the value itself:
+// its sender must not change it once sent.
 type Network struct {
 	clock  *clock.Manual
 	rand   *rand.Rand
@@ -120,10 +123,14 @@ func (n *Network) Send(env Envelope) {
 		n.Dropped++
 		return
 	}
-	payload, err := env.Msg.AppendTo(nil)
-	if err != nil {
-		n.Dropped++ // a message that cannot be encoded cannot be sent
-		return
+	inMemory := crossesAsValue(env.Msg)
+	var payload []byte
+	if !inMemory {
+		var err error
+		if payload, err = env.Msg.AppendTo(nil); err != nil {
+			n.Dropped++ // a message that cannot be encoded cannot be sent
+			return
+		}
 	}
 	copies := 1
 	if f.DuplicateRate > 0 && n.rand.Float64() < f.DuplicateRate {
@@ -146,6 +153,10 @@ func (n *Network) Send(env Envelope) {
 			n.inFlight--
 			if n.gen[to] != gen {
 				n.Dropped++ // its destination crashed on the way
+				return
+			}
+			if inMemory {
+				n.deliverValue(Envelope{From: from, To: to, Response: response, Msg: env.Msg})
 				return
 			}
 			n.deliver(from, to, response, payload)

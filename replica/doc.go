@@ -37,7 +37,9 @@
 //     [clock.Manual], with seeded loss, duplication, delay and cuts.
 //     [Cluster] is 1 to 7 brokers and the controller on one Network,
 //     driven by the caller: fetch rounds, produces, clock advances, crashes
-//     (with or without losing what was not fsynced), restarts.
+//     (with or without losing what was not fsynced), restarts; its
+//     clients' group requests ([Cluster.SendGroup]) cross the Network as
+//     values.
 //     [ChapterCluster] is the chapter's harness on top: brokers 1 and 2,
 //     partition orders-0, one round at a time ([OpenChapterCluster]).
 //
@@ -79,15 +81,20 @@
 //     (Kafka's ReplicaFetcherThread);
 //   - broker_topics.go: replicas of deleted topics, and the creation each
 //     partition directory records;
-//   - broker_groups.go: the group coordinators it hosts.
+//   - broker_groups.go: the group coordinators it hosts;
+//     broker_groups_mutations.go the unsafe forms of their rules the
+//     simulator switches on (internal: a BrokerConfig has no field for
+//     them).
 //
 // The network's nodes: node.go ([Node], [Addr], [Envelope]) and
 // node_controller.go ([ControllerNode], the controller as a Node).
 //
 // The in-process test world, [Cluster]: cluster.go (brokers, the
 // controller and the clock), cluster_idempotence.go (producer ids and
-// idempotent batches), cluster_network.go ([Network]) and
-// cluster_chapter.go ([ChapterCluster]).
+// idempotent batches), cluster_groups.go (its clients' group requests),
+// cluster_network.go ([Network]; cluster_network_values.go the group
+// messages it carries as values) and cluster_chapter.go
+// ([ChapterCluster]).
 //
 // # The rules, where they live
 //

@@ -89,8 +89,10 @@
 //     figure) from the first produced to t0 until a reader of t2 has every
 //     one, beside the throughput floor for three writes of each record.
 //
-// kaenlog's own client (replica/client) has no group consumer yet, so the
-// mode measures kgo only.
+// In the same rounds, the three measures run with kaenlog's own client
+// too (replica/client: GroupConsumer, Commit, Producer) against the same
+// kaenlog clusters through their kaenlog listeners
+// (groups_kaenlog_client.go), in a second table beside kgo's figures.
 //
 // # Processes
 //

@@ -45,6 +45,9 @@ import (
 //     from the first record produced to t0 until a reader of t2 has seen
 //     every one of -group-chain-records, beside the throughput floor for
 //     the chain's three writes of every record.
+//
+// The same measures run with kaenlog's own client against the same
+// kaenlog clusters, in the same rounds (groups_kaenlog_client.go).
 
 // groupsConfig is the -groups mode's flags.
 type groupsConfig struct {
@@ -69,7 +72,7 @@ const (
 
 // register adds the mode's flags to fs; check reads them once parsed.
 func (g *groupsConfig) register(fs *flag.FlagSet) func() string {
-	fs.BoolVar(&g.on, "groups", false, "instead of the rows above, run consumer groups through kgo with its defaults against kaenlog's Kafka listener (3 broker processes, __consumer_offsets RF 3, min ISR 2) and against kfake in its own process, interleaved with the floors (groups.go)")
+	fs.BoolVar(&g.on, "groups", false, "instead of the rows above, run consumer groups through kgo with its defaults against kaenlog's Kafka listener (3 broker processes, __consumer_offsets RF 3, min ISR 2) and against kfake in its own process, and through kaenlog's own client against the same kaenlog cluster, interleaved with the floors (groups.go)")
 	fs.IntVar(&g.commits, "group-commits", 5000, "with -groups, CommitOffsetsSync calls of one offset per commit run")
 	fs.IntVar(&g.members, "group-members", 10, "with -groups, members started at once in a join run (the topic has as many partitions)")
 	fs.IntVar(&g.chainRecords, "group-chain-records", 100_000, "with -groups, records through the chain of two groups per chain run (1000000 for issue 18's figure)")
@@ -126,6 +129,10 @@ type groupSide struct {
 	chainCmt  []int                 // commits the chain's members made
 	rounds    int
 	joinOnly  bool // runs the join measure only (kaenlog with no initial rebalance delay)
+	// own, when set, is the cluster this side reaches through its
+	// kaenlog listener with kaenlog's own client (groups_kaenlog_client.go)
+	// instead of kgo.
+	own *kcluster
 }
 
 // groupsRun is the mode's state beside bench's.
@@ -135,6 +142,7 @@ type groupsRun struct {
 	rttP99, floorP99 []time.Duration
 	tfloor           []float64 // the throughput floor for 3 writes of a record, records/s
 	echoAddr         string
+	own, ownZero     *groupSide // kaenlog's own client, against ks's and zs's clusters
 }
 
 func (b *bench) runGroups(ctx context.Context) error {
@@ -171,12 +179,12 @@ func (b *bench) runGroups(ctx context.Context) error {
 	fs := &groupSide{name: "kfake", addrs: p.addrs, cpu: func() (int64, error) { return p.childCPUNanos(), nil }}
 	g.sides = []*groupSide{ks, fs}
 	var zs *groupSide // kaenlog with no initial rebalance delay, for the join measure
+	var zk *kcluster
 	if cfg.groups.rows["join"] && cfg.groups.initialDelayMs > 0 {
 		dir := filepath.Join(b.dir, "no-initial-delay")
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return err
 		}
-		var zk *kcluster
 		if zk, zs, err = b.startGroupsKaenlog(dir, "kaenlog, initial delay 0", 0); err != nil {
 			return err
 		}
@@ -184,8 +192,13 @@ func (b *bench) runGroups(ctx context.Context) error {
 		zs.joinOnly = true
 		g.sides = append(g.sides, zs)
 	}
+	b.addOwnClientSides(k, ks, zk, zs)
 	for _, s := range g.sides {
-		if err := b.groupsPrepare(ctx, s); err != nil {
+		prepare := b.groupsPrepare
+		if s.own != nil {
+			prepare = b.ownGroupsPrepare
+		}
+		if err := prepare(ctx, s); err != nil {
 			return err
 		}
 	}
@@ -201,6 +214,11 @@ func (b *bench) runGroups(ctx context.Context) error {
 		}
 		if zs != nil {
 			sides = append(sides, func() error { return b.groupsRound(ctx, zs) })
+		}
+		for _, s := range []*groupSide{g.own, g.ownZero} {
+			if s != nil {
+				sides = append(sides, func() error { return b.groupsRound(ctx, s) })
+			}
 		}
 		if cfg.groups.rows["commit"] {
 			sides = append(sides, b.groupsFloorRound)
@@ -309,6 +327,12 @@ func (b *bench) profiledCommits(ctx context.Context, k *kcluster, s *groupSide) 
 func (b *bench) groupsRound(ctx context.Context, s *groupSide) error {
 	cfg := b.cfg
 	s.rounds++
+	commitRun, joinRun, chainRun := b.commitRun, b.joinRun, b.chainRun
+	produceSync := (&peer{addrs: s.addrs}).produceSync
+	if s.own != nil { // kaenlog's own client (groups_kaenlog_client.go)
+		commitRun, joinRun, chainRun = b.ownCommitRun, b.ownJoinRun, b.ownChainRun
+		produceSync = s.own.produceSync
+	}
 	if cfg.groups.rows["commit"] && !s.joinOnly {
 		// What the brokers spend with no request at all (replication of
 		// idle partitions, timers), beside what a commit costs.
@@ -327,7 +351,7 @@ func (b *bench) groupsRound(ctx context.Context, s *groupSide) error {
 		if err != nil {
 			return err
 		}
-		lat, err := b.commitRun(ctx, s, fmt.Sprintf("commit-%d", s.rounds), cfg.groups.commits)
+		lat, err := commitRun(ctx, s, fmt.Sprintf("commit-%d", s.rounds), cfg.groups.commits)
 		if err != nil {
 			return fmt.Errorf("%s: commit: %w", s.name, err)
 		}
@@ -346,8 +370,7 @@ func (b *bench) groupsRound(ctx context.Context, s *groupSide) error {
 		if cpu0, err = s.cpu(); err != nil {
 			return err
 		}
-		pc := &peer{addrs: s.addrs}
-		lat, err = pc.produceSync(ctx, topicGroupProduce, b.value, cfg.groups.commits, time.Now().Add(cfg.duration))
+		lat, err = produceSync(ctx, topicGroupProduce, b.value, cfg.groups.commits, time.Now().Add(cfg.duration))
 		if err != nil {
 			return fmt.Errorf("%s: produce: %w", s.name, err)
 		}
@@ -360,7 +383,7 @@ func (b *bench) groupsRound(ctx context.Context, s *groupSide) error {
 		b.logf("%s: %d single-record ProduceSync: p50 %v, brokers %.1f CPU µs a produce", s.name, len(lat), p50, s.prodCPU[len(s.prodCPU)-1])
 	}
 	if cfg.groups.rows["join"] {
-		d, gen, err := b.joinRun(ctx, s, s.rounds)
+		d, gen, err := joinRun(ctx, s, s.rounds)
 		if err != nil {
 			return fmt.Errorf("%s: join: %w", s.name, err)
 		}
@@ -368,7 +391,7 @@ func (b *bench) groupsRound(ctx context.Context, s *groupSide) error {
 		b.logf("%s: %d members to a stable group in %v (generation %d)", s.name, cfg.groups.members, d.Round(time.Microsecond), gen)
 	}
 	if cfg.groups.rows["chain"] && !s.joinOnly {
-		r, err := b.chainRun(ctx, s, s.rounds)
+		r, err := chainRun(ctx, s, s.rounds)
 		if err != nil {
 			return fmt.Errorf("%s: chain: %w", s.name, err)
 		}

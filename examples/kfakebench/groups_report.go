@@ -17,7 +17,7 @@ func (b *bench) reportGroups() {
 	k, f := g.sides[0], g.sides[1]
 	fmt.Fprintf(w, "kgo with its defaults (classic group protocol, cooperative-sticky balancer, heartbeats every 3 s, session 45 s), %d runs a side, interleaved\n", cfg.count)
 	fmt.Fprintf(w, "kaenlog: a controller and %d broker processes with Kafka listeners, data on disk; __consumer_offsets 50 partitions, RF 3, min ISR 2, each commit an acks=all write to it; group.initial.rebalance.delay.ms %d\n", brokers, cfg.groups.initialDelayMs)
-	if len(g.sides) > 2 {
+	if g.zero() != nil {
 		fmt.Fprintf(w, "kaenlog, initial delay 0: a second such cluster whose coordinators do not delay a new group's first rebalance, for the join measure only\n")
 	}
 	fmt.Fprintf(w, "kfake: %d brokers in one child process, offsets in memory, no initial rebalance delay; topics of both: RF 3, min.insync.replicas 2 (kfake replicates nothing)\n", brokers)
@@ -60,8 +60,7 @@ func (b *bench) reportGroups() {
 			floor = fmt.Sprintf("kaenlog: the initial rebalance delay, %d ms; kfake: none", cfg.groups.initialDelayMs)
 		}
 		fmt.Fprintf(w, "| %d members started at once to a stable group | %s | %s | %s | %s |\n", cfg.groups.members, spread(k.join, ms), spread(f.join, ms), ratioOf(k.join, f.join), floor)
-		if len(g.sides) > 2 {
-			z := g.sides[2]
+		if z := g.zero(); z != nil {
 			fmt.Fprintf(w, "| the same, kaenlog's brokers with group.initial.rebalance.delay.ms 0 (a cluster of their own, as kfake) | %s | %s | %s | no delay on either side |\n", spread(z.join, ms), spread(f.join, ms), ratioOf(z.join, f.join))
 		}
 	}
@@ -73,6 +72,7 @@ func (b *bench) reportGroups() {
 		fmt.Fprintf(w, "| chain of 2 groups (t0 → A → t1 → B → t2), %d records of %d bytes, records/s | %s | %s | %s | %s |\n", cfg.groups.chainRecords, cfg.recordBytes, spread(k.chain, mr), spread(f.chain, mr), ratioOf(k.chain, f.chain), floor)
 		fmt.Fprintf(w, "| the chain's source: t0's produce alone (while the chain ran), records/s | %s | %s | %s | - |\n", spread(k.source, mr), spread(f.source, mr), ratioOf(k.source, f.source))
 	}
+	b.reportOwnClient()
 	fmt.Fprintln(w, "\nEvery run, in order:")
 	for _, s := range g.sides {
 		if cfg.groups.rows["commit"] && !s.joinOnly {
@@ -88,13 +88,16 @@ func (b *bench) reportGroups() {
 			for _, d := range s.join {
 				joins = append(joins, ms(d))
 			}
-			quick := 0
+			quick, hb, who := 0, kgoCooperativeFirstHeartbeat, "kgo's first cooperative heartbeat"
+			if s.own != nil {
+				hb, who = ownFirstHeartbeat, "the GroupConsumer's first heartbeat"
+			}
 			for _, d := range s.join {
-				if d < kgoCooperativeFirstHeartbeat {
+				if d < hb {
 					quick++
 				}
 			}
-			fmt.Fprintf(w, "    %s join: %v; stable in generation %s; %d of %d runs stable before kgo's first cooperative heartbeat (%v after an assignment)\n", s.name, joins, floats(gens, "%.0f"), quick, len(s.join), kgoCooperativeFirstHeartbeat)
+			fmt.Fprintf(w, "    %s join: %v; stable in generation %s; %d of %d runs stable before %s (%v after an assignment)\n", s.name, joins, floats(gens, "%.0f"), quick, len(s.join), who, hb)
 		}
 		if cfg.groups.rows["chain"] && !s.joinOnly {
 			var c, d []float64
@@ -117,5 +120,4 @@ func (b *bench) reportGroups() {
 			fmt.Fprintf(w, "    %s: %s\n", p.who, p.path)
 		}
 	}
-	fmt.Fprintln(w, "\nkaenlog's own client (replica/client) has no group consumer yet: no column for it.")
 }

@@ -34,12 +34,21 @@ const (
 	// ProducerOrder: the records the idempotent producer had acknowledged
 	// appear in a leader's log in the order they were produced.
 	ProducerOrder
+	// CommittedOffsetKept: an offset the group coordinator acknowledged
+	// (an OffsetCommit answered NONE, or an OffsetFetch answer of the
+	// coordinator the controller names) is never answered lower by that
+	// coordinator later, across its moves and crashes.
+	CommittedOffsetKept
+	// OnePartitionOwner: no partition is handed to two members of one
+	// generation.
+	OnePartitionOwner
 	invariants // the number of invariants
 )
 
 var invariantNames = [...]string{"TypeOk", "WeakIsr", "StrongIsr", "LeaderInIsr", "ValidHighWatermark",
 	"AcknowledgedKept", "AgreeBelowHighWatermark", "MonotoneHighWatermark", "MonotoneLeaderEpoch",
-	"SortedEpochCaches", "ConsumerVisibility", "TimersAdvance", "Operable", "Idempotence", "ProducerOrder"}
+	"SortedEpochCaches", "ConsumerVisibility", "TimersAdvance", "Operable", "Idempotence", "ProducerOrder",
+	"CommittedOffsetKept", "OnePartitionOwner"}
 
 // String returns the invariant's name.
 func (i Invariant) String() string {

@@ -59,6 +59,14 @@ type Coverage struct {
 	// (INVALID_UPDATE_VERSION, FENCED_LEADER_EPOCH): mostly the resent
 	// request of a proposal a partition state had already ended.
 	StaleAlterPartitionAnswers int
+	// GroupRuns counts runs with consumer group steps (Config.Groups);
+	// GroupCommits offsets their coordinator acknowledged, GroupFetches
+	// OffsetFetch answers held to CommittedOffsetKept, GroupGenerations the
+	// generations members synced, GroupPauses members paused past their
+	// session, GroupExcused acknowledged offsets every holder may have
+	// lost in a power cut, GroupResets the unclean elections of
+	// __consumer_offsets that reset what the invariants remember.
+	GroupRuns, GroupCommits, GroupFetches, GroupGenerations, GroupPauses, GroupExcused, GroupResets int
 }
 
 // events are the counts of Coverage that Search looks for rare states by:
@@ -106,22 +114,32 @@ func (c *Coverage) Add(o Coverage) {
 	c.IdempotentGaps += o.IdempotentGaps
 	c.UnderMinIsr += o.UnderMinIsr
 	c.StaleAlterPartitionAnswers += o.StaleAlterPartitionAnswers
+	c.GroupRuns += o.GroupRuns
+	c.GroupCommits += o.GroupCommits
+	c.GroupFetches += o.GroupFetches
+	c.GroupGenerations += o.GroupGenerations
+	c.GroupPauses += o.GroupPauses
+	c.GroupExcused += o.GroupExcused
+	c.GroupResets += o.GroupResets
 }
 
 // Missing names what a run that claims to prove something should have
 // exercised but did not: a kind of step never taken, an invariant never
 // checked, no leader crash, no power cut, no election, no acknowledged
 // record, no epoch bump or renumbered batch of the idempotent producer, no
-// stale AlterPartition answer.
+// stale AlterPartition answer; and, once runs had group steps, a group
+// step of each kind, a check of each group invariant, a commit
+// acknowledged and a generation synced.
 func (c Coverage) Missing() []string {
 	var out []string
+	groups := c.GroupRuns > 0
 	for k := Kind(0); k < kinds; k++ {
-		if c.Steps[k] == 0 {
+		if c.Steps[k] == 0 && (k < Join || groups) {
 			out = append(out, "step "+k.String())
 		}
 	}
 	for i := Invariant(0); i < invariants; i++ {
-		if c.Checks[i] == 0 {
+		if c.Checks[i] == 0 && (i < CommittedOffsetKept || groups) {
 			out = append(out, "invariant "+i.String())
 		}
 	}
@@ -132,6 +150,14 @@ func (c Coverage) Missing() []string {
 		"an epoch bump": c.IdempotentEpochBumps, "a renumbered batch": c.IdempotentRenumbered,
 		"a delivery timeout": c.IdempotentDeliveryTimeouts, "a batch sent behind another in flight": c.IdempotentPipelined,
 		"a new producer": c.IdempotentProducers, "a stale AlterPartition answer": c.StaleAlterPartitionAnswers} {
+		if n == 0 {
+			out = append(out, name)
+		}
+	}
+	if !groups {
+		return out
+	}
+	for name, n := range map[string]int{"a group commit acknowledged": c.GroupCommits, "a generation synced": c.GroupGenerations} {
 		if n == 0 {
 			out = append(out, name)
 		}
@@ -157,5 +183,9 @@ func (c Coverage) String() string {
 	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d, NOT_ENOUGH_REPLICAS to a batch maybe written %d, gaps %d",
 		c.IdempotentAcked, c.IdempotentRetries, c.IdempotentDuplicatesAnswered, c.IdempotentEpochBumps,
 		c.IdempotentRenumbered, c.IdempotentDeliveryTimeouts, c.IdempotentPipelined, c.IdempotentLeaderBarrierHolds, c.IdempotentProducers, c.IdempotentNotEnoughReplicas, c.IdempotentGaps)
+	if c.GroupRuns > 0 {
+		fmt.Fprintf(&b, "\ngroups: runs %d, commits acknowledged %d, fetches checked %d, generations synced %d, pauses %d, excused %d, resets %d",
+			c.GroupRuns, c.GroupCommits, c.GroupFetches, c.GroupGenerations, c.GroupPauses, c.GroupExcused, c.GroupResets)
+	}
 	return b.String()
 }

@@ -18,7 +18,8 @@
 // keeps what it wrote, loses what it did not fsync (a power cut) or tears
 // its last write; a restart; a controller restart; a clock jump, short or
 // past the lag and session bounds; a failed write or fsync on a broker's
-// disk; an explicit election.
+// disk; an explicit election; with Config.Groups, a consumer group's
+// steps too ("Consumer groups" below).
 // Everything random is drawn from the seed, so a seed names a run. Half
 // the seeds (LongPolls) run the followers as the network runtime does:
 // fetching continuously, each fetch parked by its leader until data or a
@@ -50,6 +51,73 @@
 // lost or doubled, as a TCP connection — since the network's faults would
 // lose or reorder one request of several in flight, which a connection
 // never does.
+//
+// # Consumer groups
+//
+// With Config.Groups, three members of one group consume a topic of six
+// partitions through the coordinator the brokers host for it: the leader
+// of __consumer_offsets, created with one partition (every fault of its
+// leader moves the coordinator), three replicas where there are three
+// brokers and min.insync.replicas 2, as the first FindCoordinator creates
+// it. The group requests and answers cross the cluster's network like any
+// other message (replica.Cluster.SendGroup), lost, delayed, doubled and
+// cut. 85% of the steps come from a group mix, the rest from the regular
+// one: a member's step (Join, Heartbeat, Commit, FetchOffsets, Leave,
+// Pause), fetch rounds, clock jumps, heals, and faults aimed at the
+// coordinator — its broker crashed (a power cut one time in four) or cut
+// off from another node, a broker restarted; when crashes that were not
+// clean shutdowns leave no replica KIP-966 lets lead, once all are back,
+// an operator's unclean election of __consumer_offsets.
+//
+// A member behaves as Kafka's consumer: it finds its coordinator with
+// FindCoordinator (again after NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
+// COORDINATOR_LOAD_IN_PROGRESS, or a request unanswered for 15 s, longer
+// than any delay a link draws and than the coordinator's commit timeout);
+// joins again at once after MEMBER_ID_REQUIRED and sends its SyncGroup on
+// its join's answer, the leader's assigning the partitions range-style
+// (Kafka's RangeAssignor for one topic, by member id); heartbeats every
+// 3 s on its own, within a 10 s session; rejoins on REBALANCE_IN_PROGRESS
+// or ILLEGAL_GENERATION, and as a new member on UNKNOWN_MEMBER_ID. It has
+// at most one request in flight besides its heartbeat, so its commits
+// reach the coordinator in the order it sends them. Commit commits, for
+// every partition the member owns, an offset above every offset committed
+// to that partition before, whoever owned it: the consumers only move
+// forward, so an offset can only go back if a commit is lost. Pause stops
+// a member past its session; the coordinator removes it, and its next
+// requests are fenced. The members never reset an offset.
+//
+// Two invariants hold the group to what the coordinator promised, each
+// checked on the answers every step delivered:
+//
+//   - CommittedOffsetKept: an offset the coordinator acknowledged — an
+//     OffsetCommit answered NONE, or an OffsetFetch answered by the
+//     coordinator the controller names (the leader of the partition, at
+//     the controller's epoch) — is never answered lower by such an
+//     OffsetFetch that reached the coordinator later (an answer is the
+//     coordinator's state when the request arrived), across the
+//     coordinator's moves and crashes; and
+//     every offset such an answer carries is one a record below the
+//     partition's high watermark commits, since anything else a crash can
+//     take back. A deposed coordinator that has not heard yet answers from
+//     its old state, as Kafka's does; its answers are not held to it. An
+//     offset is excused when every broker of the ISR that held it when it
+//     was acknowledged has lost power since, and an unclean election of
+//     __consumer_offsets forgets every offset acknowledged before it (its
+//     DataMayBeLost is the operator's reset); both are counted in the
+//     coverage report.
+//   - OnePartitionOwner: no partition is handed, by SyncGroup answers, to
+//     two members of one generation. An unclean election of
+//     __consumer_offsets forgets the generations too: the coordinator that
+//     lost the group's records counts them again.
+//
+// Two unsafe forms of the coordinator's rules can be switched on
+// (Config.CommitBeforeReplicated: an OffsetCommit answered once its write
+// is in the coordinator's log, before the high watermark passes it;
+// Config.LoadBeforeHighWatermark: a new coordinator serving what it loaded
+// before the high watermark reaches it); the simulator's tests assert
+// that it then finds CommittedOffsetKept violated, and that the same steps
+// pass with the rules as they are. The switches reach the brokers through
+// replica's internal mutation package: replica's own API has none.
 //
 // # What it checks, after every step
 //

@@ -58,6 +58,15 @@ func Script(cfg Config, steps []Step, name string) string {
 	if cfg.ProducerSkipsLeaderBarrier {
 		b.WriteString(", ProducerSkipsLeaderBarrier: true")
 	}
+	if cfg.Groups {
+		b.WriteString(", Groups: true")
+	}
+	if cfg.CommitBeforeReplicated {
+		b.WriteString(", CommitBeforeReplicated: true")
+	}
+	if cfg.LoadBeforeHighWatermark {
+		b.WriteString(", LoadBeforeHighWatermark: true")
+	}
 	if cfg.LossOnly {
 		b.WriteString(", LossOnly: true")
 	}

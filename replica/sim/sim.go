@@ -52,14 +52,35 @@ type Config struct {
 	// leader that never saw the producer takes a later batch first.
 	ProducerSkipsLeaderBarrier bool
 
+	// Groups adds the consumer group steps (the package documentation,
+	// "Consumer groups"): the members of one group join, sync, heartbeat,
+	// commit and fetch offsets, leave and pause past their session on the
+	// coordinator the brokers host, among faults aimed at it, held to
+	// CommittedOffsetKept and OnePartitionOwner.
+	Groups bool
+
+	// The group coordinator's unsafe rules, each off by default; either
+	// turns Groups on. With one on, the simulator must find a committed
+	// offset that goes back, or a partition with two owners in a
+	// generation; its tests check that it does.
+
+	// CommitBeforeReplicated answers an OffsetCommit once its write is in
+	// the coordinator's log, before the high watermark passes it.
+	CommitBeforeReplicated bool
+	// LoadBeforeHighWatermark has a new coordinator serve what it loaded
+	// before the high watermark reaches it: the last leader's
+	// uncommitted tail with the rest.
+	LoadBeforeHighWatermark bool
+
 	// Swarm makes Run draw its steps as Search does (the package
 	// documentation, "How it searches"): each seed keeps its own random
 	// subset of the kinds of step, with its own weights, clock jumps and
 	// fault shapes. Replay ignores it: its steps are given.
 	Swarm bool
 
-	// LossOnly stops a run only at a lost commit (AcknowledgedKept or
-	// ConsumerVisibility), not at the weaker invariants that foretell one:
+	// LossOnly stops a run only at a lost commit (AcknowledgedKept,
+	// ConsumerVisibility or CommittedOffsetKept), not at the weaker
+	// invariants that foretell one:
 	// with an unsafe rule, a run then goes on to the loss itself.
 	LossOnly bool
 
@@ -204,6 +225,8 @@ type sim struct {
 	cut      bool // a link is cut
 	// trail holds, for run, the counts of events after each step.
 	trail [][events]int
+	// groups are the consumer group's members (Config.Groups), or nil.
+	groups *groupState
 }
 
 type leaderEpoch struct {
@@ -238,6 +261,10 @@ func newSim(cfg Config) (*sim, error) {
 		opts.Truncation = replica.TruncateByLeaderEpoch
 	}
 	bcfg := replica.BrokerConfig{Replica: opts, RequestTimeoutMs: 3_000}
+	groups := cfg.Groups || cfg.CommitBeforeReplicated || cfg.LoadBeforeHighWatermark
+	if groups {
+		groupsConfig(&bcfg, cfg)
+	}
 	longPoll := LongPolls(cfg.Seed)
 	if longPoll {
 		bcfg.ContinuousFetch, bcfg.ReplicaFetchWaitMs = true, 500
@@ -284,6 +311,12 @@ func newSim(cfg Config) (*sim, error) {
 			s.cov.StaleAlterPartitionAnswers++
 		}
 	})
+	if groups {
+		if err := s.openGroups(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	s.openProducer()
 	return s, nil
 }
@@ -296,6 +329,9 @@ func (s *sim) result() Result {
 
 // draw picks the next step from the seed and the cluster's state.
 func (s *sim) draw() Step {
+	if s.groups != nil && len(s.plan) == 0 && s.rand.IntN(100) < groupShare {
+		return s.drawGroup()
+	}
 	if s.swarm != nil {
 		return s.drawSwarm()
 	}
@@ -396,7 +432,13 @@ func (s *sim) do(st Step) {
 	case Consume:
 		s.consume()
 	case Advance:
-		c.Advance(st.Ms)
+		if s.groups != nil {
+			s.advanceWithMembers(st, st.Ms)
+		} else {
+			c.Advance(st.Ms)
+		}
+	case Join, Heartbeat, Commit, FetchOffsets, Leave, Pause:
+		s.member(st)
 	case Crash:
 		if b := c.Broker(st.Broker); b != nil {
 			if c.LeaderOf(topic) == st.Broker {
@@ -429,7 +471,11 @@ func (s *sim) do(st Step) {
 			s.cov.DiskFaults++
 		}
 	case Elect:
-		s.elect(st)
+		if st.Offsets {
+			s.electOffsets(st)
+		} else {
+			s.elect(st)
+		}
 	case AlterPartitionFaults:
 		if st.Faults == (replica.LinkFaults{}) {
 			c.Network().ClearAPIFaults(wire.APIAlterPartition)
@@ -446,6 +492,7 @@ func (s *sim) do(st Step) {
 	}
 	c.Run()
 	s.collect(st)
+	s.collectGroups(st)
 	s.check(st)
 	if s.trail != nil {
 		s.trail = append(s.trail, s.cov.events())
@@ -580,6 +627,7 @@ func (s *sim) restart(id int32) {
 		// A power cut may have taken records this broker held; a record
 		// every holder lost this way is excused.
 		delete(s.lostPower, id)
+		s.groupPowerCut(id)
 		vals, _ := s.logOf(id)
 		for off, rec := range s.acked {
 			if rec.holders[id] && (off >= uint64(len(vals.values)) || vals.at(off) != rec.value) {
@@ -605,7 +653,7 @@ func (s *sim) elect(st Step) {
 
 // fail records the first violation.
 func (s *sim) fail(st Step, inv Invariant, format string, args ...any) {
-	if s.cfg.LossOnly && inv != AcknowledgedKept && inv != ConsumerVisibility && inv != Operable {
+	if s.cfg.LossOnly && inv != AcknowledgedKept && inv != ConsumerVisibility && inv != CommittedOffsetKept && inv != Operable {
 		s.cov.Foretold++
 		return
 	}
@@ -632,9 +680,10 @@ func (v *Violation) Error() string {
 func (v *Violation) Is(target error) bool { return target == ErrInvariant }
 
 // Lost reports whether the violation is a committed record gone: an
-// acknowledged record or one a consumer read, missing from a leader.
+// acknowledged record or one a consumer read, missing from a leader, or a
+// group's committed offset gone back.
 func (v *Violation) Lost() bool {
-	return v.Invariant == AcknowledgedKept || v.Invariant == ConsumerVisibility
+	return v.Invariant == AcknowledgedKept || v.Invariant == ConsumerVisibility || v.Invariant == CommittedOffsetKept
 }
 
 // logView is a replica's records as the checks see them.

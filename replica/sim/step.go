@@ -47,11 +47,31 @@ const (
 	// published reaches the leader while the proposal's request is still
 	// unanswered, and the answer comes late, twice, or never.
 	AlterPartitionFaults
+	// The consumer group steps (Config.Groups), each of group member
+	// Member; a member waiting for an answer, or paused, does nothing, and
+	// one that does not know its coordinator asks for it instead.
+
+	// Join sends a JoinGroup, if the member is not in the group; its
+	// answer is followed at once by the SyncGroup, the leader's assigning
+	// the partitions range-style, as Kafka's consumer does.
+	Join
+	// Heartbeat sends a heartbeat now (members heartbeat every 3 s by
+	// themselves too).
+	Heartbeat
+	// Commit commits the next offset of every partition the member owns.
+	Commit
+	// FetchOffsets reads the group's committed offsets.
+	FetchOffsets
+	// Leave sends a LeaveGroup and forgets the member id.
+	Leave
+	// Pause stops the member, heartbeats and all, past its session.
+	Pause
 	kinds // the number of kinds
 )
 
 var kindNames = [...]string{"Produce", "FetchRound", "Consume", "Advance", "Crash", "Restart",
-	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect", "AlterPartitionFaults"}
+	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect", "AlterPartitionFaults",
+	"Join", "Heartbeat", "Commit", "FetchOffsets", "Leave", "Pause"}
 
 // String returns the kind's name.
 func (k Kind) String() string {
@@ -75,6 +95,9 @@ type Step struct {
 	Faults  replica.LinkFaults // Faults, AlterPartitionFaults
 	Op      vfs.Op             // DiskFault
 	Unclean bool               // Elect
+	// Offsets makes an Elect one of the group's __consumer_offsets
+	// partition (Config.Groups) instead of the simulated partition's.
+	Offsets bool
 	// Idempotent makes a Produce the idempotent producer's: it hands over
 	// Batches batches (0 is one) of one record, one, then two, valued
 	// Value followed by a, b, c...; the producer sends them to the leader
@@ -85,6 +108,9 @@ type Step struct {
 	// (its records not yet acknowledged fail) and hand the batches to a
 	// new one, with a new producer id.
 	NewProducer bool
+	// Member is the group member of a Join, Heartbeat, Commit,
+	// FetchOffsets, Leave or Pause step, 0 to 2.
+	Member int
 }
 
 // String describes the step on one line, e.g. "Crash broker 2 (LoseUnsynced)".
@@ -121,7 +147,12 @@ func (s Step) String() string {
 	case DiskFault:
 		return fmt.Sprintf("DiskFault broker %d next %v", s.Broker, s.Op)
 	case Elect:
+		if s.Offsets {
+			return fmt.Sprintf("Elect %s unclean=%v", replica.OffsetsTopic, s.Unclean)
+		}
 		return fmt.Sprintf("Elect unclean=%v", s.Unclean)
+	case Join, Heartbeat, Commit, FetchOffsets, Leave, Pause:
+		return fmt.Sprintf("%v member %d", s.Kind, s.Member)
 	}
 	return s.Kind.String()
 }
@@ -158,7 +189,12 @@ func (s Step) goString() string {
 	case DiskFault:
 		return fmt.Sprintf("{Kind: sim.DiskFault, Broker: %d, Op: vfs.%s}", s.Broker, opConst[s.Op])
 	case Elect:
+		if s.Offsets {
+			return fmt.Sprintf("{Kind: sim.Elect, Unclean: %v, Offsets: true}", s.Unclean)
+		}
 		return fmt.Sprintf("{Kind: sim.Elect, Unclean: %v}", s.Unclean)
+	case Join, Heartbeat, Commit, FetchOffsets, Leave, Pause:
+		return fmt.Sprintf("{Kind: sim.%v, Member: %d}", s.Kind, s.Member)
 	}
 	return fmt.Sprintf("{Kind: sim.%v}", s.Kind)
 }
