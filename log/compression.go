@@ -196,6 +196,33 @@ func (r *bytesReader) ReadByte() (byte, error) {
 
 var bytesReaders = sync.Pool{New: func() any { return new(bytesReader) }}
 
+// inflationBuffers hold the buffers a leader's validation inflates
+// compressed batches into, shared by every Log: a broker keeps about one
+// per append in progress, not one per partition, and a log's compressed
+// appends reuse one another's (a new buffer costs its allocation and
+// zeroing, as much as a walk of its records). The pool keeps boxes, so
+// that putting one back does not allocate; releaseInflationBuffer drops
+// a buffer larger than inflatedKeepBytes (what the bound let one batch
+// inflate to), so the pool's buffers stay small whatever the bound.
+var inflationBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// inflatedKeepBytes is the size of the pool's inflation buffers (or the
+// log's bound, if smaller), and the largest one it keeps: a batch's header
+// and an lz4 block of the largest size (4 MiB, franz-go's), which an lz4
+// reader decodes in place only into room that large, with the
+// allocator's rounding up.
+const inflatedKeepBytes = 4<<20 + 64<<10
+
+// releaseInflationBuffer puts buf back into inflationBuffers, emptied,
+// or drops its bytes if they are more than inflatedKeepBytes.
+func releaseInflationBuffer(buf *[]byte) {
+	if cap(*buf) > inflatedKeepBytes {
+		*buf = nil
+	}
+	*buf = (*buf)[:0]
+	inflationBuffers.Put(buf)
+}
+
 // inflate decompresses the records of the compressed batch b (which holds
 // exactly one verified batch) and returns dst[:0] holding the batch as if
 // it were not compressed: its 61-byte header, then the records, so that

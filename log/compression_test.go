@@ -307,11 +307,10 @@ func BenchmarkValidateCompressedBatch(b *testing.B) {
 			b.ReportMetric(float64(len(shape.plain))/float64(len(zipped)), "ratio")
 		})
 		b.Run(shape.name+"/validate", func(b *testing.B) {
-			var scratch []byte
 			b.SetBytes(int64(len(shape.plain)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := validateLeaderBatchInto(zipped, len(zipped), DefaultMaxInflatedBytes, &scratch); err != nil {
+				if _, err := validateLeaderBatchInflating(zipped, len(zipped), DefaultMaxInflatedBytes); err != nil {
 					b.Fatal(err)
 				}
 			}

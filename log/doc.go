@@ -320,7 +320,10 @@
 // holds while decompressing: a decompression bomb costs at most that much
 // memory and is refused with ErrInflationLimit, and a body that does not
 // decompress with ErrBadCompressedData, both *CorruptError (Kafka's
-// CORRUPT_MESSAGE). DecodeBatch decompresses likewise, bounded by
+// CORRUPT_MESSAGE). The leader inflates into buffers that every Log in
+// the process shares (one per append in progress, not one per
+// partition); one that grew past a 4 MiB lz4 block is dropped after
+// its batch. DecodeBatch decompresses likewise, bounded by
 // DefaultMaxInflatedBytes; its record error positions then count in the
 // batch as decompressed.
 //

@@ -112,7 +112,6 @@ type Log struct {
 	entryBytes    []byte          // their encoding
 	filler        []byte          // an empty batch a follower writes over a gap
 	maxTimestamps []int64         // per batch of a leader append, from validation
-	inflated      []byte          // a compressed batch's records, inflated to validate them
 	assignments   []epochStart    // epochs a follower append assigns
 	producerBatch []producerBatch // producer batches of a follower append
 }

@@ -100,11 +100,8 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	var entry *producerEntry // its producer's state, if known
 	idempotent := false
 	for pos := 0; pos < len(batches); {
-		h, err := validateLeaderBatchInto(batches[pos:], l.opts.MaxBatchBytes, l.opts.maxInflatedBytes(), &l.inflated)
+		h, err := validateLeaderBatchInflating(batches[pos:], l.opts.MaxBatchBytes, l.opts.maxInflatedBytes())
 		if err != nil {
-			if cap(l.inflated) > inflatedKeepBytes {
-				l.inflated = nil
-			}
 			return info, rebaseAppendError(err, pos)
 		}
 		// The LEO after it must fit int64 too: it goes on the wire.
@@ -121,9 +118,6 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 		info.Records += int(h.RecordCount)
 		info.Batches++
 		pos += h.Size()
-	}
-	if cap(l.inflated) > inflatedKeepBytes {
-		l.inflated = nil // do not keep one huge batch's buffer
 	}
 	if idempotent {
 		refused := AppendInfo{FirstOffset: first, NextOffset: first, LastEpoch: -1, MaxTimestamp: noTimestamp}
@@ -173,12 +167,6 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (AppendInfo, err
 	info.NextOffset, info.Bytes, info.LastEpoch, info.MaxTimestamp = next, len(batches), leaderEpoch, maxTs
 	return info, nil
 }
-
-// inflatedKeepBytes is the largest inflation buffer a Log keeps between
-// appends: a batch's header and an lz4 block of the largest size (4 MiB,
-// franz-go's), which an lz4 reader decodes in place only into room that
-// large, with the allocator's rounding up.
-const inflatedKeepBytes = 4<<20 + 64<<10
 
 // AppendAsFollower appends batches copied from the leader, keeping the
 // leader's offsets and epochs byte for byte, and describes what it

@@ -82,21 +82,19 @@ var (
 // costs a comparison when the producer's value is right (every Kafka client
 // computes it) and one CRC pass only when it is wrong.
 func validateLeaderBatch(batch []byte, maxBatchBytes int) (BatchHeader, error) {
-	var scratch []byte
-	return validateLeaderBatchInto(batch, maxBatchBytes, DefaultMaxInflation*maxBatchBytes, &scratch)
+	return validateLeaderBatchInflating(batch, maxBatchBytes, DefaultMaxInflation*maxBatchBytes)
 }
 
-// validateLeaderBatchInto is validateLeaderBatch with the bound of a
-// compressed batch's inflated records, and a buffer (*scratch, grown and
-// kept there) to inflate them into. A compressed batch is decompressed
+// validateLeaderBatchInflating is validateLeaderBatch with the bound of a
+// compressed batch's inflated records. A compressed batch is decompressed
 // with its codec's registered Decompressor (none:
 // ErrUnsupportedCompression), at most maxInflated bytes of records
-// (ErrInflationLimit, a *CorruptError: Kafka's CORRUPT_MESSAGE), and its
-// records are walked in the inflated copy exactly as an uncompressed
-// batch's are, as Kafka's LogValidator does for a v2 batch it need not
-// recompress; error positions then count in the batch as decompressed.
-// The compressed bytes are what the log stores.
-func validateLeaderBatchInto(batch []byte, maxBatchBytes, maxInflated int, scratch *[]byte) (BatchHeader, error) {
+// (ErrInflationLimit, a *CorruptError: Kafka's CORRUPT_MESSAGE), into a
+// buffer of inflationBuffers, and its records are walked there exactly
+// as an uncompressed batch's are, as Kafka's LogValidator does for a v2
+// batch it need not recompress; error positions then count in the batch
+// as decompressed. The compressed bytes are what the log stores.
+func validateLeaderBatchInflating(batch []byte, maxBatchBytes, maxInflated int) (BatchHeader, error) {
 	h, err := ReadBatchHeader(batch)
 	if err != nil {
 		return BatchHeader{}, err
@@ -113,11 +111,18 @@ func validateLeaderBatchInto(batch []byte, maxBatchBytes, maxInflated int, scrat
 	}
 	records := batch[:size]
 	if h.Attributes&AttrCompressionMask != 0 {
-		*scratch, err = inflate(*scratch, records, maxInflated)
+		buf := inflationBuffers.Get().(*[]byte)
+		defer releaseInflationBuffer(buf)
+		if want := min(inflatedKeepBytes, BatchHeaderSize+maxInflated); cap(*buf) < want {
+			// Once per pooled buffer: room for an lz4 block, which its
+			// reader decodes in place only into that much.
+			*buf = make([]byte, 0, want)
+		}
+		*buf, err = inflate(*buf, records, maxInflated)
 		if err != nil {
 			return BatchHeader{}, err
 		}
-		records = *scratch
+		records = *buf
 	}
 	// As DecodeBatch: a count the bytes cannot hold is a length error.
 	if int(h.RecordCount) > (len(records)-BatchHeaderSize)/minRecordSize {
@@ -195,56 +200,80 @@ func walkProducerRecords(b []byte, n int32) (lo, hi int64, err error) {
 // each one is valid and simple: it starts at least 16 bytes before the end
 // of the batch, its offsetDelta takes at most three bytes (fewer than 2^20
 // records), and its other varints but the timestampDelta at most two (so
-// values and keys below 8 KiB, fewer than 64 headers). It returns where it stopped (position, index) and lo and hi
-// extended by the timestamp deltas it saw. It accepts only records
-// checkRecord accepts, with the same end and timestamp; anything else it
-// leaves to checkRecord.
+// values and keys below 8 KiB, fewer than 64 headers). It returns where it
+// stopped (position, index) and lo and hi extended by the timestamp deltas
+// it saw. It accepts only records checkRecord accepts, with the same end
+// and timestamp; anything else it leaves to checkRecord.
 //
 // This is the hot loop of a leader's append, written for few instructions:
 // the first bytes of a record (length, attributes, timestampDelta,
 // offsetDelta: at most 8 bytes here but for a three-byte offsetDelta) are
 // decoded from one 8-byte word, and varints stay zigzag-encoded where only
 // a comparison is needed (offsetDelta i is 2i; a null length is 1 and a
-// length n >= 0 is 2n, so the bytes to skip are u>>1 for both). Reads
-// never leave b: the word, a three-byte offsetDelta and the key length lie
-// within the 16 bytes from the record's start (or the 8 after a long
-// timestampDelta), the value length is read only where two bytes of the
-// record remain, and end <= len(b). A varint that runs past its record
-// leaves a position past end, which a later check refuses, as positions
-// only grow.
+// length n >= 0 is 2n, so the bytes to skip are u>>1 for both). It calls
+// nothing: Go's calling convention keeps no register across a call, so a
+// call anywhere in the loop (even on a path no record takes) makes every
+// record spill and reload the loop's state; the long timestampDelta and
+// the headers are decoded inline. Reads never leave b: the word, a
+// three-byte offsetDelta and the key length lie within the 16 bytes from
+// the record's start (or the 8 after a long timestampDelta), the value
+// length is read only where two bytes of the record remain, and end <=
+// len(b). A varint that runs past its record leaves a position past end,
+// which a later check refuses, as positions only grow.
 func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, int64) {
-	for want := uint64(i) << 1; i < n && p <= len(b)-16; i, want = i+1, want+2 {
+	// want is record i's offsetDelta, zigzag-encoded: the loop counts
+	// with it alone.
+	want, last := uint64(i)<<1, uint64(n)<<1
+records:
+	for ; want < last && p <= len(b)-16; want += 2 {
 		x := binary.LittleEndian.Uint64(b[p:])
 		var u uint64
-		var k int
+		var k, end int
 		// Record length: even (not negative). end is where the record
-		// ends, k where its timestampDelta starts. (A length below the six
-		// one-byte fields is refused at the value length, as end-2 < k.)
+		// ends (the length's zigzag decoding folded in), k where its
+		// timestampDelta starts. (A length below the six one-byte fields
+		// is refused at the value length, as end-2 < k.)
+		if x&1 != 0 {
+			break
+		}
 		if x&0x80 == 0 {
-			u, x, k = x&0x7f, x>>16, p+2 // and the attributes byte
+			end, x, k = p+1+int(x>>1&0x3f), x>>16, p+2 // and the attributes byte
 		} else if x&0x8000 == 0 {
-			u, x, k = x&0x7f|x>>1&0x3f80, x>>24, p+3
+			end, x, k = p+2+int(x>>1&0x3f|x>>2&0x1fc0), x>>24, p+3
 		} else {
 			break
 		}
-		end := k - 1 + int(u>>1)
-		if u&1 != 0 || end > len(b) {
+		if end > len(b) {
 			break
 		}
 		// timestampDelta: up to 3 bytes (deltas below 17 minutes) from x,
-		// longer ones (event times) out of line.
-		var ts int64
+		// longer ones (event times) as readVarlong reads them, within the
+		// record.
 		if x&0x80 == 0 {
-			ts, x, k = int64(x&0x7f>>1)^-int64(x&1), x>>8, k+1
+			u, x, k = x&0x7f, x>>8, k+1
 		} else if x&0x8000 == 0 {
-			u = x&0x7f | x>>1&0x3f80
-			ts, x, k = int64(u>>1)^-int64(u&1), x>>16, k+2
+			u, x, k = x&0x7f|x>>1&0x3f80, x>>16, k+2
 		} else if x&0x800000 == 0 {
-			u = x&0x7f | x>>1&0x3f80 | x>>2&0x1fc000
-			ts, x, k = int64(u>>1)^-int64(u&1), x>>24, k+3
-		} else if ts, x, k = longTimestampDelta(b, k, end); k < 0 {
-			break
+			u, x, k = x&0x7f|x>>1&0x3f80|x>>2&0x1fc000, x>>24, k+3
+		} else {
+			u = 0
+			for s := 0; ; s += 7 {
+				if k >= end || (s == 63 && b[k] > 1) {
+					break records
+				}
+				c := b[k]
+				k++
+				u |= uint64(c&0x7f) << s
+				if c < 0x80 {
+					break
+				}
+			}
+			if k > len(b)-8 {
+				break
+			}
+			x = binary.LittleEndian.Uint64(b[k:])
 		}
+		ts := int64(u>>1) ^ -int64(u&1)
 		// offsetDelta: i, in three bytes from record 8192 on (a batch of
 		// 1 MB of 100-byte records has 10,000). x may hold fewer than
 		// three of its bytes, so the third case reads them again.
@@ -252,7 +281,7 @@ func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, 
 			u, k = x&0x7f, k+1
 		} else if x&0x8000 == 0 {
 			u, k = x&0x7f|x>>1&0x3f80, k+2
-		} else if x = uint64(b[k]) | uint64(b[k+1])<<8 | uint64(b[k+2])<<16; x&0x800000 == 0 {
+		} else if x = load24(b, k); x&0x800000 == 0 {
 			u, k = x&0x7f|x>>1&0x3f80|x>>2&0x1fc000, k+3
 		} else {
 			break
@@ -262,7 +291,7 @@ func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, 
 		}
 		// Key length, then value length: odd is negative, and only -1
 		// (1, null) is allowed; it skips 0.
-		x = uint64(b[k]) | uint64(b[k+1])<<8
+		x = load16(b, k)
 		if x&0x80 == 0 {
 			u, k = x&0x7f, k+1
 		} else if x&0x8000 == 0 {
@@ -276,7 +305,7 @@ func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, 
 		if k += int(u >> 1); k > end-2 {
 			break
 		}
-		x = uint64(b[k]) | uint64(b[k+1])<<8
+		x = load16(b, k)
 		if x&0x80 == 0 {
 			u, k = x&0x7f, k+1
 		} else if x&0x8000 == 0 {
@@ -287,73 +316,57 @@ func fastRecords(b []byte, p int, i, n int32, lo, hi int64) (int, int32, int64, 
 		if u&1 != 0 && u != 1 {
 			break
 		}
-		// Usually the value fills the record but for a header count of 0.
-		if k += int(u >> 1); (k != end-1 || b[k] != 0) && !fastHeaders(b, k, end) {
-			break
+		// Usually the value fills the record but for a header count of 0;
+		// otherwise a header count of 1 to 63 and that many headers, with
+		// lengths of one or two bytes, must fill it exactly (checkRecord
+		// accepts the same bytes).
+		if k += int(u >> 1); k != end-1 || b[end-1] != 0 {
+			if k >= end {
+				break
+			}
+			count := b[k]
+			if count >= 0x80 || count&1 != 0 {
+				break
+			}
+			k++
+			for h := 0; h < int(count>>1)*2; h++ {
+				// Key length (h even): not negative, so not null
+				// either; value length: not negative but -1 (null).
+				if k >= end {
+					break records
+				}
+				if c := b[k]; c < 0x80 {
+					u, k = uint64(c), k+1
+				} else if k+1 < end && b[k+1] < 0x80 {
+					u, k = uint64(c&0x7f)|uint64(b[k+1])<<7, k+2
+				} else {
+					break records
+				}
+				if u&1 != 0 && (h&1 == 0 || u != 1) {
+					break records
+				}
+				k += int(u >> 1)
+			}
+			if k != end {
+				break
+			}
 		}
 		lo, hi = min(lo, ts), max(hi, ts)
 		p = end
 	}
-	return p, i, lo, hi
+	return p, int32(want >> 1), lo, hi
 }
 
-// longTimestampDelta reads the varlong timestampDelta at b[k:end] of a
-// record in fastRecords, and returns it, the 8 bytes after it as a
-// little-endian word, and the position after it; next is -1 if the varlong
-// is cut by end or overflows, or fewer than 8 bytes of b follow it.
-func longTimestampDelta(b []byte, k, end int) (ts int64, x uint64, next int) {
-	if k >= end {
-		return 0, 0, -1
-	}
-	ts, n := readVarlong(b[k:end])
-	if n <= 0 || k+n > len(b)-8 {
-		return 0, 0, -1
-	}
-	return ts, binary.LittleEndian.Uint64(b[k+n:]), k + n
+// load16 and load24 read 2 and 3 little-endian bytes at b[k:] with one
+// bounds check (they inline).
+func load16(b []byte, k int) uint64 {
+	_ = b[k+1]
+	return uint64(b[k]) | uint64(b[k+1])<<8
 }
 
-// fastHeaders reports whether b[k:end] (end <= len(b)) is a header count
-// of 1 to 63 and that many headers, with lengths of one or two bytes, that
-// fill it exactly: checkRecord accepts the same bytes.
-func fastHeaders(b []byte, k, end int) bool {
-	if k >= end {
-		return false
-	}
-	count := b[k]
-	if count >= 0x80 || count&1 != 0 {
-		return false
-	}
-	k++
-	for range count >> 1 {
-		// Key length: not negative (so not null either).
-		u, next := fastLength(b, k, end)
-		if next < 0 || u&1 != 0 {
-			return false
-		}
-		k = next + int(u>>1)
-		// Value length: not negative but -1 (null).
-		if u, next = fastLength(b, k, end); next < 0 || (u&1 != 0 && u != 1) {
-			return false
-		}
-		k = next + int(u>>1)
-	}
-	return k == end
-}
-
-// fastLength reads a zigzag-encoded varint of one or two bytes inside
-// b[k:end] (end <= len(b)) and returns it still encoded, with the position
-// after it; next is -1 if k >= end, the varint is longer, or end cuts it.
-func fastLength(b []byte, k, end int) (u uint64, next int) {
-	if k >= end {
-		return 0, -1
-	}
-	if c := b[k]; c < 0x80 {
-		return uint64(c), k + 1
-	}
-	if k+1 >= end || b[k+1] >= 0x80 {
-		return 0, -1
-	}
-	return uint64(b[k]&0x7f) | uint64(b[k+1])<<7, k + 2
+func load24(b []byte, k int) uint64 {
+	_ = b[k+2]
+	return uint64(b[k]) | uint64(b[k+1])<<8 | uint64(b[k+2])<<16
 }
 
 // checkRecord is decodeRecord for a producer's record index i without

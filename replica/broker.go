@@ -631,7 +631,8 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 		b.reply(env.From, b.handleListOffsets(m))
 	case *wire.MetadataRequest:
 		b.reply(env.From, b.handleMetadata(m, nowMs))
-	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.IncrementalAlterConfigsRequest:
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.ElectLeadersRequest,
+		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest, *wire.IncrementalAlterConfigsRequest:
 		b.forward(env.From, m, nowMs)
 	case *GroupRequest:
 		b.handleGroupRequest(env.From, m, nowMs)
@@ -661,7 +662,8 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 		b.onEpochAnswers(env.From.ID, out.msg.(*wire.OffsetsForLeaderEpochRequest), m, nowMs)
 	case *wire.AlterPartitionResponse:
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
-	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse, *wire.IncrementalAlterConfigsResponse:
+	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse, *wire.ElectLeadersResponse,
+		*wire.CreatePartitionsResponse, *wire.AlterPartitionReassignmentsResponse, *wire.ListPartitionReassignmentsResponse, *wire.IncrementalAlterConfigsResponse:
 		b.onForwarded(m)
 	}
 }
@@ -787,7 +789,8 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 		if b.fetching[out.to.ID] == m.CorrelationID {
 			delete(b.fetching, out.to.ID)
 		}
-	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.IncrementalAlterConfigsRequest:
+	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.ElectLeadersRequest,
+		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest, *wire.IncrementalAlterConfigsRequest:
 		b.forwardTimedOut(m.Correlation())
 	}
 }

@@ -185,6 +185,30 @@ func copyForwarded(m wire.Message) (wire.Message, bool) {
 	case *wire.IncrementalAlterConfigsResponse:
 		c := *m
 		return &c, true
+	case *wire.ElectLeadersRequest:
+		c := *m
+		return &c, true
+	case *wire.ElectLeadersResponse:
+		c := *m
+		return &c, true
+	case *wire.CreatePartitionsRequest:
+		c := *m
+		return &c, true
+	case *wire.CreatePartitionsResponse:
+		c := *m
+		return &c, true
+	case *wire.AlterPartitionReassignmentsRequest:
+		c := *m
+		return &c, true
+	case *wire.AlterPartitionReassignmentsResponse:
+		c := *m
+		return &c, true
+	case *wire.ListPartitionReassignmentsRequest:
+		c := *m
+		return &c, true
+	case *wire.ListPartitionReassignmentsResponse:
+		c := *m
+		return &c, true
 	case *wire.InitProducerIDResponse:
 		c := *m
 		return &c, true
@@ -263,6 +287,16 @@ func (b *Broker) forwardTimedOut(corr int32) {
 			d.Topics[i] = wire.DeletedTopic{Name: name, ErrorCode: wire.CodeRequestTimedOut}
 		}
 		resp = d
+	case *wire.AlterPartitionReassignmentsRequest:
+		resp = &wire.AlterPartitionReassignmentsResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
+			ErrorMessage: "the controller did not answer in time"}
+	case *wire.ListPartitionReassignmentsRequest:
+		resp = &wire.ListPartitionReassignmentsResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut}
+	case *wire.CreatePartitionsRequest:
+		resp = &wire.CreatePartitionsResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
+			ErrorMessage: "the controller did not answer in time"}
+	case *wire.ElectLeadersRequest:
+		resp = &wire.ElectLeadersResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut, Leader: wire.NoLeader, LeaderEpoch: wire.NoEpoch}
 	default:
 		return
 	}

@@ -44,8 +44,14 @@ func (b *Broker) removeDeletedReplicas() {
 		t, exists := b.image.Topic(h.tp.Topic)
 		created, known := b.created[h.tp]
 		switch {
-		case exists && known && created == t.CreatedOffset:
+		case exists && known && created == t.CreatedOffset && b.assigned(h.tp):
 			continue
+		case exists && known && created == t.CreatedOffset && !caughtUp:
+			continue // the image may not yet list this broker again
+		case exists && known && created == t.CreatedOffset:
+			// A reassignment took this broker off the partition: its
+			// replica is stopped and deleted, as Kafka's StopReplica
+			// with deletion.
 		case !known && !caughtUp:
 			continue // not yet known which topic the files are
 		case exists && !known && b.assigned(h.tp):

@@ -76,6 +76,15 @@ func (n *ControllerNode) Receive(env Envelope, nowMs int64) {
 	case *wire.ElectLeadersRequest:
 		resp := n.c.ElectLeaders(*m, nowMs)
 		n.reply(env.From, &resp)
+	case *wire.CreatePartitionsRequest:
+		resp := n.c.CreatePartitions(*m, nowMs)
+		n.reply(env.From, &resp)
+	case *wire.AlterPartitionReassignmentsRequest:
+		resp := n.c.AlterPartitionReassignments(*m, nowMs)
+		n.reply(env.From, &resp)
+	case *wire.ListPartitionReassignmentsRequest:
+		resp := n.c.ListPartitionReassignments(*m)
+		n.reply(env.From, &resp)
 	case *wire.MetadataRequest:
 		resp := n.c.Metadata(*m)
 		n.reply(env.From, &resp)

@@ -27,11 +27,20 @@ const (
 	APICreateTopics APIKey = 19
 	// APIDeleteTopics marks DeleteTopicsRequest and DeleteTopicsResponse.
 	APIDeleteTopics APIKey = 20
+	// APICreatePartitions marks CreatePartitionsRequest and
+	// CreatePartitionsResponse.
+	APICreatePartitions APIKey = 37
 	// APIInitProducerID marks InitProducerIDRequest and
 	// InitProducerIDResponse.
 	APIInitProducerID APIKey = 22
 	// APIElectLeaders marks ElectLeadersRequest and ElectLeadersResponse.
 	APIElectLeaders APIKey = 43
+	// APIAlterPartitionReassignments marks
+	// AlterPartitionReassignmentsRequest and its response.
+	APIAlterPartitionReassignments APIKey = 45
+	// APIListPartitionReassignments marks
+	// ListPartitionReassignmentsRequest and its response.
+	APIListPartitionReassignments APIKey = 46
 	// APIAlterPartition marks AlterPartitionRequest and AlterPartitionResponse.
 	APIAlterPartition APIKey = 56
 	// APIBrokerRegistration marks BrokerRegistrationRequest and

@@ -39,7 +39,7 @@ func FuzzDecodeAlterPartitionResponse(f *testing.F) {
 }
 
 func FuzzDecodeElectLeadersRequest(f *testing.F) {
-	addSeeds(f, ElectLeadersRequest{}, ElectLeadersRequest{Topic: "t", Partition: 2, Unclean: true})
+	addSeeds(f, ElectLeadersRequest{}, ElectLeadersRequest{Topic: "t", Partition: 2, Unclean: true}, ElectLeadersRequest{Topic: "t", Preferred: true})
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeElectLeadersRequest) })
 }
 

@@ -123,7 +123,14 @@ func genAlterPartitionResponse(r *rand.Rand) AlterPartitionResponse {
 }
 
 func genElectLeadersRequest(r *rand.Rand) ElectLeadersRequest {
-	return ElectLeadersRequest{CorrelationID: int32(r.Uint32()), Topic: genString(r), Partition: int32(r.Uint32()), Unclean: r.IntN(2) == 0}
+	m := ElectLeadersRequest{CorrelationID: int32(r.Uint32()), Topic: genString(r), Partition: int32(r.Uint32())}
+	switch r.IntN(3) {
+	case 1:
+		m.Unclean = true
+	case 2:
+		m.Preferred = true
+	}
+	return m
 }
 
 func genElectLeadersResponse(r *rand.Rand) ElectLeadersResponse {
@@ -256,6 +263,18 @@ func controllerMessages() []controllerMessage {
 	add("DeleteTopicsRequest", g, d)
 	g, d = erase(genDeleteTopicsResponse, DecodeDeleteTopicsResponse)
 	add("DeleteTopicsResponse", g, d)
+	g, d = erase(genCreatePartitionsRequest, DecodeCreatePartitionsRequest)
+	add("CreatePartitionsRequest", g, d)
+	g, d = erase(genCreatePartitionsResponse, DecodeCreatePartitionsResponse)
+	add("CreatePartitionsResponse", g, d)
+	g, d = erase(genAlterPartitionReassignmentsRequest, DecodeAlterPartitionReassignmentsRequest)
+	add("AlterPartitionReassignmentsRequest", g, d)
+	g, d = erase(genAlterPartitionReassignmentsResponse, DecodeAlterPartitionReassignmentsResponse)
+	add("AlterPartitionReassignmentsResponse", g, d)
+	g, d = erase(genListPartitionReassignmentsRequest, DecodeListPartitionReassignmentsRequest)
+	add("ListPartitionReassignmentsRequest", g, d)
+	g, d = erase(genListPartitionReassignmentsResponse, DecodeListPartitionReassignmentsResponse)
+	add("ListPartitionReassignmentsResponse", g, d)
 	g, d = erase(genElectLeadersRequest, DecodeElectLeadersRequest)
 	add("ElectLeadersRequest", g, d)
 	g, d = erase(genElectLeadersResponse, DecodeElectLeadersResponse)
@@ -303,7 +322,7 @@ func TestControllerMessagesRoundTripTable(t *testing.T) {
 	} {
 		checkRoundTrip(t, m, DecodeAlterPartitionResponse)
 	}
-	for _, m := range []ElectLeadersRequest{{}, {Topic: "orders", Partition: 1, Unclean: true}} {
+	for _, m := range []ElectLeadersRequest{{}, {Topic: "orders", Partition: 1, Unclean: true}, {Topic: "orders", Partition: 2, Preferred: true}} {
 		checkRoundTrip(t, m, DecodeElectLeadersRequest)
 	}
 	for _, m := range []ElectLeadersResponse{{}, {Leader: NoLeader, LeaderEpoch: NoEpoch}, {Leader: 3, LeaderEpoch: 4, DataMayBeLost: true}} {
@@ -420,6 +439,7 @@ func TestControllerEncodersRefuseWhatDecodersRefuse(t *testing.T) {
 		{"AlterPartitionResponse.LeaderEpoch", AlterPartitionResponse{LeaderEpoch: -2}, ErrInvalidEpoch},
 		{"AlterPartitionResponse.LeaderRecoveryState", AlterPartitionResponse{LeaderRecoveryState: -1}, ErrInvalidValue},
 		{"ElectLeadersRequest.Topic", ElectLeadersRequest{Topic: long}, ErrFrameTooLarge},
+		{"ElectLeadersRequest.Preferred", ElectLeadersRequest{Unclean: true, Preferred: true}, ErrInvalidValue},
 		{"ElectLeadersResponse.LeaderEpoch", ElectLeadersResponse{LeaderEpoch: -2}, ErrInvalidEpoch},
 		{"MetadataRequest.Topics", MetadataRequest{Topics: []string{long}}, ErrFrameTooLarge},
 		{"MetadataResponse.Brokers.Endpoint", MetadataResponse{Brokers: []MetadataBroker{{Endpoint: long}}}, ErrFrameTooLarge},
@@ -576,7 +596,8 @@ func TestControllerMutatedPayloadsNeverPanicAndStayCanonical(t *testing.T) {
 
 func TestControllerAPIKeys(t *testing.T) {
 	for k, want := range map[APIKey]string{
-		APIMetadata: "Metadata", APICreateTopics: "CreateTopics", APIDeleteTopics: "DeleteTopics", APIElectLeaders: "ElectLeaders",
+		APIMetadata: "Metadata", APICreateTopics: "CreateTopics", APIDeleteTopics: "DeleteTopics", APICreatePartitions: "CreatePartitions", APIElectLeaders: "ElectLeaders",
+		APIAlterPartitionReassignments: "AlterPartitionReassignments", APIListPartitionReassignments: "ListPartitionReassignments",
 		APIAlterPartition: "AlterPartition", APIBrokerRegistration: "BrokerRegistration", APIBrokerHeartbeat: "BrokerHeartbeat",
 		APIInitProducerID: "InitProducerID",
 	} {
@@ -585,7 +606,8 @@ func TestControllerAPIKeys(t *testing.T) {
 		}
 	}
 	// Kafka's numbers, from clients/src/main/resources/common/message/*.json.
-	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIDeleteTopics: 20, APIInitProducerID: 22, APIElectLeaders: 43,
+	for k, want := range map[APIKey]int16{APIMetadata: 3, APICreateTopics: 19, APIDeleteTopics: 20, APICreatePartitions: 37, APIInitProducerID: 22, APIElectLeaders: 43,
+		APIAlterPartitionReassignments: 45, APIListPartitionReassignments: 46,
 		APIAlterPartition: 56, APIBrokerRegistration: 62, APIBrokerHeartbeat: 63} {
 		if int16(k) != want {
 			t.Errorf("%s = %d, want Kafka's %d", k, int16(k), want)
@@ -625,6 +647,7 @@ func TestControllerGoldenEncodings(t *testing.T) {
 		{"delete_topics_request", DeleteTopicsRequest{CorrelationID: 13, Names: []string{"orders", "gone"}}},
 		{"delete_topics_response", DeleteTopicsResponse{CorrelationID: 13, Topics: []DeletedTopic{{Name: "orders"}, {Name: "gone", ErrorCode: CodeUnknownTopicOrPartition}}}},
 		{"elect_leaders_request", ElectLeadersRequest{CorrelationID: 7, Topic: "orders", Partition: 1, Unclean: true}},
+		{"elect_leaders_request_preferred", ElectLeadersRequest{CorrelationID: 7, Topic: "orders", Partition: 2, Preferred: true}},
 		{"elect_leaders_response", ElectLeadersResponse{CorrelationID: 7, Leader: 3, LeaderEpoch: 4, DataMayBeLost: true}},
 		{"init_producer_id_request", InitProducerIDRequest{CorrelationID: 10, TransactionTimeoutMs: -1, ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch}},
 		{"init_producer_id_response", InitProducerIDResponse{CorrelationID: 10, ProducerID: 4000, ProducerEpoch: 0}},

@@ -138,6 +138,19 @@
 //	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
 //	InitProducerIDResponse (22):
 //	  ErrorCode i16 | ProducerID i64 | ProducerEpoch i16
+//	CreatePartitionsRequest (37):
+//	  Topic string | Count i32 | Assignment [n]{[n]{i32}} | ValidateOnly bool
+//	CreatePartitionsResponse (37):
+//	  ErrorCode i16 | ErrorMessage string
+//	AlterPartitionReassignmentsRequest (45):
+//	  Topic string | Partition i32 | Replicas [n]{i32} | Cancel bool
+//	AlterPartitionReassignmentsResponse (45):
+//	  ErrorCode i16 | ErrorMessage string
+//	ListPartitionReassignmentsRequest (46):
+//	  Topics [n]{string}
+//	ListPartitionReassignmentsResponse (46):
+//	  ErrorCode i16 | Reassignments [n]{Topic string | Partition i32 |
+//	  Replicas [n]{i32} | AddingReplicas [n]{i32} | RemovingReplicas [n]{i32}}
 //
 //	OffsetCommitRequest (8):
 //	  Group string | Generation i32 | MemberID string | GroupInstanceID string
@@ -203,7 +216,7 @@
 //
 //	(bytes: i32 length, then that many opaque bytes; empty decodes as nil)
 //	ElectLeadersRequest (43):
-//	  Topic string | Partition i32 | Unclean bool
+//	  Topic string | Partition i32 | Election i8 (0 clean, 1 unclean, 2 preferred)
 //	ElectLeadersResponse (43):
 //	  ErrorCode i16 | Leader i32 | LeaderEpoch i32 | DataMayBeLost bool
 //	AlterPartitionRequest (56):
@@ -370,6 +383,9 @@
 //	  54  FENCED_INSTANCE_ID                   82             static member replaced by another member id
 //	  55  GROUP_SUBSCRIBED_TO_TOPIC            86             group is subscribed to the topic
 //	  56  INVALID_CONFIG                       40             a config kaenlog does not apply, or an invalid value
+//	  57  ELECTION_NOT_NEEDED                  84  yes        the election would change nothing
+//	  58  PREFERRED_LEADER_NOT_AVAILABLE       80  yes        the preferred replica cannot lead
+//	  59  NO_REASSIGNMENT_IN_PROGRESS          85             no reassignment of the partition is in flight
 //
 // Each code's sentinel error is an *Error: ErrorCode.Err and CodeOf convert
 // between codes and sentinels at the wire edge, errors.Is matches a

@@ -1,7 +1,13 @@
 package wire
 
+import "fmt"
+
 // ElectLeadersRequest asks the controller to elect a leader for one
-// partition: a clean election, or an unclean one when Unclean is set.
+// partition: a clean election, an unclean one when Unclean is set, or a
+// preferred one when Preferred is set (never both).
+//
+// The election kind is one byte on the wire: 0 clean, 1 unclean (so a
+// request from before Preferred existed decodes the same), 2 preferred.
 type ElectLeadersRequest struct {
 	// CorrelationID is echoed in the response so the sender can match it.
 	CorrelationID int32
@@ -12,20 +18,40 @@ type ElectLeadersRequest struct {
 	// Unclean allows electing a replica outside the ISR and ELR, which may
 	// lose committed records (Kafka's ElectionType UNCLEAN).
 	Unclean bool
+	// Preferred asks for the partition's preferred replica, the first of
+	// its assignment, to lead (Kafka's ElectionType PREFERRED).
+	Preferred bool
 }
 
+// The election kinds' byte on the wire.
+const (
+	electionClean     = 0
+	electionUnclean   = 1
+	electionPreferred = 2
+)
+
 // AppendTo appends the encoded request to dst. It refuses, with dst
-// unchanged, a Topic longer than 32767 bytes (ErrFrameTooLarge).
+// unchanged, a Topic longer than 32767 bytes (ErrFrameTooLarge) and
+// Unclean with Preferred (ErrInvalidValue).
 func (m ElectLeadersRequest) AppendTo(dst []byte) ([]byte, error) {
 	const name = "ElectLeadersRequest"
 	if err := checkString(name, "Topic", m.Topic); err != nil {
 		return dst, err
 	}
+	kind := byte(electionClean)
+	switch {
+	case m.Unclean && m.Preferred:
+		return dst, fieldError(ErrInvalidValue, name, "Preferred", " with Unclean: an election is one or the other")
+	case m.Unclean:
+		kind = electionUnclean
+	case m.Preferred:
+		kind = electionPreferred
+	}
 	dst = grow(dst, headerSize+encodedString(m.Topic)+4+1)
 	dst = appendHeader(dst, APIElectLeaders, m.CorrelationID)
 	dst = appendString(dst, m.Topic)
 	dst = appendInt32(dst, m.Partition)
-	return appendBool(dst, m.Unclean), nil
+	return append(dst, kind), nil
 }
 
 // DecodeElectLeadersRequest decodes an ElectLeadersRequest payload. Errors
@@ -36,7 +62,17 @@ func DecodeElectLeadersRequest(payload []byte) (ElectLeadersRequest, error) {
 		CorrelationID: d.header(APIElectLeaders),
 		Topic:         d.str("Topic"),
 		Partition:     d.int32("Partition"),
-		Unclean:       d.boolean("Unclean"),
+	}
+	if b := d.take("Election", 1); b != nil {
+		switch b[0] {
+		case electionClean:
+		case electionUnclean:
+			m.Unclean = true
+		case electionPreferred:
+			m.Preferred = true
+		default:
+			d.fail(ErrInvalidValue, "Election", fmt.Sprintf(" = %d, want 0, 1 or 2", b[0]))
+		}
 	}
 	if err := d.finish(); err != nil {
 		return ElectLeadersRequest{}, err

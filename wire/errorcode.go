@@ -289,6 +289,17 @@ const (
 	// config kaenlog does not apply, or sets one to a value it cannot
 	// take (a min.insync.replicas that is not a positive number).
 	CodeInvalidConfig ErrorCode = 56
+	// CodeElectionNotNeeded is returned by ElectLeaders when the election
+	// would change nothing: a preferred election where the preferred
+	// replica already leads, or an unclean one on a led partition.
+	CodeElectionNotNeeded ErrorCode = 57
+	// CodePreferredLeaderNotAvailable is returned by a preferred
+	// ElectLeaders when the preferred replica cannot lead: it is not in
+	// the ISR, or fenced, or shutting down.
+	CodePreferredLeaderNotAvailable ErrorCode = 58
+	// CodeNoReassignmentInProgress is returned to a cancellation of a
+	// partition's reassignment when none is in flight.
+	CodeNoReassignmentInProgress ErrorCode = 59
 )
 
 // Error is the type of every code's sentinel error (ErrNotEnoughReplicas,
@@ -419,6 +430,9 @@ var errorTable = [...]Error{
 	{CodeFencedInstanceID, "FENCED_INSTANCE_ID", 82, false, "static member replaced by another member id"},
 	{CodeGroupSubscribedToTopic, "GROUP_SUBSCRIBED_TO_TOPIC", 86, false, "group is subscribed to the topic"},
 	{CodeInvalidConfig, "INVALID_CONFIG", 40, false, "a config kaenlog does not apply, or an invalid value"},
+	{CodeElectionNotNeeded, "ELECTION_NOT_NEEDED", 84, true, "the election would change nothing"},
+	{CodePreferredLeaderNotAvailable, "PREFERRED_LEADER_NOT_AVAILABLE", 80, true, "the preferred replica cannot lead"},
+	{CodeNoReassignmentInProgress, "NO_REASSIGNMENT_IN_PROGRESS", 85, false, "no reassignment of the partition is in flight"},
 }
 
 // row returns c's row, or nil for a code the table does not list.
@@ -556,6 +570,12 @@ var (
 	ErrGroupSubscribedToTopic = row(CodeGroupSubscribedToTopic)
 	// ErrInvalidConfig is CodeInvalidConfig's error.
 	ErrInvalidConfig = row(CodeInvalidConfig)
+	// ErrElectionNotNeeded is CodeElectionNotNeeded's error.
+	ErrElectionNotNeeded = row(CodeElectionNotNeeded)
+	// ErrPreferredLeaderNotAvailable is CodePreferredLeaderNotAvailable's error.
+	ErrPreferredLeaderNotAvailable = row(CodePreferredLeaderNotAvailable)
+	// ErrNoReassignmentInProgress is CodeNoReassignmentInProgress's error.
+	ErrNoReassignmentInProgress = row(CodeNoReassignmentInProgress)
 )
 
 // String returns the Kafka-style name ("NONE", "NOT_ENOUGH_REPLICAS", ...),

@@ -87,6 +87,9 @@ func TestErrorCodeTable(t *testing.T) {
 		{CodeFencedInstanceID, 54, "FENCED_INSTANCE_ID", 82, false, ErrFencedInstanceID},
 		{CodeGroupSubscribedToTopic, 55, "GROUP_SUBSCRIBED_TO_TOPIC", 86, false, ErrGroupSubscribedToTopic},
 		{CodeInvalidConfig, 56, "INVALID_CONFIG", 40, false, ErrInvalidConfig},
+		{CodeElectionNotNeeded, 57, "ELECTION_NOT_NEEDED", 84, true, ErrElectionNotNeeded},
+		{CodePreferredLeaderNotAvailable, 58, "PREFERRED_LEADER_NOT_AVAILABLE", 80, true, ErrPreferredLeaderNotAvailable},
+		{CodeNoReassignmentInProgress, 59, "NO_REASSIGNMENT_IN_PROGRESS", 85, false, ErrNoReassignmentInProgress},
 	} {
 		if int16(tc.code) != tc.num {
 			t.Errorf("%s = %d, want %d", tc.name, tc.code, tc.num)
@@ -129,7 +132,7 @@ func TestErrorCodeTable(t *testing.T) {
 			t.Errorf("IsRetriable(wrapped %s) = %v", tc.name, !tc.retriable)
 		}
 	}
-	if got := len(errorTable); got != 58 {
+	if got := len(errorTable); got != 61 {
 		t.Errorf("errorTable has %d rows; add a new code to this test too", got)
 	}
 }

@@ -26,10 +26,10 @@ const (
 )
 
 // String returns the API's name ("Produce", "Fetch", "ListOffsets",
-// "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "ElectLeaders",
+// "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "CreatePartitions", "ElectLeaders",
 // "AlterPartition", "BrokerRegistration", "BrokerHeartbeat",
-// "InitProducerID", "IncrementalAlterConfigs", and the group APIs' Kafka
-// names), or
+// "InitProducerID", "IncrementalAlterConfigs", the reassignment APIs and
+// the group APIs' Kafka names), or
 // "APIKey(n)" for a key this package does not know.
 func (k APIKey) String() string {
 	switch k {
@@ -47,6 +47,12 @@ func (k APIKey) String() string {
 		return "CreateTopics"
 	case APIDeleteTopics:
 		return "DeleteTopics"
+	case APICreatePartitions:
+		return "CreatePartitions"
+	case APIAlterPartitionReassignments:
+		return "AlterPartitionReassignments"
+	case APIListPartitionReassignments:
+		return "ListPartitionReassignments"
 	case APIElectLeaders:
 		return "ElectLeaders"
 	case APIAlterPartition:
@@ -88,7 +94,8 @@ func (k APIKey) String() string {
 func (k APIKey) known() bool {
 	switch k {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
-		APIMetadata, APICreateTopics, APIDeleteTopics, APIElectLeaders, APIAlterPartition,
+		APIMetadata, APICreateTopics, APIDeleteTopics, APICreatePartitions, APIElectLeaders, APIAlterPartition,
+		APIAlterPartitionReassignments, APIListPartitionReassignments,
 		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID, APIIncrementalAlterConfigs,
 		APIOffsetCommit, APIOffsetFetch, APIFindCoordinator, APIJoinGroup, APIHeartbeat, APILeaveGroup, APISyncGroup,
 		APIDescribeGroups, APIListGroups, APIDeleteGroups, APIOffsetDelete:

@@ -50,6 +50,12 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeDeleteTopicsRequest)
 	case APIIncrementalAlterConfigs:
 		return decodeAs(payload, DecodeIncrementalAlterConfigsRequest)
+	case APICreatePartitions:
+		return decodeAs(payload, DecodeCreatePartitionsRequest)
+	case APIAlterPartitionReassignments:
+		return decodeAs(payload, DecodeAlterPartitionReassignmentsRequest)
+	case APIListPartitionReassignments:
+		return decodeAs(payload, DecodeListPartitionReassignmentsRequest)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersRequest)
 	case APIAlterPartition:
@@ -110,6 +116,12 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeDeleteTopicsResponse)
 	case APIIncrementalAlterConfigs:
 		return decodeAs(payload, DecodeIncrementalAlterConfigsResponse)
+	case APICreatePartitions:
+		return decodeAs(payload, DecodeCreatePartitionsResponse)
+	case APIAlterPartitionReassignments:
+		return decodeAs(payload, DecodeAlterPartitionReassignmentsResponse)
+	case APIListPartitionReassignments:
+		return decodeAs(payload, DecodeListPartitionReassignmentsResponse)
 	case APIElectLeaders:
 		return decodeAs(payload, DecodeElectLeadersResponse)
 	case APIAlterPartition:
@@ -183,6 +195,12 @@ var (
 	_ Message = DeleteTopicsResponse{}
 	_ Message = IncrementalAlterConfigsRequest{}
 	_ Message = IncrementalAlterConfigsResponse{}
+	_ Message = CreatePartitionsRequest{}
+	_ Message = CreatePartitionsResponse{}
+	_ Message = AlterPartitionReassignmentsRequest{}
+	_ Message = AlterPartitionReassignmentsResponse{}
+	_ Message = ListPartitionReassignmentsRequest{}
+	_ Message = ListPartitionReassignmentsResponse{}
 	_ Message = ElectLeadersRequest{}
 	_ Message = ElectLeadersResponse{}
 	_ Message = AlterPartitionRequest{}
@@ -353,6 +371,18 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *IncrementalAlterConfigsRequest:
 		m.CorrelationID = corr
 	case *IncrementalAlterConfigsResponse:
+		m.CorrelationID = corr
+	case *CreatePartitionsRequest:
+		m.CorrelationID = corr
+	case *CreatePartitionsResponse:
+		m.CorrelationID = corr
+	case *AlterPartitionReassignmentsRequest:
+		m.CorrelationID = corr
+	case *AlterPartitionReassignmentsResponse:
+		m.CorrelationID = corr
+	case *ListPartitionReassignmentsRequest:
+		m.CorrelationID = corr
+	case *ListPartitionReassignmentsResponse:
 		m.CorrelationID = corr
 	case *ElectLeadersRequest:
 		m.CorrelationID = corr

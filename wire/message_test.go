@@ -333,6 +333,18 @@ func derefMessage(m Message) Message {
 		return *m
 	case *DeleteTopicsResponse:
 		return *m
+	case *CreatePartitionsRequest:
+		return *m
+	case *CreatePartitionsResponse:
+		return *m
+	case *AlterPartitionReassignmentsRequest:
+		return *m
+	case *AlterPartitionReassignmentsResponse:
+		return *m
+	case *ListPartitionReassignmentsRequest:
+		return *m
+	case *ListPartitionReassignmentsResponse:
+		return *m
 	case *ElectLeadersRequest:
 		return *m
 	case *ElectLeadersResponse:

@@ -11,7 +11,14 @@
 // says that committed records may be lost: bring up the brokers that were
 // in the ISR first, and keep the others down until the election is done.
 //
-// Flags: -controller, -topic, -partition, -unclean; -h lists them. An
+// With -preferred it moves the leadership back to the partition's
+// preferred replica, the first of its assignment, once that replica is in
+// the ISR again (Kafka's --election-type PREFERRED); the controller also
+// does this by itself, at its periodic check 5 minutes after the
+// leadership moved away. "the preferred replica already
+// leads" exits 0.
+//
+// Flags: -controller, -topic, -partition, -unclean, -preferred; -h lists them. An
 // invalid flag or value exits with status 2 after a usage line; a refusal
 // or an unreachable controller exits with status 1.
 package main

@@ -19,6 +19,7 @@ func TestInvalidFlagsExit2(t *testing.T) {
 		{"-controller", "127.0.0.1:9093", "-topic", "t", "-partition", "2147483648"},
 		{"-controller", "127.0.0.1:9093", "-topic", "t", "-no-such-flag"},
 		{"-controller", "127.0.0.1:9093", "-topic", "t", "extra"},
+		{"-controller", "127.0.0.1:9093", "-topic", "t", "-unclean", "-preferred"},
 	} {
 		status, stdout, stderr := cmdtest.Run(t, bin, args...)
 		if status != 2 {

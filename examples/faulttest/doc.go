@@ -9,7 +9,11 @@
 // SIGKILLs a partition leader, a follower or the controller, or SIGSTOPs a
 // broker (sometimes longer than the controller's session timeout) and
 // SIGCONTs it, restarting killed processes on the same ports and data
-// directories. It runs 50 faults by default (-faults N for more) and is
+// directories, or asks the controller for a preferred election, which
+// moves a live leadership back to the partition's first replica once it
+// is in the ISR again, or for a reassignment (from three replicas to two,
+// or from two back to three, a broker adding a replica it had deleted).
+// Healing gives every partition its three replicas back. It runs 50 faults by default (-faults N for more) and is
 // skipped under -short.
 //
 // At the end it heals everything, waits for every ISR to be full, and

@@ -16,6 +16,7 @@ import (
 	"github.com/kaenlog/kaenlog/examples/wallclock"
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica/client"
+	"github.com/kaenlog/kaenlog/wire"
 )
 
 var (
@@ -43,9 +44,18 @@ const (
 	killController = "kill-controller"
 	pauseShort     = "pause-short"
 	pauseLong      = "pause-long" // longer than the session timeout
+	// preferLeader asks the controller for a preferred election: the
+	// leadership moves from a live leader to the first replica when that
+	// one is back in the ISR, while records stream.
+	preferLeader = "prefer-leader"
+	// reassign moves a partition's replicas (KIP-455) while records
+	// stream: from three replicas to two (one of them, the leader
+	// perhaps, dropped at once), or from two back to three (the broker
+	// added creates its replica, catches up and joins the ISR).
+	reassign = "reassign"
 )
 
-var faultKinds = []string{killLeader, killFollower, killController, pauseShort, pauseLong}
+var faultKinds = []string{killLeader, killFollower, killController, pauseShort, pauseLong, preferLeader, reassign}
 
 // recorder is what the producer and the consumers saw, shared.
 type recorder struct {
@@ -287,6 +297,25 @@ func inject(t *testing.T, c *cluster, rng *rand.Rand, kind string) string {
 	downMs := 100 + rng.IntN(900)
 	var target *node
 	switch kind {
+	case reassign:
+		ps := c.partitions(topic)
+		if int(part) >= len(ps) {
+			return fmt.Sprintf("%s of partition %d: no metadata", kind, part)
+		}
+		target := slices.Clone(ps[part].Replicas)
+		if len(target) == len(c.brokers) {
+			target = slices.Delete(target, pick%len(target), pick%len(target)+1)
+		} else {
+			target = fullReplicas(c, target)
+		}
+		return fmt.Sprintf("%s of partition %d: %v → %v: %s", kind, part, ps[part].Replicas, target, reassignTo(c, part, target))
+	case preferLeader:
+		m, err := call(c.ctl.addr, &wire.ElectLeadersRequest{CorrelationID: 1, Topic: topic, Partition: part, Preferred: true})
+		if err != nil {
+			return fmt.Sprintf("%s of partition %d: %v", kind, part, err)
+		}
+		r := m.(*wire.ElectLeadersResponse)
+		return fmt.Sprintf("%s of partition %d: %v, leader %d at epoch %d", kind, part, r.ErrorCode, r.Leader, r.LeaderEpoch)
 	case killLeader, killFollower:
 		ps := c.partitions(topic)
 		if int(part) < len(ps) && ps[part].Leader >= 1 {
@@ -334,7 +363,8 @@ func inject(t *testing.T, c *cluster, rng *rand.Rand, kind string) string {
 	}
 }
 
-// heal makes every node run.
+// heal makes every node run, and gives every partition a replica on every
+// broker again (a reassign fault may have left it two).
 func heal(t *testing.T, c *cluster) {
 	t.Helper()
 	for _, n := range c.nodes() {
@@ -345,6 +375,34 @@ func heal(t *testing.T, c *cluster) {
 			n.resume()
 		}
 	}
+	eventually(t, 30*time.Second, "metadata with every partition", func() bool { return len(c.partitions(topic)) == partitions })
+	for _, p := range c.partitions(topic) {
+		if len(p.Replicas) < len(c.brokers) {
+			target := fullReplicas(c, p.Replicas)
+			t.Logf("heal: partition %d %v → %v: %s", p.Partition, p.Replicas, target, reassignTo(c, p.Partition, target))
+		}
+	}
+}
+
+// fullReplicas is replicas followed by every broker missing from them.
+func fullReplicas(c *cluster, replicas []int32) []int32 {
+	out := slices.Clone(replicas)
+	for id := int32(1); int(id) <= len(c.brokers); id++ {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// reassignTo asks the controller to reassign partition p to target and
+// says how it answered.
+func reassignTo(c *cluster, p int32, target []int32) string {
+	m, err := call(c.ctl.addr, &wire.AlterPartitionReassignmentsRequest{CorrelationID: 1, Topic: topic, Partition: p, Replicas: target})
+	if err != nil {
+		return err.Error()
+	}
+	return m.(*wire.AlterPartitionReassignmentsResponse).ErrorCode.String()
 }
 
 // readAll reads partition p from offset 0 to its leader's high watermark

@@ -42,7 +42,8 @@ const (
 // harness steers it through stdin, one command a line, never through the
 // node's flags:
 //
-//	stats            print "kfakebench-child stats mallocs=N cpu-ns=N"
+//	stats            print "kfakebench-child stats mallocs=N cpu-ns=N sys-ns=N"
+//	                 (CPU time, user and system, and the system part)
 //	profile PATH     start a CPU profile into PATH
 //	unprofile        stop it and print "kfakebench-child profiled PATH"
 //
@@ -93,7 +94,7 @@ func steer(in io.Reader, out io.Writer) {
 		case "stats":
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			fmt.Fprintf(out, "%smallocs=%d cpu-ns=%d\n", lineStats, ms.Mallocs, cpuNanos())
+			fmt.Fprintf(out, "%smallocs=%d cpu-ns=%d sys-ns=%d\n", lineStats, ms.Mallocs, cpuNanos(), sysNanos())
 		case "profile":
 			f, err := os.Create(arg)
 			if err == nil {
@@ -120,6 +121,14 @@ func cpuNanos() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// sysNanos is the system part of cpuNanos: the kernel's work for the
+// process (system calls, page faults).
+func sysNanos() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Stime.Nano()
 }
 
 // runEcho listens on a free loopback port and sends every byte it

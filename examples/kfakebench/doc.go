@@ -53,8 +53,17 @@
 // The values are 4096 different random ones in turn (-kgo-values random),
 // which snappy cannot shrink, so that the produce's bytes reach the disk;
 // -kgo-values repeated gives the rows' alphabet value, which it can.
-// CPU per record is the broker processes' together (getrusage in each
-// kaenlog broker, /proc/PID/stat of kfake's process). Since three
+// CPU per record is the broker processes' together, measured the same
+// way on both sides: each broker process (kaenlog's three, not the
+// controller; kfake's one) reports its own getrusage through its stdin's
+// "stats", before and after the produce, each time once the processes
+// are idle (no clock tick of CPU over 100 ms, at most 3 s), so that the
+// window holds what the produce leaves for after its last
+// acknowledgement and nothing before it; the client in the harness is
+// in neither. The table gives the ratio of the medians and the median of
+// each round's ratio (a round runs both sides one after the other), and
+// the share of the brokers' CPU spent in the kernel. A round of each
+// side runs first and is not counted. Since three
 // replicas on one disk share its write rate, the mode measures that rate
 // with dd (conv=fdatasync) before and after the runs, the bytes kaenlog's
 // data directories grow by per record, and the page cache's peak dirty

@@ -31,20 +31,67 @@ import (
 
 // kgoSide is one cluster's figures in the -kgo mode, one per run.
 type kgoSide struct {
-	name      string
-	addrs     []string
-	produce   []float64 // records/s
-	brokerCPU []float64 // CPU µs per record, the broker processes together
-	clientCPU []float64 // CPU µs per record, the harness (kgo)
-	diskBytes []float64 // bytes the brokers' data directories grew per record (kaenlog)
-	peakDirty []int64   // peak Dirty+Writeback during the produce, bytes
-	consume   []float64
-	p50, p99  []time.Duration
-	commitCPU []float64 // CPU µs per single-record commit, the broker processes together
-	end       uint64    // the produce topic's end before this run
-	cpu       func() (int64, error)
-	dataDirs  []string // the brokers' data directories (kaenlog)
+	name         string
+	addrs        []string
+	produce      []float64 // records/s
+	cpuPerRecord []float64 // CPU µs per record, the broker processes together
+	sysShare     []float64 // the part of it in the kernel
+	clientCPU    []float64 // CPU µs per record, the harness (kgo)
+	diskBytes    []float64 // bytes the brokers' data directories grew per record (kaenlog)
+	peakDirty    []int64   // peak Dirty+Writeback during the produce, bytes
+	consume      []float64
+	p50, p99     []time.Duration
+	commitCPU    []float64 // CPU µs per single-record commit, the broker processes together
+	end          uint64    // the produce topic's end before this run
+	dataDirs     []string  // the brokers' data directories (kaenlog)
+	// procs are the side's broker processes, exactly: kaenlog's three
+	// kafka-broker children (not the controller), kfake's one child.
+	// Their CPU is measured the same way on both sides (brokerCPU).
+	procs []*proc
 }
+
+// brokerCPU is the CPU time, user and system, that s's broker processes
+// have used, and its system part, each process reporting its own
+// getrusage (microsecond resolution, every thread, exited ones too)
+// through the stats command: the same measure on both sides, the client
+// (the harness) excluded from both.
+func (s *kgoSide) brokerCPU() (cpu, sys int64, err error) {
+	for _, p := range s.procs {
+		st, err := p.stats()
+		if err != nil {
+			return 0, 0, err
+		}
+		cpu, sys = cpu+st.cpuNs, sys+st.sysNs
+	}
+	return cpu, sys, nil
+}
+
+// settle waits until s's broker processes are idle (not a clock tick of
+// CPU, 10 ms, over 100 ms, from /proc), at most settleLimit, so
+// that a CPU window holds the produce's work, what it leaves for after
+// its last acknowledgement (a follower's last fetch, a GC of its garbage)
+// included, and none of the work before it.
+func (s *kgoSide) settle() {
+	ticks := func() int64 {
+		var n int64
+		for _, p := range s.procs {
+			n += procTicks(p.cmd.Process.Pid)
+		}
+		return n
+	}
+	deadline := time.Now().Add(settleLimit)
+	for prev := ticks(); time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		now := ticks()
+		if now-prev <= 0 {
+			return
+		}
+		prev = now
+	}
+}
+
+// settleLimit bounds settle's wait.
+const settleLimit = 3 * time.Second
 
 // kgoOpts are the options both sides' clients get besides the seeds.
 func (c *config) kgoOpts() []kgo.Opt {
@@ -95,36 +142,35 @@ func (b *bench) runKgo(ctx context.Context) error {
 		return fmt.Errorf("kfake: %w", err)
 	}
 	defer p.close()
-	ks := &kgoSide{name: "kaenlog", addrs: k.kafka, cpu: func() (int64, error) {
-		var sum int64
-		for id := int32(1); id <= brokers; id++ {
-			s, err := k.broker(id).stats()
-			if err != nil {
-				return 0, err
-			}
-			sum += s.cpuNs
-		}
-		return sum, nil
-	}}
-	for id := 1; id <= brokers; id++ {
+	ks := &kgoSide{name: "kaenlog", addrs: k.kafka}
+	for id := int32(1); id <= brokers; id++ {
 		ks.dataDirs = append(ks.dataDirs, filepath.Join(b.dir, fmt.Sprintf("broker-%d", id)))
+		ks.procs = append(ks.procs, k.broker(id))
 	}
-	fs := &kgoSide{name: "kfake", addrs: p.addrs, cpu: func() (int64, error) { return p.childCPUNanos(), nil }}
+	fs := &kgoSide{name: "kfake", addrs: p.addrs, procs: []*proc{p.child}}
 	b.kgoSides = []*kgoSide{ks, fs}
-	if cfg.profileDir != "" {
-		// A profiled round of kaenlog's side first, not counted.
-		b.logf("a profiled round of kgo against kaenlog, not counted")
-		stop, err := b.startProfiles(k, true, "kgo", b.tputLeader)
-		if err != nil {
-			return err
-		}
-		pks := *ks
-		pks.produce, pks.consume, pks.p50, pks.p99, pks.commitCPU = nil, nil, nil, nil, nil
-		pks.brokerCPU, pks.clientCPU, pks.diskBytes, pks.peakDirty = nil, nil, nil, nil
-		if err := errors.Join(b.kgoRound(ctx, &pks), stop()); err != nil {
-			return err
-		}
-		ks.end = pks.end
+	// A round of each side first, not counted (with -profile, kaenlog's
+	// is profiled): each process's first round grows its heap, and on a
+	// virtual machine the first write of guest memory costs the host's
+	// work too, charged to whichever process touches it (BENCHMARKS.md).
+	warm := func(s *kgoSide, stop func() error) error {
+		w := *s
+		w.produce, w.consume, w.p50, w.p99, w.commitCPU = nil, nil, nil, nil, nil
+		w.cpuPerRecord, w.sysShare, w.clientCPU, w.diskBytes, w.peakDirty = nil, nil, nil, nil, nil
+		err := errors.Join(b.kgoRound(ctx, &w), stop())
+		s.end = w.end
+		return err
+	}
+	b.logf("a round of kgo against each side first, not counted")
+	stop, err := b.startProfiles(k, cfg.profileDir != "", "kgo", b.tputLeader)
+	if err != nil {
+		return err
+	}
+	if err := warm(ks, stop); err != nil {
+		return err
+	}
+	if err := warm(fs, func() error { return nil }); err != nil {
+		return err
 	}
 	for i := range cfg.count {
 		sides := []func() error{
@@ -166,7 +212,8 @@ func (b *bench) kgoRound(ctx context.Context, s *kgoSide) error {
 	cfg := b.cfg
 	pc := &peer{addrs: s.addrs, opts: cfg.kgoOpts(), values: b.kgoValues}
 	if cfg.rows["produce"] {
-		cpu0, err := s.cpu()
+		s.settle()
+		cpu0, sys0, err := s.brokerCPU()
 		if err != nil {
 			return err
 		}
@@ -179,19 +226,21 @@ func (b *bench) kgoRound(ctx context.Context, s *kgoSide) error {
 			return fmt.Errorf("kgo to %s: produce: %w", s.name, err)
 		}
 		own1 := cpuNanos()
-		cpu1, err := s.cpu()
+		s.settle()
+		cpu1, sys1, err := s.brokerCPU()
 		if err != nil {
 			return err
 		}
 		rate := float64(n) / elapsed.Seconds()
 		s.produce = append(s.produce, rate)
-		s.brokerCPU = append(s.brokerCPU, float64(cpu1-cpu0)/1e3/float64(n))
+		s.cpuPerRecord = append(s.cpuPerRecord, float64(cpu1-cpu0)/1e3/float64(n))
+		s.sysShare = append(s.sysShare, float64(sys1-sys0)/float64(max(cpu1-cpu0, 1)))
 		s.clientCPU = append(s.clientCPU, float64(own1-own0)/1e3/float64(n))
 		s.peakDirty = append(s.peakDirty, peak)
 		if s.dataDirs != nil {
 			s.diskBytes = append(s.diskBytes, float64(dirBytes(s.dataDirs)-disk0)/float64(n))
 		}
-		b.logf("kgo to %s: produce: %d records in %v: %.0f records/s, brokers %.2f CPU µs/record, peak dirty %d MB", s.name, n, elapsed.Round(time.Millisecond), rate, s.brokerCPU[len(s.brokerCPU)-1], peak>>20)
+		b.logf("kgo to %s: produce: %d records in %v: %.0f records/s, brokers %.2f CPU µs/record, peak dirty %d MB", s.name, n, elapsed.Round(time.Millisecond), rate, s.cpuPerRecord[len(s.cpuPerRecord)-1], peak>>20)
 		defer func() { s.end += uint64(n) }()
 		if cfg.rows["consume"] {
 			elapsed, _, err := pc.consume(ctx, topicProduce, s.end, n)
@@ -204,7 +253,8 @@ func (b *bench) kgoRound(ctx context.Context, s *kgoSide) error {
 		}
 	}
 	if cfg.rows["latency"] {
-		cpu0, err := s.cpu()
+		s.settle()
+		cpu0, _, err := s.brokerCPU()
 		if err != nil {
 			return err
 		}
@@ -212,7 +262,8 @@ func (b *bench) kgoRound(ctx context.Context, s *kgoSide) error {
 		if err != nil {
 			return fmt.Errorf("kgo to %s: latency: %w", s.name, err)
 		}
-		cpu1, err := s.cpu()
+		s.settle()
+		cpu1, _, err := s.brokerCPU()
 		if err != nil {
 			return err
 		}

@@ -76,7 +76,7 @@ func (b *bench) reportKgo() {
 		fmt.Fprintf(w, "| CPU per single-record commit, the brokers together | %s | %s | %s | - | - |\n", spread(k.commitCPU, mc), spread(f.commitCPU, mc), ratioOf(k.commitCPU, f.commitCPU))
 	}
 	if cfg.rows["produce"] {
-		fmt.Fprintf(w, "| CPU per record in the produce, the brokers together | %s | %s | %s | <= 1.5x | - |\n", spread(k.brokerCPU, mc), spread(f.brokerCPU, mc), ratioOf(k.brokerCPU, f.brokerCPU))
+		fmt.Fprintf(w, "| CPU per record in the produce, the brokers together | %s | %s | %s (round by round: %s) | <= 1.5x | - |\n", spread(k.cpuPerRecord, mc), spread(f.cpuPerRecord, mc), ratioOf(k.cpuPerRecord, f.cpuPerRecord), pairedRatio(k.cpuPerRecord, f.cpuPerRecord))
 		fmt.Fprintf(w, "| CPU per record in the produce, the client (kgo, the harness) | %s | %s | %s | - | - |\n", spread(k.clientCPU, mc), spread(f.clientCPU, mc), ratioOf(k.clientCPU, f.clientCPU))
 	}
 	fmt.Fprintln(w, "\nEvery run, in order:")
@@ -91,7 +91,7 @@ func (b *bench) reportKgo() {
 				runs = append(runs, fmt.Sprintf("%s (peak dirty %d MB, %s the throttling threshold; %.2fx the disk bound: its rate ÷ the 3 replicas' bytes)", rate(r), s.peakDirty[i]>>20, past, r*recordDiskBytes(k)/disk))
 			}
 			fmt.Fprintf(w, "    %s produce: %s\n", s.name, strings.Join(runs, ", "))
-			fmt.Fprintf(w, "    %s brokers' CPU µs/record: %s; client's: %s\n", s.name, floats(s.brokerCPU, "%.3f"), floats(s.clientCPU, "%.3f"))
+			fmt.Fprintf(w, "    %s brokers' CPU µs/record: %s (in the kernel: %s); client's: %s\n", s.name, floats(s.cpuPerRecord, "%.3f"), percents(s.sysShare), floats(s.clientCPU, "%.3f"))
 		}
 		if cfg.rows["consume"] {
 			fmt.Fprintf(w, "    %s consume: %s\n", s.name, rates(s.consume))
@@ -115,6 +115,31 @@ func (b *bench) reportKgo() {
 			fmt.Fprintf(w, "    %s: %s\n", p.who, p.path)
 		}
 	}
+}
+
+// percents are xs (fractions) as percentages.
+func percents(xs []float64) string {
+	var ps []float64
+	for _, x := range xs {
+		ps = append(ps, 100*x)
+	}
+	return floats(ps, "%.0f%%")
+}
+
+// pairedRatio is the median of a[i]/b[i], each round's two sides side by
+// side (the rounds are interleaved, so a load that changes between
+// rounds weighs on both of a pair), with the rounds' ratios.
+func pairedRatio(a, b []float64) string {
+	var rs []float64
+	for i := range min(len(a), len(b)) {
+		if b[i] > 0 {
+			rs = append(rs, a[i]/b[i])
+		}
+	}
+	if len(rs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("median %.2fx of %s", median(rs), floats(rs, "%.2fx"))
 }
 
 // recordDiskBytes is the bytes a record takes on kaenlog's disks, its 3

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -77,6 +76,9 @@ func runKfake(topics []string) int {
 		return 1
 	}
 	defer c.Close()
+	// Steered as the nodes are (stats, profile), so that the -kgo mode
+	// measures its CPU as it measures kaenlog's brokers'.
+	go steer(os.Stdin, os.Stdout)
 	fmt.Printf("%s%s\n", lineKfake, strings.Join(c.ListenAddrs(), " "))
 	select {}
 }
@@ -178,18 +180,5 @@ func (p *peer) childCPUNanos() int64 {
 	if p.child == nil {
 		return 0
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.child.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	// The fields after the command's name (which ends with the last ')'):
-	// state is the 3rd field of the line, utime the 14th, stime the 15th.
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return (utime + stime) * 1e7 // USER_HZ is 100 on Linux
+	return procTicks(p.child.cmd.Process.Pid) * 1e7 // USER_HZ is 100 on Linux
 }

@@ -124,6 +124,7 @@ func (p *proc) command(format string, args ...any) error {
 type procStats struct {
 	mallocs uint64
 	cpuNs   int64
+	sysNs   int64 // of cpuNs, in the kernel
 }
 
 // stats asks p for its allocation count and CPU time.
@@ -145,6 +146,8 @@ func (p *proc) stats() (procStats, error) {
 			s.mallocs = uint64(n)
 		case "cpu-ns":
 			s.cpuNs = n
+		case "sys-ns":
+			s.sysNs = n
 		}
 	}
 	return s, nil
@@ -179,4 +182,24 @@ func tail(path string, max int) string {
 // logPathIn is where a child's output goes in dir.
 func logPathIn(dir, name string) string {
 	return filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".log")
+}
+
+// procTicks is the CPU time, user and system, that process pid has used,
+// in clock ticks (USER_HZ, 100 a second on Linux), from /proc/PID/stat;
+// 0 without /proc.
+func procTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name (which ends with the last ')'):
+	// state is the 3rd field of the line, utime the 14th, stime the 15th.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return utime + stime
 }

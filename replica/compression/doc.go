@@ -55,9 +55,12 @@
 //     which stops one byte past the bound.
 //
 // Decoders are pooled (lz4), shared (zstd) or stateless (snappy), and
-// each decodes straight into the log's reused buffer, so validating a
-// compressed batch costs its decompression and the record walk, with no
-// copy between them (BENCHMARKS.md).
+// each decodes straight into the buffer log hands it (one of a pool the
+// Logs share), so validating a compressed batch costs its decompression
+// and the record walk, with no copy between them: zstd decodes into an
+// empty slice over the buffer's room after the batch header, sized from
+// the frame headers' bound, since its decoder copies every block when
+// handed a slice that is not empty (BENCHMARKS.md).
 //
 // Bodies that do not decompress (truncated, garbled, a checksum that
 // does not match, bytes after the last xerial chunk that are no chunk)

@@ -43,8 +43,15 @@ func decompressLZ4(dst, src []byte, limit int) ([]byte, error) {
 		return dst, inflationError(blockMax, limit)
 	}
 	// Room for a whole block lets the reader decode straight into dst
-	// instead of its own buffer.
-	dst = slices.Grow(dst, min(limit, max(4*len(src), blockMax)))
+	// instead of its own buffer. The leader's pooled buffers have it;
+	// where dst does not (DecodeBatch's new buffer, which the records
+	// then alias), it is not made: 4 MiB for a batch of a few KB would be
+	// allocated, zeroed and kept by every decoded batch. There the
+	// reader decodes into its own pooled block buffer and copies out,
+	// into a first guess of the output's size that grows as needed.
+	if cap(dst)-len(dst) < blockMax {
+		dst = slices.Grow(dst, min(limit, 4*len(src)))
+	}
 	d := lz4Decoders.Get().(*lz4Decoder)
 	defer lz4Decoders.Put(d)
 	d.src.Reset(src)

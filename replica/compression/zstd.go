@@ -85,20 +85,38 @@ func decompressZstd(dst, src []byte, limit int) ([]byte, error) {
 		}
 		// Room for the limit and the block that passes it, so that the
 		// output never reallocates on the way to the refusal.
-		dst = slices.Grow(dst, limit+zstdMaxBlock+64)
+		dst = slices.Grow(dst, limit+zstdMaxBlock+zstdSlack)
+	} else {
+		// Room for all the frames can produce (bounded by limit), and the
+		// slack that keeps the decoder's fast copies to the last byte.
+		dst = slices.Grow(dst, bound+zstdSlack)
 	}
+	// The output goes to an empty slice over dst's spare room: given one
+	// that is not empty (the batch header the log puts first), the
+	// decoder decodes every block into a buffer of its own and copies it
+	// after.
 	start := len(dst)
-	out, err := d.DecodeAll(src, dst)
+	out, err := d.DecodeAll(src, dst[start:start])
 	switch {
 	case errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded):
 		return dst, fmt.Errorf("compression: zstd data inflates past %d bytes: %w", limit, log.ErrInflationLimit)
 	case err != nil:
 		return dst, err
-	case len(out)-start > limit:
-		return dst, inflationError(len(out)-start, limit)
+	case len(out) > limit:
+		return dst, inflationError(len(out), limit)
+	case len(out) == 0:
+		return dst, nil
+	case len(out) <= cap(dst)-start && &out[0] == &dst[start : start+1][0]:
+		return dst[:start+len(out)], nil // decoded in place
 	}
-	return out, nil
+	// The decoder outgrew the room (frames whose bound is not exact).
+	return append(dst, out...), nil
 }
+
+// zstdSlack is room past a zstd output that lets the decoder copy in
+// 16-byte steps up to its last byte (klauspost/compress's
+// compressedBlockOverAlloc).
+const zstdSlack = 16
 
 // zstd's frame format (RFC 8878, section 3.1).
 const (

@@ -35,6 +35,15 @@ type changeSpec struct {
 	// targetLRS is the leader recovery state wanted, when setLRS.
 	targetLRS wire.LeaderRecoveryState
 	setLRS    bool
+	// preferred elects the preferred replica (the first of the
+	// assignment) whenever it is a valid leader, even over a valid one
+	// (KRaft's Election.PREFERRED).
+	preferred bool
+	// setReplicas changes the assignment to replicas, with the in-flight
+	// reassignment's adding and removing replicas (reassign.go); the
+	// election then runs over the new assignment.
+	setReplicas                bool
+	replicas, adding, removing []int32
 }
 
 // topicElection is the election a topic's settings allow for the
@@ -57,9 +66,14 @@ func effectiveMinISR(t *topicState, p *PartitionState) int {
 // record if anything changed. It reports the new state and whether the
 // election was unclean.
 func (c *Controller) change(o *op, t *topicState, p *PartitionState, spec changeSpec) (PartitionState, bool) {
+	reassigning(p, &spec) // carry, or complete, a reassignment in flight
 	next, changed, unclean := c.build(o.img, t, p, spec)
 	if changed {
-		o.add(changeRecord(next))
+		r := changeRecord(next)
+		if next.Reassigning() || !slices.Equal(next.Replicas, p.Replicas) {
+			r.Replicas = next.Replicas
+		}
+		o.add(r)
 	}
 	return next, unclean
 }
@@ -71,9 +85,19 @@ func (c *Controller) change(o *op, t *topicState, p *PartitionState, spec change
 // whether the election was unclean.
 func (c *Controller) build(img *Image, t *topicState, p *PartitionState, spec changeSpec) (next PartitionState, changed, unclean bool) {
 	elrOn := !c.cfg.DisableELR
+	replicas, adding, removing := p.Replicas, p.AddingReplicas, p.RemovingReplicas
+	if spec.setReplicas {
+		replicas, adding, removing = spec.replicas, spec.adding, spec.removing
+	}
 	minISR := effectiveMinISR(t, p)
+	if spec.setReplicas {
+		minISR = isr.EffectiveMinISR(int(t.MinISR), len(replicas))
+	}
 	targetISR := cloneIDs(spec.targetISR)
 	targetELR := p.ELR
+	if spec.setReplicas {
+		targetELR = slices.DeleteFunc(slices.Clone(targetELR), func(r int32) bool { return !slices.Contains(replicas, r) })
+	}
 
 	// KIP-966's ELR: while the ISR is under min ISR the high watermark does
 	// not move, so a replica that was in the ISR when it dropped under min
@@ -84,7 +108,7 @@ func (c *Controller) build(img *Image, t *topicState, p *PartitionState, spec ch
 			targetELR = nil
 		} else {
 			var elr []int32
-			for _, r := range p.Replicas { // assignment order: deterministic
+			for _, r := range replicas { // assignment order: deterministic
 				if (slices.Contains(p.ISR, r) || slices.Contains(p.ELR, r)) &&
 					!slices.Contains(targetISR, r) && r != spec.uncleanShutdown {
 					elr = append(elr, r)
@@ -108,17 +132,19 @@ func (c *Controller) build(img *Image, t *topicState, p *PartitionState, spec ch
 
 	leader := NoLeader
 	switch {
+	case spec.preferred && valid(p.preferred()):
+		leader = p.preferred()
 	case valid(p.Leader):
 		leader = p.Leader // keep a leader that is still valid
 	default:
-		for _, r := range p.Replicas {
+		for _, r := range replicas {
 			if valid(r) {
 				leader = r
 				break
 			}
 		}
 		if leader == NoLeader && spec.election == electUnclean {
-			for _, r := range p.Replicas {
+			for _, r := range replicas {
 				if acceptable(r) {
 					leader, unclean = r, true
 					break
@@ -153,6 +179,9 @@ func (c *Controller) build(img *Image, t *topicState, p *PartitionState, spec ch
 	}
 
 	lastKnown := p.LastKnownELR
+	if spec.setReplicas {
+		lastKnown = slices.DeleteFunc(slices.Clone(lastKnown), func(r int32) bool { return !slices.Contains(replicas, r) })
+	}
 	switch {
 	case !elrOn || unclean:
 		targetELR, lastKnown = nil, nil
@@ -164,7 +193,8 @@ func (c *Controller) build(img *Image, t *topicState, p *PartitionState, spec ch
 	}
 
 	next = PartitionState{
-		Topic: p.Topic, Partition: p.Partition, Replicas: p.Replicas,
+		Topic: p.Topic, Partition: p.Partition, Replicas: cloneIDs(replicas),
+		AddingReplicas: cloneIDs(adding), RemovingReplicas: cloneIDs(removing),
 		ISR: cloneIDs(newISR), ELR: cloneIDs(targetELR), LastKnownELR: cloneIDs(lastKnown),
 		Leader: leader, LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch,
 		LeaderRecoveryState: lrs,
@@ -186,6 +216,7 @@ func changeRecord(next PartitionState) PartitionChangeRecord {
 		ISR: next.ISR, ELR: next.ELR, LastKnownELR: next.LastKnownELR,
 		Leader: next.Leader, LeaderEpoch: next.LeaderEpoch, PartitionEpoch: next.PartitionEpoch,
 		LeaderRecoveryState: next.LeaderRecoveryState,
+		AddingReplicas:      next.AddingReplicas, RemovingReplicas: next.RemovingReplicas,
 	}
 }
 

@@ -46,6 +46,13 @@ type Config struct {
 	// broker naming another one and tells it to brokers that have none
 	// yet. Empty (tests, the simulator) checks nothing.
 	ClusterID string
+	// DisableAutoLeaderRebalance turns off the periodic preferred-leader
+	// check (Kafka's auto.leader.rebalance.enable, default true).
+	DisableAutoLeaderRebalance bool
+	// LeaderImbalanceCheckIntervalMs is the periodic check's interval
+	// (Kafka's leader.imbalance.check.interval.seconds). 0 means
+	// DefaultLeaderImbalanceCheckIntervalMs.
+	LeaderImbalanceCheckIntervalMs int64
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -54,6 +61,11 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: SessionTimeoutMs = %d", ErrInvalidConfig, c.SessionTimeoutMs)
 	case c.DefaultMinISR < 0:
 		return c, fmt.Errorf("%w: DefaultMinISR = %d", ErrInvalidConfig, c.DefaultMinISR)
+	case c.LeaderImbalanceCheckIntervalMs < 0:
+		return c, fmt.Errorf("%w: LeaderImbalanceCheckIntervalMs = %d", ErrInvalidConfig, c.LeaderImbalanceCheckIntervalMs)
+	}
+	if c.LeaderImbalanceCheckIntervalMs == 0 {
+		c.LeaderImbalanceCheckIntervalMs = DefaultLeaderImbalanceCheckIntervalMs
 	}
 	if c.SessionTimeoutMs == 0 {
 		c.SessionTimeoutMs = DefaultSessionTimeoutMs
@@ -97,6 +109,9 @@ type Controller struct {
 	// inside the block the image's NextProducerID ends; at Open it is that
 	// end, so the first call allocates a fresh block.
 	nextProducerID int64
+	// nextBalanceMs is when the periodic preferred-leader check is due,
+	// or Never (elect_preferred.go).
+	nextBalanceMs int64
 }
 
 // Open replays store into a new Controller. Every registered broker that is
@@ -132,7 +147,7 @@ func Open(store Store, cfg Config, nowMs int64) (*Controller, error) {
 	if img.end != end {
 		return nil, fmt.Errorf("%w: replay reached offset %d, the store ends at %d", ErrBadRecord, img.end, end)
 	}
-	c := &Controller{cfg: cfg, store: store, image: img, sessions: map[int32]*session{}, nextProducerID: img.nextProducerID}
+	c := &Controller{cfg: cfg, store: store, image: img, sessions: map[int32]*session{}, nextProducerID: img.nextProducerID, nextBalanceMs: Never}
 	for id, b := range img.brokers {
 		s := &session{lastContactMs: nowMs}
 		if b.InControlledShutdown && !b.Fenced {
@@ -143,6 +158,7 @@ func Open(store Store, cfg Config, nowMs int64) (*Controller, error) {
 		s.ended = b.Fenced
 		c.sessions[id] = s
 	}
+	c.scheduleBalance(nowMs)
 	return c, nil
 }
 
@@ -249,6 +265,7 @@ func (c *Controller) commit(o *op, nowMs int64) error {
 			return c.fail(fmt.Sprintf("applying a committed record: %v", err))
 		}
 	}
+	c.scheduleBalance(nowMs)
 	return nil
 }
 
@@ -263,12 +280,14 @@ func (c *Controller) fail(detail string) error {
 func codeOf(err error) wire.ErrorCode { return wire.CodeOf(err) }
 
 // NextTickMs is when Tick next has work: the first millisecond at which an
-// unfenced broker's session has expired, or Never.
+// unfenced broker's session has expired or the periodic preferred-leader
+// check is due, or Never.
 func (c *Controller) NextTickMs() int64 {
 	next := Never
 	if c.err != nil {
 		return next
 	}
+	next = c.nextBalanceMs
 	for id, s := range c.sessions {
 		if b, ok := c.image.brokers[id]; ok && !b.Fenced {
 			next = min(next, c.expiresMs(s))
@@ -290,8 +309,9 @@ func (c *Controller) expiresMs(s *session) int64 {
 // Tick fences every unfenced broker whose session has expired at nowMs,
 // oldest contact first, one operation each (as Kafka fences one stale
 // broker at a time): a BrokerRegistrationChangeRecord, then its removal
-// from every ISR, with a new leader wherever it led. Session expiry is the
-// only work Tick has; a driver calls it at NextTickMs.
+// from every ISR, with a new leader wherever it led. Then, when it is due,
+// it runs the periodic preferred-leader check (see the package doc). A
+// driver calls it at NextTickMs.
 func (c *Controller) Tick(nowMs int64) {
 	if c.err != nil {
 		return
@@ -313,4 +333,5 @@ func (c *Controller) Tick(nowMs int64) {
 		}
 		c.sessions[id].ended = true
 	}
+	c.balance(nowMs)
 }

@@ -21,10 +21,11 @@
 //
 // [Controller.RegisterBroker], [Controller.Heartbeat],
 // [Controller.AlterPartition], [Controller.CreateTopics],
-// [Controller.DeleteTopics], [Controller.ElectLeaders] and
+// [Controller.DeleteTopics], [Controller.CreatePartitions],
+// [Controller.AlterPartitionReassignments], [Controller.ElectLeaders] and
 // [Controller.InitProducerID] take a wire
 // request and nowMs and return the wire response; [Controller.Metadata]
-// takes no time. Every handler returns
+// and [Controller.ListPartitionReassignments] take no time. Every handler returns
 // a response alone, never an error: a refusal is the response's ErrorCode.
 // Go errors appear only where there is no response ([Open],
 // [Controller.ReadMetadata], [Controller.Failed], [Image.Apply],
@@ -74,6 +75,10 @@
 // leader, leader epoch 0 and partition epoch 0. Every change adds one to
 // the partition epoch; a leader change, to no leader included, adds one to
 // the leader epoch; an ISR change alone does not (KRaft since 3.6).
+// CreatePartitions adds partitions to a topic the same way, numbered after
+// its own, with the replication factor of its partition 0, up to a count
+// that must be an increase (INVALID_PARTITIONS otherwise). Partitions are
+// never removed; only a reassignment changes a partition's assignment.
 //
 // AlterPartition. A leader proposes an ISR under the leader and partition
 // epochs it holds. The checks run in Kafka's order (see
@@ -93,6 +98,43 @@
 // sets the ISR to it alone, marks the partition RECOVERING and clears ELR
 // and LastKnownELR; ElectLeaders answers DataMayBeLost. A RECOVERING leader
 // keeps its ISR to itself until its AlterPartition says RECOVERED.
+//
+// Reassignment (KIP-455). [Controller.AlterPartitionReassignments] gives
+// a partition a target assignment, whose length is the new replication
+// factor. The replicas become the target's followed by those leaving;
+// AddingReplicas are the target's that were not replicas, RemovingReplicas
+// those not in the target. Brokers added create their replicas and fetch as
+// followers; they join the ISR only as any replica does, by their leader's
+// AlterPartition. Every partition change carries the reassignment, and the
+// first one after which every added replica is in the ISR, with an ISR
+// member left once the removed ones go, completes it in the same record:
+// the replicas become the target, the removed ones leave the ISR, ELR and
+// last known ELR, and a removed leader hands over as a clean election would
+// over the target. Brokers no longer listed stop and delete their
+// replicas. A target given while another is in flight starts from the
+// replicas as they are; a cancellation reverts, the added replicas leaving
+// the assignment and the ISR. The state is in the metadata log
+// (PartitionChangeRecord's reassignment fields), so a restarted controller
+// carries on; [Controller.ListPartitionReassignments] lists what is in
+// flight.
+//
+// Preferred leaders. A partition's preferred replica is the first of its
+// assignment; a partition led by another broker, or by none, is
+// imbalanced. A preferred election elects the preferred replica if it is
+// active and in the ISR (or, the ISR empty, in the ELR), even over a valid
+// leader; otherwise it keeps a valid leader, or elects as a clean election
+// would. Two things run it (KRaft's Election.PREFERRED): ElectLeaders with
+// Preferred, answered ELECTION_NOT_NEEDED when the preferred replica
+// already leads and PREFERRED_LEADER_NOT_AVAILABLE when the election
+// changes nothing; and the periodic check (auto.leader.rebalance.enable,
+// off with [Config].DisableAutoLeaderRebalance). The check is scheduled
+// whenever a write leaves a partition imbalanced and none is due,
+// LeaderImbalanceCheckIntervalMs later (leader.imbalance.check.interval.seconds,
+// 300 s); when due, [Controller.Tick] runs a preferred election of every
+// imbalanced partition in one batch of at most [MaxElectionsPerImbalance]
+// changes, runs again at once if it stopped at that bound, and otherwise
+// schedules itself again while a partition stays imbalanced. The schedule
+// is not in the log: [Open] schedules it afresh.
 //
 // ELR (KIP-966, on unless [Config].DisableELR). While the ISR is under the
 // topic's min ISR (capped at the replication factor, [isr.EffectiveMinISR])
@@ -168,7 +210,10 @@
 //	                                   LeaderEpoch i32 | PartitionEpoch i32 | LeaderRecoveryState i8
 //	4  ConfigRecord                    ResourceType i8 | ResourceName str | Name str |
 //	                                   Delete bool | [Value str, only without Delete]
-//	5  PartitionChangeRecord           as PartitionRecord without Replicas
+//	5  PartitionChangeRecord           as PartitionRecord without Replicas, then, only
+//	                                   while a reassignment is in flight or completes:
+//	                                   Replicas ids (empty: unchanged) | AddingReplicas ids |
+//	                                   RemovingReplicas ids
 //	9  RemoveTopicRecord               Name str
 //	15 ProducerIDsRecord               BrokerID i32 | BrokerEpoch i64 | NextProducerID i64
 //	17 BrokerRegistrationChangeRecord  BrokerID i32 | BrokerEpoch i64 |
@@ -206,17 +251,27 @@
 //     treats every new incarnation as unclean.
 //   - A retried registration writes nothing (Kafka rewrites the record with
 //     the same epoch).
-//   - ElectLeaders without Unclean is a clean election that keeps a valid
-//     leader (Kafka's ElectLeaders offers PREFERRED, which moves leadership
-//     to the first replica). An unclean request on a led partition answers
-//     NONE with the leader (Kafka: ELECTION_NOT_NEEDED, a code kaenlog does
-//     not have).
+//   - ElectLeaders has a third kind besides Kafka's PREFERRED and UNCLEAN:
+//     neither set is a clean election that keeps a valid leader. An
+//     unclean request on a led partition answers NONE with the leader
+//     (Kafka: ELECTION_NOT_NEEDED), so that it stays what kaenlog's
+//     operators have scripted.
+//   - The periodic check ignores leader.imbalance.per.broker.percentage,
+//     as KRaft does (only the ZooKeeper controller read it): every
+//     imbalanced partition whose preferred replica can lead is moved.
 //   - One partition per AlterPartition and ElectLeaders request, one topic
-//     per CreateTopics; topics are named, not identified by topic ids: a
-//     topic's identity is the offset of its TopicRecord
-//     ([Topic.CreatedOffset]), so a name deleted and created again is a
-//     new topic.
-//   - No reassignment, no broker unregistration, no leader rebalancing.
+//     per CreateTopics and CreatePartitions; an assignment CreatePartitions
+//     refuses is INVALID_REQUEST (Kafka: INVALID_REPLICA_ASSIGNMENT);
+//     topics are named, not identified by topic ids: a topic's identity
+//     is the offset of its TopicRecord ([Topic.CreatedOffset]), so a name
+//     deleted and created again is a new topic.
+//   - No broker unregistration. A reassignment's target must name
+//     registered brokers (fenced ones included, as KRaft); a cancellation
+//     that would leave the ISR empty is refused, where KRaft reverts it
+//     uncleanly if the topic allows unclean elections; a refused target
+//     is INVALID_REQUEST (Kafka: INVALID_REPLICA_ASSIGNMENT). Reassignment
+//     moves replicas between brokers, never between a broker's log
+//     directories (kaenlog has one).
 //     A deleted topic's RemoveTopicRecord removes it at once; there is no
 //     "deleting" state (Kafka's KRaft controller has none either).
 package controller

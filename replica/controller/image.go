@@ -70,7 +70,8 @@ type PartitionState struct {
 	Topic string
 	// Partition is the index within the topic.
 	Partition int32
-	// Replicas is the assignment in preference order; it never changes.
+	// Replicas is the assignment in preference order; only a reassignment
+	// changes it.
 	Replicas []int32
 	// ISR is the in-sync replica set, in the order it was last proposed.
 	ISR []int32
@@ -90,6 +91,15 @@ type PartitionState struct {
 	// LeaderRecoveryState is LeaderRecovering after an unclean election
 	// until the leader reports it has recovered.
 	LeaderRecoveryState wire.LeaderRecoveryState
+	// AddingReplicas and RemovingReplicas are an in-flight reassignment's
+	// (KIP-455): replicas of Replicas being added, and being removed once
+	// the added ones are in the ISR. Both empty when none is in flight.
+	AddingReplicas, RemovingReplicas []int32
+}
+
+// Reassigning reports whether a reassignment of p is in flight.
+func (p PartitionState) Reassigning() bool {
+	return len(p.AddingReplicas) > 0 || len(p.RemovingReplicas) > 0
 }
 
 // clone deep-copies p.
@@ -98,6 +108,8 @@ func (p PartitionState) clone() PartitionState {
 	p.ISR = cloneIDs(p.ISR)
 	p.ELR = cloneIDs(p.ELR)
 	p.LastKnownELR = cloneIDs(p.LastKnownELR)
+	p.AddingReplicas = cloneIDs(p.AddingReplicas)
+	p.RemovingReplicas = cloneIDs(p.RemovingReplicas)
 	return p
 }
 
@@ -107,15 +119,21 @@ func (p PartitionState) equal(q PartitionState) bool {
 		slices.Equal(p.Replicas, q.Replicas) && slices.Equal(p.ISR, q.ISR) &&
 		slices.Equal(p.ELR, q.ELR) && slices.Equal(p.LastKnownELR, q.LastKnownELR) &&
 		p.Leader == q.Leader && p.LeaderEpoch == q.LeaderEpoch &&
-		p.PartitionEpoch == q.PartitionEpoch && p.LeaderRecoveryState == q.LeaderRecoveryState
+		p.PartitionEpoch == q.PartitionEpoch && p.LeaderRecoveryState == q.LeaderRecoveryState &&
+		slices.Equal(p.AddingReplicas, q.AddingReplicas) && slices.Equal(p.RemovingReplicas, q.RemovingReplicas)
 }
 
 // String formats p on one line, e.g.
-// "orders-0 leader 1 epoch 2/5 replicas [1 2 3] isr [1 2] elr [] lke [] RECOVERED".
+// "orders-0 leader 1 epoch 2/5 replicas [1 2 3] isr [1 2] elr [] lke [] RECOVERED",
+// followed by " adding [4] removing [3]" while a reassignment is in flight.
 func (p PartitionState) String() string {
-	return fmt.Sprintf("%s-%d leader %d epoch %d/%d replicas %v isr %v elr %v lke %v %s",
+	s := fmt.Sprintf("%s-%d leader %d epoch %d/%d replicas %v isr %v elr %v lke %v %s",
 		p.Topic, p.Partition, p.Leader, p.LeaderEpoch, p.PartitionEpoch,
 		ids(p.Replicas), ids(p.ISR), ids(p.ELR), ids(p.LastKnownELR), p.LeaderRecoveryState)
+	if p.Reassigning() {
+		s += fmt.Sprintf(" adding %v removing %v", ids(p.AddingReplicas), ids(p.RemovingReplicas))
+	}
+	return s
 }
 
 // ids prints nil as [] rather than [].
@@ -470,6 +488,10 @@ func (im *Image) applyPartitionChange(r PartitionChangeRecord) error {
 		Topic: r.Topic, Partition: r.Partition,
 		Replicas: old.Replicas, ISR: cloneIDs(r.ISR), ELR: cloneIDs(r.ELR), LastKnownELR: cloneIDs(r.LastKnownELR),
 		Leader: r.Leader, LeaderEpoch: r.LeaderEpoch, PartitionEpoch: r.PartitionEpoch, LeaderRecoveryState: r.LeaderRecoveryState,
+		AddingReplicas: cloneIDs(r.AddingReplicas), RemovingReplicas: cloneIDs(r.RemovingReplicas),
+	}
+	if r.Replicas != nil {
+		p.Replicas = cloneIDs(r.Replicas)
 	}
 	if p.PartitionEpoch != old.PartitionEpoch+1 {
 		return invariant("%s-%d: partition epoch %d after %d; every change adds exactly one", r.Topic, r.Partition, p.PartitionEpoch, old.PartitionEpoch)
@@ -512,7 +534,8 @@ func checkPartition(p PartitionState) error {
 	for _, list := range []struct {
 		name string
 		ids  []int32
-	}{{"replicas", p.Replicas}, {"ISR", p.ISR}, {"ELR", p.ELR}, {"last known ELR", p.LastKnownELR}} {
+	}{{"replicas", p.Replicas}, {"ISR", p.ISR}, {"ELR", p.ELR}, {"last known ELR", p.LastKnownELR},
+		{"adding replicas", p.AddingReplicas}, {"removing replicas", p.RemovingReplicas}} {
 		for i, id := range list.ids {
 			if id < 0 {
 				return invariant("%s: %s holds broker id %d", name, list.name, id)
@@ -528,6 +551,11 @@ func checkPartition(p PartitionState) error {
 	for _, id := range p.ISR {
 		if slices.Contains(p.ELR, id) {
 			return invariant("%s: broker %d is in both the ISR %v and the ELR %v", name, id, p.ISR, p.ELR)
+		}
+	}
+	for _, id := range p.AddingReplicas {
+		if slices.Contains(p.RemovingReplicas, id) {
+			return invariant("%s: broker %d is both added %v and removed %v", name, id, p.AddingReplicas, p.RemovingReplicas)
 		}
 	}
 	if p.Leader != NoLeader && !slices.Contains(p.ISR, p.Leader) {

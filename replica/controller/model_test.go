@@ -21,7 +21,9 @@ var (
 // TestModelEveryStepKeepsTheControllersInvariants drives the controller with seeded random sequences of
 // registrations (clean, unclean, retried), heartbeats (caught up or not,
 // asking to shut down, with stale epochs), time jumps, AlterPartitions
-// (valid and stale), elections (clean and unclean), topic creations and
+// (valid and stale), elections (clean, unclean and preferred),
+// reassignments and their cancellations, the
+// periodic preferred-leader check, topic creations and
 // controller restarts. After every step:
 //
 //   - the image's invariants hold (Image.Check) and a fresh replay of the
@@ -46,6 +48,7 @@ func TestModelEveryStepKeepsTheControllersInvariants(t *testing.T) {
 		{"no ELR", Config{SessionTimeoutMs: 1000, DisableELR: true}},
 		{"no unclean-shutdown rule", Config{SessionTimeoutMs: 1000, DisableUncleanShutdownRule: true}},
 		{"min ISR 2", Config{SessionTimeoutMs: 1000, DefaultMinISR: 2}},
+		{"frequent leader rebalance", Config{SessionTimeoutMs: 1000, LeaderImbalanceCheckIntervalMs: 1500}},
 	} {
 		t.Run(cfg.name, func(t *testing.T) {
 			r := testkit.NewRand(t)
@@ -64,6 +67,9 @@ type model struct {
 	last    map[string]PartitionState // partition state after the previous step
 	tainted map[string]map[int32]bool // partition → brokers that restarted uncleanly since
 	follow  *Image                    // a broker's image, following the metadata log record by record
+	// proposed is the ISR the step's accepted AlterPartition proposed,
+	// by partition: its leader vouched each member caught up.
+	proposed map[string][]int32
 }
 
 func runModel(t *testing.T, cfg Config, seed uint64) {
@@ -84,6 +90,7 @@ func runModel(t *testing.T, cfg Config, seed uint64) {
 		m.h.startBroker(id)
 	}
 	for step := range *modelSteps {
+		m.proposed = nil
 		m.step(step, ids)
 		m.checkProperties()
 	}
@@ -200,23 +207,42 @@ func (m *model) step(step int, ids []int32) {
 		resp := h.c.AlterPartition(req, h.now)
 		m.logf("%d: AlterPartition %s-%d by %d epochs %d/%d isr %v → %v", step, req.Topic, req.Partition, req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, members, resp.ErrorCode)
 		h.check()
-		if resp.ErrorCode == wire.CodeNone {
+		if resp.ErrorCode == wire.CodeNone || resp.ErrorCode == wire.CodeNewLeaderElected { // applied
 			if req.BrokerID != p.Leader || req.LeaderEpoch != p.LeaderEpoch || req.PartitionEpoch != p.PartitionEpoch {
 				h.t.Fatalf("accepted a proposal from %d under %d/%d; the partition was %s", req.BrokerID, req.LeaderEpoch, req.PartitionEpoch, p)
 			}
 			for _, id := range members {
 				m.untaint(pkey(p.Topic, p.Partition), id)
 			}
+			m.proposed = map[string][]int32{pkey(p.Topic, p.Partition): members}
 		}
 	case k < 85: // an operator asks for an election
 		p, ok := m.randomPartition()
 		if !ok {
 			break
 		}
-		unclean := r.IntN(2) == 0
-		resp := h.c.ElectLeaders(wire.ElectLeadersRequest{Topic: p.Topic, Partition: p.Partition, Unclean: unclean}, h.now)
-		m.logf("%d: ElectLeaders %s-%d unclean %t → %+v", step, p.Topic, p.Partition, unclean, resp)
+		kind := r.IntN(4)
+		if kind == 3 { // or a reassignment (KIP-455), or its cancellation
+			req := wire.AlterPartitionReassignmentsRequest{Topic: p.Topic, Partition: p.Partition, Cancel: r.IntN(4) == 0}
+			if !req.Cancel {
+				perm := slices.Clone(ids)
+				r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+				req.Replicas = perm[:1+r.IntN(min(3, len(perm)))]
+			}
+			resp := h.c.AlterPartitionReassignments(req, h.now)
+			m.logf("%d: reassign %s-%d to %v cancel %t → %v %s", step, p.Topic, p.Partition, req.Replicas, req.Cancel, resp.ErrorCode, resp.ErrorMessage)
+			h.check()
+			break
+		}
+		unclean, preferred := kind == 0, kind == 1
+		resp := h.c.ElectLeaders(wire.ElectLeadersRequest{Topic: p.Topic, Partition: p.Partition, Unclean: unclean, Preferred: preferred}, h.now)
+		m.logf("%d: ElectLeaders %s-%d unclean %t preferred %t → %+v", step, p.Topic, p.Partition, unclean, preferred, resp)
 		h.check()
+		if preferred && resp.ErrorCode == wire.CodeNone && resp.Leader != p.Replicas[0] && slices.Contains(p.ISR, p.Replicas[0]) {
+			if b, ok := h.c.Image().Broker(p.Replicas[0]); ok && !b.Fenced && !b.InControlledShutdown {
+				h.t.Fatalf("a preferred election elected %d over the active ISR member %d: %s", resp.Leader, p.Replicas[0], p)
+			}
+		}
 		if resp.DataMayBeLost {
 			if !unclean {
 				h.t.Fatalf("a clean election said data may be lost: %+v", resp)
@@ -334,6 +360,13 @@ func (m *model) followLog() {
 			}
 			if slices.Contains(old.ISR, ch.Leader) || slices.Contains(old.ELR, ch.Leader) {
 				continue // clean: from the ISR, or from the ELR once the change emptied the ISR
+			}
+			if old.Reassigning() && ch.Replicas != nil && len(ch.AddingReplicas) == 0 && len(ch.RemovingReplicas) == 0 &&
+				slices.Contains(m.proposed[pkey(ch.Topic, ch.Partition)], ch.Leader) {
+				// clean: the AlterPartition that took the new leader into
+				// the ISR (its leader vouching it caught up) completed the
+				// reassignment, and the removed leader handed over to it.
+				continue
 			}
 			if ch.LeaderRecoveryState != wire.LeaderRecovering || len(ch.ISR) != 1 || len(ch.ELR) != 0 {
 				h.t.Fatalf("unclean election %s → %+v: want RECOVERING, the leader alone in the ISR, no ELR", old, ch)

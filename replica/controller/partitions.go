@@ -304,8 +304,11 @@ func (c *Controller) checkAssignment(req wire.CreatableTopic) ([][]int32, wire.E
 // otherwise the first acceptable replica in assignment order: its ISR
 // becomes that replica alone, RECOVERING, the ELR is cleared, and
 // DataMayBeLost is set. An unclean request on a partition that has a leader
-// changes nothing (Kafka answers ELECTION_NOT_NEEDED; kaenlog, which has no
-// such code, answers CodeNone with the leader).
+// changes nothing (Kafka answers ELECTION_NOT_NEEDED; kaenlog answers
+// CodeNone with the leader). A Preferred request is a preferred election
+// (see the package doc): CodeElectionNotNeeded when the preferred replica
+// leads, CodePreferredLeaderNotAvailable when it cannot lead and nothing
+// changed.
 //
 // Refusals: CodeUnknownTopicOrPartition, CodeEligibleLeadersNotAvailable
 // when the partition is left without a leader, CodeNotController once the
@@ -320,6 +323,9 @@ func (c *Controller) ElectLeaders(req wire.ElectLeadersRequest, nowMs int64) wir
 	if p == nil {
 		resp.ErrorCode = wire.CodeUnknownTopicOrPartition
 		return resp
+	}
+	if req.Preferred {
+		return c.electPreferred(req, p, nowMs)
 	}
 	unclean := false
 	if !req.Unclean || p.Leader == NoLeader {

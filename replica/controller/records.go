@@ -212,6 +212,13 @@ type PartitionChangeRecord struct {
 	PartitionEpoch int32
 	// LeaderRecoveryState is the new leader recovery state.
 	LeaderRecoveryState wire.LeaderRecoveryState
+	// Replicas is the new assignment, or nil when it does not change
+	// (a reassignment changes it).
+	Replicas []int32
+	// AddingReplicas and RemovingReplicas are the new in-flight
+	// reassignment's replicas being added and being removed (KIP-455), both
+	// empty when none is in flight.
+	AddingReplicas, RemovingReplicas []int32
 }
 
 // ResourceTopic is ConfigRecord.ResourceType for a topic (Kafka's
@@ -412,7 +419,7 @@ func (r PartitionRecord) AppendTo(dst []byte) ([]byte, error) {
 
 // AppendTo appends the record's encoding to dst.
 func (r PartitionChangeRecord) AppendTo(dst []byte) ([]byte, error) {
-	if err := checkLengths(r.Type(), []string{r.Topic}, r.ISR, r.ELR, r.LastKnownELR); err != nil {
+	if err := checkLengths(r.Type(), []string{r.Topic}, r.ISR, r.ELR, r.LastKnownELR, r.Replicas, r.AddingReplicas, r.RemovingReplicas); err != nil {
 		return dst, err
 	}
 	if err := checkRecoveryState(r.Type(), r.LeaderRecoveryState); err != nil {
@@ -427,7 +434,20 @@ func (r PartitionChangeRecord) AppendTo(dst []byte) ([]byte, error) {
 	dst = putI32(dst, r.Leader)
 	dst = putI32(dst, r.LeaderEpoch)
 	dst = putI32(dst, r.PartitionEpoch)
-	return append(dst, byte(r.LeaderRecoveryState)), nil
+	dst = append(dst, byte(r.LeaderRecoveryState))
+	if r.reassigns() {
+		// Left out when all three are empty, as a change before
+		// reassignments existed was written.
+		dst = putI32s(dst, r.Replicas)
+		dst = putI32s(dst, r.AddingReplicas)
+		dst = putI32s(dst, r.RemovingReplicas)
+	}
+	return dst, nil
+}
+
+// reassigns reports whether r carries the reassignment fields.
+func (r PartitionChangeRecord) reassigns() bool {
+	return len(r.Replicas) > 0 || len(r.AddingReplicas) > 0 || len(r.RemovingReplicas) > 0
 }
 
 // AppendTo appends the record's encoding: ResourceType i8 | ResourceName
@@ -639,7 +659,7 @@ func DecodeRecord(b []byte) (Record, error) {
 			LeaderRecoveryState: d.recoveryState(),
 		}
 	case TypePartitionChange:
-		r = PartitionChangeRecord{
+		pc := PartitionChangeRecord{
 			Topic:               d.str("Topic"),
 			Partition:           d.i32("Partition"),
 			ISR:                 d.i32s("ISR"),
@@ -650,6 +670,15 @@ func DecodeRecord(b []byte) (Record, error) {
 			PartitionEpoch:      d.i32("PartitionEpoch"),
 			LeaderRecoveryState: d.recoveryState(),
 		}
+		if d.err == nil && d.off < len(b) {
+			pc.Replicas = d.i32s("Replicas")
+			pc.AddingReplicas = d.i32s("AddingReplicas")
+			pc.RemovingReplicas = d.i32s("RemovingReplicas")
+			if d.err == nil && !pc.reassigns() {
+				d.fail("Replicas, AddingReplicas, RemovingReplicas: all empty, which is encoded by leaving them out")
+			}
+		}
+		r = pc
 	case TypeRemoveTopic:
 		r = RemoveTopicRecord{Name: d.str("Name")}
 	case TypeConfig:

@@ -63,8 +63,12 @@ func genRecord(r *rand.Rand) Record {
 		return PartitionRecord{Topic: genName(r), Partition: int32(r.Uint32()), Replicas: genIDs(r), ISR: genIDs(r), ELR: genIDs(r),
 			LastKnownELR: genIDs(r), Leader: int32(r.Uint32()), LeaderEpoch: int32(r.Uint32()), PartitionEpoch: int32(r.Uint32()), LeaderRecoveryState: lrs}
 	}
-	return PartitionChangeRecord{Topic: genName(r), Partition: int32(r.Uint32()), ISR: genIDs(r), ELR: genIDs(r), LastKnownELR: genIDs(r),
+	pc := PartitionChangeRecord{Topic: genName(r), Partition: int32(r.Uint32()), ISR: genIDs(r), ELR: genIDs(r), LastKnownELR: genIDs(r),
 		Leader: int32(r.Uint32()), LeaderEpoch: int32(r.Uint32()), PartitionEpoch: int32(r.Uint32()), LeaderRecoveryState: lrs}
+	if r.IntN(2) == 0 {
+		pc.Replicas, pc.AddingReplicas, pc.RemovingReplicas = genIDs(r), genIDs(r), genIDs(r)
+	}
+	return pc
 }
 
 func checkRecordRoundTrip(t *testing.T, rec Record) {
@@ -105,6 +109,9 @@ func TestRecordsRoundTrip(t *testing.T) {
 		PartitionRecord{Topic: "o", Replicas: []int32{1}, ELR: []int32{1}, LastKnownELR: []int32{1}, Leader: NoLeader, LeaderRecoveryState: wire.LeaderRecovering},
 		PartitionChangeRecord{Topic: "orders", ISR: []int32{2}, ELR: []int32{1, 3}, Leader: 2, LeaderEpoch: 1, PartitionEpoch: 5},
 		PartitionChangeRecord{Topic: "orders", LastKnownELR: []int32{1}, Leader: NoLeader, LeaderEpoch: 2, PartitionEpoch: 6},
+		PartitionChangeRecord{Topic: "orders", ISR: []int32{1, 2}, Leader: 1, PartitionEpoch: 7,
+			Replicas: []int32{4, 2, 1}, AddingReplicas: []int32{4}, RemovingReplicas: []int32{1}},
+		PartitionChangeRecord{Topic: "orders", ISR: []int32{2, 4}, Leader: 4, LeaderEpoch: 1, PartitionEpoch: 8, Replicas: []int32{4, 2}},
 		RemoveTopicRecord{Name: "orders"},
 		RemoveTopicRecord{},
 		ConfigRecord{ResourceType: ResourceTopic, ResourceName: "orders", Name: "retention.ms", Value: "1000"},
@@ -344,5 +351,18 @@ func TestApplyBatchesRefusesGapsAndGarbage(t *testing.T) {
 	im := NewImage()
 	if err := im.ApplyBatches(append(batch(0), batch(0)...)); err != nil || im.EndOffset() != 1 {
 		t.Fatalf("a batch applied twice: %v, end %d; want the second skipped", err, im.EndOffset())
+	}
+}
+
+// A PartitionChangeRecord written out with its three reassignment lists all
+// empty is not canonical (they are left out then): refused.
+func TestAChangeRecordWithEmptyReassignmentListsIsRefused(t *testing.T) {
+	b, err := PartitionChangeRecord{Topic: "orders", ISR: []int32{1}, Leader: 1, PartitionEpoch: 1}.AppendTo(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, 0, 0, 0, 0, 0, 0) // three empty id lists
+	if _, err := DecodeRecord(b); !errors.Is(err, ErrBadRecord) {
+		t.Fatalf("decoding: %v, want ErrBadRecord", err)
 	}
 }

@@ -51,7 +51,7 @@ func TestAKgoMemberAndAKaenlogMemberShareOneGroup(t *testing.T) {
 		}
 	}()
 
-	cl, err := client.New(client.Config{Controller: c.ctlH.Addr().String(), Clock: wallclock.New(), Seed: 1})
+	cl, err := client.New(client.Config{Controller: c.Controller(), Clock: wallclock.New(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,8 @@
 // own listener. The codec turns each Kafka request into the wire request
 // the broker already serves (a produce, a consumer's fetch, list offsets,
 // metadata, a consumer's epoch question, the InitProducerID,
-// CreateTopics and DeleteTopics the broker forwards to the controller, and
+// CreateTopics, DeleteTopics, CreatePartitions, ElectLeaders and the
+// reassignment requests the broker forwards to the controller, and
 // a group request for the broker's group coordinators, replica.GroupRequest) and
 // the broker's answer into the Kafka response, in the version the request
 // came with. Brokers keep replicating among themselves on kaenlog's
@@ -52,7 +53,11 @@
 //	22   InitProducerID        v0-v5       idempotence only
 //	23   OffsetForLeaderEpoch  v0-v4       consumers (KIP-320)
 //	32   DescribeConfigs       v0-v4       topics and brokers
+//	37   CreatePartitions      v0-v3       one topic per request
 //	42   DeleteGroups          v0-v2
+//	43   ElectLeaders          v0-v2       one partition per request
+//	45   AlterPartitionReassignments v0    one partition per request
+//	46   ListPartitionReassignments  v0
 //	47   OffsetDelete          v0
 //
 // Each API is advertised up to the highest version whose semantics the
@@ -110,8 +115,9 @@
 //     first FindCoordinator creates). The group APIs are advertised from
 //     v0: librdkafka 2.0.2 matches single versions, and turns groups off
 //     against a broker whose range starts above 0;
-//   - the admin APIs beyond CreateTopics, DeleteTopics and
-//     DescribeConfigs (AlterConfigs, CreatePartitions, DescribeCluster,
+//   - the admin APIs beyond CreateTopics, DeleteTopics, CreatePartitions,
+//     ElectLeaders, the two reassignment APIs and DescribeConfigs
+//     (AlterConfigs, DescribeCluster,
 //     ...): not advertised (a client that sends one anyway is
 //     disconnected); a CreateTopics of several topics creates the first
 //     and refuses the others (one request each);

@@ -107,7 +107,7 @@ func TestKafkaConnectionsHoldNoMoreThanTheHostsBudgetWhileKgoProduces(t *testing
 				return
 			}
 			acked.Add(1)
-			c.signal()
+			c.Events.Signal()
 		}
 	}()
 	t.Cleanup(func() { cancel(); wg.Wait() })

@@ -2,6 +2,7 @@ package kafka_test
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -12,16 +13,21 @@ import (
 // -X auto.offset.reset=earliest -e`, reads every record of a 3-partition
 // topic and exits at the end of its partitions, committing as it closes;
 // the same command again reads nothing, and after more records only
-// those. (Not `-o beginning`: with -G, kcat 1.7.1 sets -o's offset on
-// every partition it is assigned, over the committed one, so that
-// command reads everything every time whatever the broker.)
+// those. Issue 18's `-G group topic -o beginning -e` is not the command
+// that resumes: with -G, kcat sets -o's offset on every partition it is
+// assigned, over the committed one (kcat.c, rebalance_cb:
+// `partitions->elems[i].offset = conf.offset` on
+// RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS), so it reads everything every
+// time whatever the broker; it still commits what it read, and the
+// command without -o then reads nothing.
 func TestKcatGroupReadsEverythingAndTheSameCommandAgainReadsNothing(t *testing.T) {
 	needKcat(t)
 	const topic = "clicks"
 	c := startCluster(t, 3)
 	c.createTopic(topic, 3, 3, 2)
-	read := func() []string {
-		out := kcat(t, c, "", "-G", "tail", topic, "-X", "auto.offset.reset=earliest", "-e", "-f", "%p %o %s\n")
+	read := func(extra ...string) []string {
+		args := append([]string{"-G", "tail", topic, "-X", "auto.offset.reset=earliest", "-e", "-f", "%p %o %s\n"}, extra...)
+		out := kcat(t, c, "", args...)
 		var got []string
 		for _, l := range strings.Split(out, "\n") {
 			if l != "" {
@@ -49,5 +55,13 @@ func TestKcatGroupReadsEverythingAndTheSameCommandAgainReadsNothing(t *testing.T
 	more := produceN(t, c, topic, "more", 9)
 	if got, want := read(), wantOf(more); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("after more records the command read\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	all := maps.Clone(first)
+	maps.Copy(all, more)
+	if got, want := read("-o", "beginning"), wantOf(all); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("with -o beginning the command read\n%s\nwant every record (kcat's -o overrides the committed offsets)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := read(); len(got) != 0 {
+		t.Fatalf("after the -o beginning run, the command without -o read %d records: %q", len(got), got)
 	}
 }

@@ -150,9 +150,7 @@ func TestKcatListsBrokersAndTheRealISR(t *testing.T) {
 		brokers[b.ID] = b.Name
 	}
 	for id := int32(1); id <= 3; id++ {
-		c.mu.Lock()
-		want := c.brokers[id].kafka
-		c.mu.Unlock()
+		want := c.kafkaAddr(id)
 		if brokers[id] != want {
 			t.Errorf("kcat -L lists broker %d at %q, its Kafka listener is %s", id, brokers[id], want)
 		}

@@ -53,7 +53,7 @@ func (s *stream) run(stop <-chan struct{}, done chan<- struct{}) {
 		s.prod.Produce(context.Background(), r, func(r *kgo.Record, err error) {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			defer s.c.signal()
+			defer s.c.Events.Signal()
 			if err != nil {
 				s.failed = append(s.failed, fmt.Errorf("%s: %w", r.Value, err))
 				return

@@ -87,10 +87,7 @@ func TestConsumersOffsetForLeaderEpochIsAnsweredFromTheLeadersEpochCache(t *test
 	}
 
 	// The raw answers, from the new leader.
-	var leaderAddr string
-	c.mu.Lock()
-	leaderAddr = c.brokers[now.Leader].kafka
-	c.mu.Unlock()
+	leaderAddr := c.kafkaAddr(now.Leader)
 	ask := func(current, epoch int32) kmsg.OffsetForLeaderEpochResponseTopicPartition {
 		t.Helper()
 		req := kmsg.NewPtrOffsetForLeaderEpochRequest()

@@ -18,16 +18,13 @@ func TestProduceV10To12AnswerNotLeaderOrFollowerWithTheLeaderAndItsEndpoint(t *t
 	c := startCluster(t, 2)
 	c.createTopic(topic, 1, 2, 1)
 	ps := c.partition(topic, 0)
-	c.mu.Lock()
-	leader := c.brokers[ps.Leader]
-	var follower *clusterBroker
-	for id, br := range c.brokers {
-		if id != ps.Leader {
-			follower = br
+	var follower int32
+	for _, br := range c.Brokers() {
+		if br.ID != ps.Leader {
+			follower = br.ID
 		}
 	}
-	c.mu.Unlock()
-	atLeader, atFollower := dialRaw(t, leader.kafka), dialRaw(t, follower.kafka)
+	atLeader, atFollower := dialRaw(t, c.kafkaAddr(ps.Leader)), dialRaw(t, c.kafkaAddr(follower))
 	next := int64(0)
 	for v := int16(9); v <= 12; v++ {
 		resp := roundTrip(t, atLeader, produceTo(topic, 0, recordBatch(t, 1_700_000_000_000, "a", "b")), v).(*kmsg.ProduceResponse)
@@ -52,8 +49,8 @@ func TestProduceV10To12AnswerNotLeaderOrFollowerWithTheLeaderAndItsEndpoint(t *t
 		}
 		if wantBrokers > 0 {
 			b := resp.Brokers[0]
-			if got := fmt.Sprintf("%s:%d", b.Host, b.Port); b.NodeID != ps.Leader || got != leader.kafka || b.Rack != nil {
-				t.Fatalf("Produce v%d at the follower: endpoint %d at %s rack %v, want %d at %s", v, b.NodeID, got, b.Rack, ps.Leader, leader.kafka)
+			if got := fmt.Sprintf("%s:%d", b.Host, b.Port); b.NodeID != ps.Leader || got != c.kafkaAddr(ps.Leader) || b.Rack != nil {
+				t.Fatalf("Produce v%d at the follower: endpoint %d at %s rack %v, want %d at %s", v, b.NodeID, got, b.Rack, ps.Leader, c.kafkaAddr(ps.Leader))
 			}
 		}
 	}

@@ -10,17 +10,21 @@ import (
 
 // The API keys the listener serves.
 const (
-	produceKey                 int16 = 0
-	fetchKey                   int16 = 1
-	listOffsetsKey             int16 = 2
-	metadataKey                int16 = 3
-	apiVersionsKey             int16 = 18
-	createTopicsKey            int16 = 19
-	deleteTopicsKey            int16 = 20
-	initProducerIDKey          int16 = 22
-	offsetForLeaderEpochKey    int16 = 23
-	describeConfigsKey         int16 = 32
-	incrementalAlterConfigsKey int16 = 44
+	produceKey                     int16 = 0
+	fetchKey                       int16 = 1
+	listOffsetsKey                 int16 = 2
+	metadataKey                    int16 = 3
+	apiVersionsKey                 int16 = 18
+	createTopicsKey                int16 = 19
+	deleteTopicsKey                int16 = 20
+	initProducerIDKey              int16 = 22
+	offsetForLeaderEpochKey        int16 = 23
+	describeConfigsKey             int16 = 32
+	createPartitionsKey            int16 = 37
+	incrementalAlterConfigsKey     int16 = 44
+	electLeadersKey                int16 = 43
+	alterPartitionReassignmentsKey int16 = 45
+	listPartitionReassignmentsKey  int16 = 46
 
 	offsetCommitKey    int16 = 8
 	offsetFetchKey     int16 = 9

@@ -123,6 +123,12 @@ func errorResponse(key wire.APIKey, corr int32, code wire.ErrorCode) (wire.Messa
 		return &wire.DeleteTopicsResponse{CorrelationID: corr}, true
 	case wire.APIIncrementalAlterConfigs:
 		return &wire.IncrementalAlterConfigsResponse{CorrelationID: corr, ErrorCode: code}, true
+	case wire.APICreatePartitions:
+		return &wire.CreatePartitionsResponse{CorrelationID: corr, ErrorCode: code}, true
+	case wire.APIAlterPartitionReassignments:
+		return &wire.AlterPartitionReassignmentsResponse{CorrelationID: corr, ErrorCode: code}, true
+	case wire.APIListPartitionReassignments:
+		return &wire.ListPartitionReassignmentsResponse{CorrelationID: corr, ErrorCode: code}, true
 	case wire.APIElectLeaders:
 		return &wire.ElectLeadersResponse{CorrelationID: corr, ErrorCode: code, Leader: wire.NoLeader, LeaderEpoch: -1}, true
 	case wire.APIAlterPartition:
@@ -199,6 +205,12 @@ func decodeResponse(key wire.APIKey, l *link) (wire.Message, error) {
 		m, err = decodeAs(l.buf, wire.DecodeDeleteTopicsResponse)
 	case wire.APIIncrementalAlterConfigs:
 		m, err = decodeAs(l.buf, wire.DecodeIncrementalAlterConfigsResponse)
+	case wire.APICreatePartitions:
+		m, err = decodeAs(l.buf, wire.DecodeCreatePartitionsResponse)
+	case wire.APIAlterPartitionReassignments:
+		m, err = decodeAs(l.buf, wire.DecodeAlterPartitionReassignmentsResponse)
+	case wire.APIListPartitionReassignments:
+		m, err = decodeAs(l.buf, wire.DecodeListPartitionReassignmentsResponse)
 	case wire.APIElectLeaders:
 		m, err = decodeAs(l.buf, wire.DecodeElectLeadersResponse)
 	case wire.APIAlterPartition:

@@ -392,9 +392,10 @@ func describe(node replica.Node) (replica.Addr, nodeAPI) {
 func brokerServes(k wire.APIKey) bool {
 	switch k {
 	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
-		wire.APIMetadata, // from its image
-		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics,
-		wire.APIIncrementalAlterConfigs: // forwarded to the controller
+		wire.APIMetadata,                                                                         // from its image
+		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders, // forwarded to the controller
+		wire.APICreatePartitions, wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments,
+		wire.APIIncrementalAlterConfigs:
 		return true
 	}
 	return replica.IsGroupAPI(k) // a codec's replica.GroupRequest
@@ -403,7 +404,8 @@ func brokerServes(k wire.APIKey) bool {
 // controllerServes lists the requests a ControllerNode answers.
 func controllerServes(k wire.APIKey) bool {
 	switch k {
-	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders,
+	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders, wire.APICreatePartitions,
+		wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments,
 		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat,
 		wire.APIInitProducerID, wire.APIIncrementalAlterConfigs:
 		return true

@@ -104,7 +104,7 @@ func TestMalformedFrames(t *testing.T) {
 		{"short header", []byte{0, 1, 0}},
 		{"empty frame", nil},
 		{"unknown API key", header(99, 0, 1)},
-		{"not a broker's request", encode(t, &wire.ElectLeadersRequest{CorrelationID: 1, Topic: "t"})},
+		{"not a broker's request", encode(t, &wire.BrokerHeartbeatRequest{CorrelationID: 1, BrokerID: 1})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := dial(t, addr)

@@ -20,6 +20,8 @@ type Coverage struct {
 	// Elections counts leader epochs the controller moved to;
 	// UncleanElections those that said data may be lost.
 	Elections, UncleanElections int
+	// Reassignments counts Reassign steps the controller answered.
+	Reassignments int
 	// Acked counts acks=all produces answered NONE, AckedLeader acks=1
 	// ones; Consumed counts records a consumer read.
 	Acked, AckedLeader, Consumed int
@@ -94,6 +96,7 @@ func (c *Coverage) Add(o Coverage) {
 	c.DiskFaults += o.DiskFaults
 	c.Elections += o.Elections
 	c.UncleanElections += o.UncleanElections
+	c.Reassignments += o.Reassignments
 	c.Acked += o.Acked
 	c.AckedLeader += o.AckedLeader
 	c.Consumed += o.Consumed
@@ -176,8 +179,8 @@ func (c Coverage) String() string {
 	for i := Invariant(0); i < invariants; i++ {
 		fmt.Fprintf(&b, " %v %d", i, c.Checks[i])
 	}
-	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), acked %d (acks=1 %d), consumed %d, excused %d",
-		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
+	fmt.Fprintf(&b, "\nevents: leader crashes %d, power cuts %d, halts %d, disk faults %d, elections %d (unclean %d), reassignments %d, acked %d (acks=1 %d), consumed %d, excused %d",
+		c.LeaderCrashes, c.PowerCuts, c.Halts, c.DiskFaults, c.Elections, c.UncleanElections, c.Reassignments, c.Acked, c.AckedLeader, c.Consumed, c.Excused)
 	fmt.Fprintf(&b, "\nruns: long-polling %d, fetch rounds %d; steps under min.insync.replicas %d; stale AlterPartition answers %d",
 		c.LongPollRuns, c.RoundRuns, c.UnderMinIsr, c.StaleAlterPartitionAnswers)
 	fmt.Fprintf(&b, "\nidempotent producer: acked %d, retries %d, duplicates answered %d, epoch bumps %d, renumbered %d, delivery timeouts %d, pipelined %d, leader barrier holds %d, new producers %d, NOT_ENOUGH_REPLICAS to a batch maybe written %d, gaps %d",

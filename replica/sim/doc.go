@@ -18,8 +18,11 @@
 // keeps what it wrote, loses what it did not fsync (a power cut) or tears
 // its last write; a restart; a controller restart; a clock jump, short or
 // past the lag and session bounds; a failed write or fsync on a broker's
-// disk; an explicit election; with Config.Groups, a consumer group's
-// steps too ("Consumer groups" below).
+// disk; an explicit election, clean, unclean or preferred; a reassignment
+// of the partition's replicas (to a broker outside them, or from three to
+// two and back, or cancelled while in flight; the fixed mix only, at no
+// extra draw, so a seed's other steps stay what they were); with
+// Config.Groups, a consumer group's steps too ("Consumer groups" below).
 // Everything random is drawn from the seed, so a seed names a run. Half
 // the seeds (LongPolls) run the followers as the network runtime does:
 // fetching continuously, each fetch parked by its leader until data or a

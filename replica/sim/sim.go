@@ -197,6 +197,9 @@ type sim struct {
 	cov       Coverage
 	produced  int
 	idemSteps int
+	// elect99 counts the steps drawn at w = 99 outside unclean runs: they
+	// alternate between a preferred election and a reassignment.
+	elect99 int
 
 	// acked holds every record whose acks=all produce was answered NONE,
 	// by offset, with the brokers that held it then.
@@ -397,7 +400,16 @@ func (s *sim) draw() Step {
 	case w < 98:
 		return Step{Kind: DiskFault, Broker: pick(), Op: [...]vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpTruncate}[r.IntN(3)]}
 	default:
-		return Step{Kind: Elect, Unclean: s.cfg.UncleanLeaderElection && r.IntN(2) == 0}
+		// w is 98 or 99: 99 asks for a preferred election, drawing nothing
+		// more, so that every seed's steps stay what they were.
+		unclean := s.cfg.UncleanLeaderElection && r.IntN(2) == 0
+		if !unclean && w == 99 {
+			s.elect99++
+			if s.elect99%2 == 0 {
+				return Step{Kind: Reassign}
+			}
+		}
+		return Step{Kind: Elect, Unclean: unclean, Preferred: !unclean && w == 99}
 	}
 }
 
@@ -476,6 +488,8 @@ func (s *sim) do(st Step) {
 		} else {
 			s.elect(st)
 		}
+	case Reassign:
+		s.reassign()
 	case AlterPartitionFaults:
 		if st.Faults == (replica.LinkFaults{}) {
 			c.Network().ClearAPIFaults(wire.APIAlterPartition)
@@ -644,10 +658,39 @@ func (s *sim) restart(id int32) {
 
 func (s *sim) elect(st Step) {
 	resp, err := s.c.Call(replica.ControllerAt(), &wire.ElectLeadersRequest{
-		CorrelationID: s.c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: st.Unclean,
+		CorrelationID: s.c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition, Unclean: st.Unclean, Preferred: st.Preferred,
 	}, 1_000)
 	if err == nil && resp.(*wire.ElectLeadersResponse).DataMayBeLost {
 		s.cov.UncleanElections++
+	}
+}
+
+// reassign sends the Reassign step's request, its target worked out from
+// the controller's image (no draw: a seed's stream stays the same).
+func (s *sim) reassign() {
+	p, ok := s.c.Controller().Image().Partition(topic.Topic, topic.Partition)
+	if !ok || len(s.brokers) < 2 {
+		return
+	}
+	req := &wire.AlterPartitionReassignmentsRequest{CorrelationID: s.c.NextCorrelation(), Topic: topic.Topic, Partition: topic.Partition}
+	var outside []int32
+	for _, id := range s.brokers {
+		if !slices.Contains(p.Replicas, id) {
+			outside = append(outside, id)
+		}
+	}
+	switch rf := min(len(s.brokers), 3); {
+	case p.Reassigning():
+		req.Cancel = true
+	case len(p.Replicas) < rf:
+		req.Replicas = append(slices.Clone(p.Replicas), outside[0])
+	case len(outside) > 0:
+		req.Replicas = append(slices.Clone(p.Replicas[1:]), outside[0]) // the preferred replica leaves
+	default:
+		req.Replicas = slices.Clone(p.Replicas[:len(p.Replicas)-1])
+	}
+	if _, err := s.c.Call(replica.ControllerAt(), req, 1_000); err == nil {
+		s.cov.Reassignments++
 	}
 }
 

@@ -38,7 +38,8 @@ const (
 	// DiskFault makes broker Broker's next file operation of kind Op fail.
 	DiskFault
 	// Elect asks the controller for an election of the partition, unclean
-	// if Unclean.
+	// if Unclean, preferred (the leadership to the first replica, once it
+	// is in the ISR) if Preferred.
 	Elect
 	// AlterPartitionFaults sets the faults of every AlterPartition request
 	// and answer, on every link, to Faults (the zero Faults gives them
@@ -66,12 +67,17 @@ const (
 	Leave
 	// Pause stops the member, heartbeats and all, past its session.
 	Pause
+	// Reassign moves the partition's replicas (KIP-455): one replica to a
+	// broker outside them when there is one, else from three replicas to
+	// two, and from two back to three; a reassignment still in flight is
+	// cancelled instead.
+	Reassign
 	kinds // the number of kinds
 )
 
 var kindNames = [...]string{"Produce", "FetchRound", "Consume", "Advance", "Crash", "Restart",
 	"RestartController", "Cut", "Heal", "Faults", "DiskFault", "Elect", "AlterPartitionFaults",
-	"Join", "Heartbeat", "Commit", "FetchOffsets", "Leave", "Pause"}
+	"Join", "Heartbeat", "Commit", "FetchOffsets", "Leave", "Pause", "Reassign"}
 
 // String returns the kind's name.
 func (k Kind) String() string {
@@ -98,6 +104,8 @@ type Step struct {
 	// Offsets makes an Elect one of the group's __consumer_offsets
 	// partition (Config.Groups) instead of the simulated partition's.
 	Offsets bool
+	// Preferred makes an Elect a preferred election (never with Unclean).
+	Preferred bool
 	// Idempotent makes a Produce the idempotent producer's: it hands over
 	// Batches batches (0 is one) of one record, one, then two, valued
 	// Value followed by a, b, c...; the producer sends them to the leader
@@ -150,6 +158,9 @@ func (s Step) String() string {
 		if s.Offsets {
 			return fmt.Sprintf("Elect %s unclean=%v", replica.OffsetsTopic, s.Unclean)
 		}
+		if s.Preferred {
+			return "Elect preferred"
+		}
 		return fmt.Sprintf("Elect unclean=%v", s.Unclean)
 	case Join, Heartbeat, Commit, FetchOffsets, Leave, Pause:
 		return fmt.Sprintf("%v member %d", s.Kind, s.Member)
@@ -191,6 +202,9 @@ func (s Step) goString() string {
 	case Elect:
 		if s.Offsets {
 			return fmt.Sprintf("{Kind: sim.Elect, Unclean: %v, Offsets: true}", s.Unclean)
+		}
+		if s.Preferred {
+			return "{Kind: sim.Elect, Preferred: true}"
 		}
 		return fmt.Sprintf("{Kind: sim.Elect, Unclean: %v}", s.Unclean)
 	case Join, Heartbeat, Commit, FetchOffsets, Leave, Pause:

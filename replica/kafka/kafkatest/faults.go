@@ -76,7 +76,7 @@ func (c *Cluster) CreateTopic(topic string, partitions int32) error {
 // acknowledged with acks=all; dataMayBeLost then reports true. A
 // partition left without a leader is wire.ErrEligibleLeadersNotAvailable.
 // Kafka's preferred-replica election, which moves a valid leader to the
-// first replica, has no counterpart in the controller.
+// first replica, is PreferLeader.
 func (c *Cluster) ElectLeader(topic string, partition int32, unclean bool) (leader int32, dataMayBeLost bool, err error) {
 	m, err := c.call(&wire.ElectLeadersRequest{CorrelationID: correlation.Add(1), Topic: topic, Partition: partition, Unclean: unclean})
 	if err != nil {
@@ -87,6 +87,23 @@ func (c *Cluster) ElectLeader(topic string, partition int32, unclean bool) (lead
 		return resp.Leader, false, fmt.Errorf("kafkatest: elect a leader of %s-%d: %w", topic, partition, resp.ErrorCode.Err())
 	}
 	return resp.Leader, resp.DataMayBeLost, nil
+}
+
+// PreferLeader asks the controller for a preferred election of a
+// partition (ElectLeaders with Preferred) and returns the leader after it:
+// the preferred replica, the first of the assignment, if it is in the ISR
+// and active. It is wire.ErrElectionNotNeeded when that replica already
+// leads, wire.ErrPreferredLeaderNotAvailable when it cannot lead.
+func (c *Cluster) PreferLeader(topic string, partition int32) (leader int32, err error) {
+	m, err := c.call(&wire.ElectLeadersRequest{CorrelationID: correlation.Add(1), Topic: topic, Partition: partition, Preferred: true})
+	if err != nil {
+		return controller.NoLeader, fmt.Errorf("kafkatest: preferred election of %s-%d: %w", topic, partition, err)
+	}
+	resp := m.(*wire.ElectLeadersResponse)
+	if resp.ErrorCode != wire.CodeNone {
+		return resp.Leader, fmt.Errorf("kafkatest: preferred election of %s-%d: %w", topic, partition, resp.ErrorCode.Err())
+	}
+	return resp.Leader, nil
 }
 
 // take marks broker id stopped and returns what ran.
