@@ -220,8 +220,20 @@ func (s *State) follower(id int32) (int, bool) {
 // LeaderID returns the id of the leader this State belongs to.
 func (s *State) LeaderID() int32 { return s.leaderID }
 
-// MinISR returns min.insync.replicas as given to NewState.
+// MinISR returns min.insync.replicas as given to NewState or SetMinISR.
 func (s *State) MinISR() int { return s.minISR }
+
+// SetMinISR changes min.insync.replicas, as a topic config changed at run
+// time does: every later decision (acks=all, the high watermark) compares
+// against the new value. It returns an error wrapping ErrInvalidMinISR
+// for n < 1, the state unchanged.
+func (s *State) SetMinISR(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: got %d", ErrInvalidMinISR, n)
+	}
+	s.minISR = n
+	return nil
+}
 
 // EffectiveMinISR is the ISR size the rules compare against: the package
 // function EffectiveMinISR of MinISR and the number of assigned replicas.

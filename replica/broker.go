@@ -142,6 +142,19 @@ type BrokerConfig struct {
 	// is created with (Kafka's offsets.topic.num.partitions); 0 means
 	// DefaultOffsetsTopicPartitions.
 	OffsetsTopicPartitions int32
+	// TopicDefaults are the broker's defaults of topic configs, by the
+	// topic configs' Kafka names (retention.ms for Kafka's static broker
+	// config log.retention.ms; package replica/topicconfig): a topic
+	// without its own value takes the broker's, else Kafka's. segment.bytes
+	// and max.message.bytes default to Replica.Log's SegmentBytes and
+	// MaxBatchBytes when those are set. An unknown name or a value out of
+	// range is refused by OpenBroker (ErrInvalidConfig).
+	TopicDefaults map[string]string
+	// LogRetentionCheckIntervalMs is how often the broker applies its
+	// topics' retention and compaction (broker_retention.go; Kafka's
+	// log.retention.check.interval.ms); 0 means
+	// DefaultLogRetentionCheckIntervalMs.
+	LogRetentionCheckIntervalMs int64
 
 	mutations mutation.Rules // the simulator's unsafe rules (broker_groups_mutations.go)
 }
@@ -371,6 +384,13 @@ type Broker struct {
 	// (broker_groups.go), nil until the first group request or
 	// partition of __consumer_offsets.
 	groups *groupHost
+	// topicDefaults are the broker's topic config defaults; the retention
+	// check is next due at nextRetentionMs; the cleaner's turn and what
+	// it last compacted (broker_retention.go).
+	topicDefaults   map[string]string
+	nextRetentionMs int64
+	cleanerTurn     uint64
+	cleaned         map[TopicPartition]cleanMark
 }
 
 // outstanding is a request this broker sent and awaits the answer to.
@@ -407,6 +427,10 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 	if err := cfg.checkSizes(); err != nil {
 		return nil, err
 	}
+	topicDefaults, err := cfg.topicDefaults()
+	if err != nil {
+		return nil, err
+	}
 	fsys := cfg.Replica.Log.FS
 	if fsys == nil {
 		fsys = vfs.OS()
@@ -429,7 +453,8 @@ func OpenBroker(cfg BrokerConfig, nowMs int64) (*Broker, error) {
 		cfg: cfg, fs: fsys, epoch: -1, previousEpoch: -1, clusterID: stamp.ClusterID,
 		image: controller.NewImage(), parts: map[TopicPartition]*Replica{}, created: map[TopicPartition]uint64{}, stamped: map[TopicPartition]uint64{},
 		pending: map[int32]outstanding{}, fetching: map[int32]int32{}, fetchReqs: map[int32]*wire.FetchRequest{},
-		produces: map[uint64]*producing{},
+		produces: map[uint64]*producing{}, topicDefaults: topicDefaults,
+		nextRetentionMs: clock.Deadline(nowMs, cfg.retentionCheckMs()),
 	}
 	b.cfg.Replica.Brokers = brokersView{b}
 	b.nextHWCheckpointMs = clock.Deadline(nowMs, housekeepingMs(cfg.HighWatermarkCheckpointIntervalMs, DefaultHighWatermarkCheckpointIntervalMs))
@@ -607,7 +632,7 @@ func (b *Broker) receiveRequest(env Envelope, nowMs int64) {
 	case *wire.MetadataRequest:
 		b.reply(env.From, b.handleMetadata(m, nowMs))
 	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.ElectLeadersRequest,
-		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest:
+		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest, *wire.IncrementalAlterConfigsRequest:
 		b.forward(env.From, m, nowMs)
 	case *GroupRequest:
 		b.handleGroupRequest(env.From, m, nowMs)
@@ -638,7 +663,7 @@ func (b *Broker) receiveResponse(env Envelope, nowMs int64) {
 	case *wire.AlterPartitionResponse:
 		b.onAlterPartition(out.msg.(*wire.AlterPartitionRequest), m, nowMs)
 	case *wire.InitProducerIDResponse, *wire.CreateTopicsResponse, *wire.DeleteTopicsResponse, *wire.ElectLeadersResponse,
-		*wire.CreatePartitionsResponse, *wire.AlterPartitionReassignmentsResponse, *wire.ListPartitionReassignmentsResponse:
+		*wire.CreatePartitionsResponse, *wire.AlterPartitionReassignmentsResponse, *wire.ListPartitionReassignmentsResponse, *wire.IncrementalAlterConfigsResponse:
 		b.onForwarded(m)
 	}
 }
@@ -707,6 +732,7 @@ func (b *Broker) Tick(nowMs int64) {
 		h.r.Tick(nowMs)
 	}
 	b.housekeeping(nowMs)
+	b.cleanLogs(nowMs)
 	b.collect(nowMs)
 }
 
@@ -764,7 +790,7 @@ func (b *Broker) forget(out outstanding, nowMs int64) {
 			delete(b.fetching, out.to.ID)
 		}
 	case *wire.InitProducerIDRequest, *wire.CreateTopicsRequest, *wire.DeleteTopicsRequest, *wire.ElectLeadersRequest,
-		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest:
+		*wire.CreatePartitionsRequest, *wire.AlterPartitionReassignmentsRequest, *wire.ListPartitionReassignmentsRequest, *wire.IncrementalAlterConfigsRequest:
 		b.forwardTimedOut(m.Correlation())
 	}
 }
@@ -826,7 +852,7 @@ func (b *Broker) NextTickMs() int64 {
 	if b.epoch >= 0 && !b.metadataInFlight {
 		next = min(next, b.nextMetadataMs)
 	}
-	next = min(next, b.nextHWCheckpointMs, b.nextRecoveryCheckpointMs, b.nextFlushMs)
+	next = min(next, b.nextHWCheckpointMs, b.nextRecoveryCheckpointMs, b.nextFlushMs, b.nextRetentionMs)
 	for _, out := range b.pending {
 		next = min(next, out.deadlineMs)
 	}
@@ -1103,6 +1129,7 @@ func (b *Broker) applyImage(nowMs int64) {
 				}
 			}
 		}
+		b.applyTopicConfig(r, p.Topic) // a config change moves no epoch
 		if r.LeaderEpoch() == p.LeaderEpoch && r.PartitionEpoch() == p.PartitionEpoch &&
 			(r.Role() == RoleLeader) == (p.Leader == b.cfg.ID) && r.LeaderID() == p.Leader {
 			continue

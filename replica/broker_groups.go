@@ -7,6 +7,7 @@ import (
 
 	"github.com/kaenlog/kaenlog/log"
 	"github.com/kaenlog/kaenlog/replica/group"
+	"github.com/kaenlog/kaenlog/replica/topicconfig"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -43,15 +44,14 @@ import (
 // offsets.topic.num.partitions, 50), replication factor min(3, registered
 // brokers) (offsets.topic.replication.factor 3; Kafka refuses to create it
 // with fewer brokers, kaenlog creates it smaller so that one broker can
-// serve groups) and min.insync.replicas min(2, replication factor). Kafka
-// creates it with cleanup.policy=compact; kaenlog's topics have no cleanup
-// policy (the log can compact, log.Log.Compact, but nothing schedules it
-// per topic), so the partitions grow with every commit and a load replays
-// all of it, the last value of a key winning as compaction would leave it;
-// and the broker's retention, if set, deletes old segments of it as of
-// any topic, taking with them the offsets of groups that committed
-// nothing since (as Kafka's offsets.retention.minutes expires them, but
-// by segment, not by group).
+// serve groups), min.insync.replicas min(2, replication factor) and
+// cleanup.policy=compact, as Kafka's: the broker's cleaner
+// (broker_retention.go) keeps the last commit of each group and
+// partition, so a load replays what compaction left (and a tombstone, an
+// OffsetDelete's, stays: kaenlog's cleaner keeps tombstones). Retention
+// by time does not apply to a compacted topic, so a group's offsets stay
+// until deleted, where Kafka's offsets.retention.minutes expires those of
+// an empty group.
 
 // OffsetsTopic is the internal topic of the group coordinators: committed
 // offsets and group metadata, as Kafka's records (replica/group).
@@ -430,10 +430,7 @@ func (b *Broker) createOffsetsTopic(nowMs int64) {
 		}
 	}
 	rf := int16(min(3, max(brokers, 1)))
-	m := &wire.CreateTopicsRequest{
-		CorrelationID: b.nextCorrelation(), Name: OffsetsTopic, Partitions: b.offsetsTopicPartitions(),
-		ReplicationFactor: rf, MinISR: int32(min(2, rf)),
-	}
+	m := &wire.CreateTopicsRequest{CorrelationID: b.nextCorrelation(), Topics: []wire.CreatableTopic{{Name: OffsetsTopic, Partitions: b.offsetsTopicPartitions(), ReplicationFactor: rf, Configs: append(wire.MinInsyncReplicas(int32(min(2, rf))), wire.TopicConfig{Name: topicconfig.CleanupPolicy, Value: topicconfig.PolicyCompact})}}}
 	gh.createCorr = m.CorrelationID
 	b.send(ControllerAt(), m, nowMs)
 }

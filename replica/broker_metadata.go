@@ -104,7 +104,7 @@ func (b *Broker) autoCreate(name string, spec wire.AutoCreate, nowMs int64) wire
 	if b.forwards == nil {
 		b.forwards = map[int32]forwarded{}
 	}
-	req := &wire.CreateTopicsRequest{CorrelationID: b.nextCorrelation(), Name: name, Partitions: spec.Partitions, ReplicationFactor: spec.ReplicationFactor}
+	req := &wire.CreateTopicsRequest{CorrelationID: b.nextCorrelation(), Topics: []wire.CreatableTopic{{Name: name, Partitions: spec.Partitions, ReplicationFactor: spec.ReplicationFactor}}}
 	b.forwards[req.CorrelationID] = forwarded{req: req, auto: true}
 	b.autoCreating[name] = req.CorrelationID
 	b.send(ControllerAt(), req, nowMs)
@@ -121,7 +121,7 @@ const maxAutoCreateHeld = 1024
 // TOPIC_ALREADY_EXISTS (another broker's creation won) is kept for the
 // next Metadata request to answer.
 func (b *Broker) autoCreated(f forwarded, code wire.ErrorCode) {
-	name := f.req.(*wire.CreateTopicsRequest).Name
+	name := f.req.(*wire.CreateTopicsRequest).Topics[0].Name
 	delete(b.autoCreating, name)
 	if code == wire.CodeNone || code == wire.CodeTopicAlreadyExists {
 		return
@@ -144,7 +144,8 @@ func (b *Broker) autoCreated(f forwarded, code wire.ErrorCode) {
 
 // forward sends a client's request that only the controller may decide
 // on — InitProducerID (producer ids are cluster-unique, from blocks the
-// metadata log allocates), CreateTopics, DeleteTopics — on to the
+// metadata log allocates), CreateTopics, DeleteTopics,
+// IncrementalAlterConfigs — on to the
 // controller, as Kafka's brokers forward them (KIP-590). The controller's
 // answer goes back to the client as it came; a request the controller does
 // not answer within the request timeout (or whose connection broke) is
@@ -176,6 +177,12 @@ func copyForwarded(m wire.Message) (wire.Message, bool) {
 		c := *m
 		return &c, true
 	case *wire.DeleteTopicsRequest:
+		c := *m
+		return &c, true
+	case *wire.IncrementalAlterConfigsRequest:
+		c := *m
+		return &c, true
+	case *wire.IncrementalAlterConfigsResponse:
 		c := *m
 		return &c, true
 	case *wire.ElectLeadersRequest:
@@ -224,7 +231,13 @@ func (b *Broker) onForwarded(m wire.Message) {
 	delete(b.forwards, m.Correlation())
 	if f.auto {
 		if r, ok := m.(*wire.CreateTopicsResponse); ok {
-			b.autoCreated(f, r.ErrorCode)
+			code := r.ErrorCode
+			if code == wire.CodeNone && len(r.Topics) == 1 {
+				code = r.Topics[0].ErrorCode
+			} else if code == wire.CodeNone {
+				code = wire.CodeUnknownServerError // not the one answer asked for
+			}
+			b.autoCreated(f, code)
 		}
 		return
 	}
@@ -237,7 +250,8 @@ func (b *Broker) onForwarded(m wire.Message) {
 }
 
 // forwardTimedOut answers a forwarded request the controller did not
-// answer in time: REQUEST_TIMED_OUT, for every topic a DeleteTopics named.
+// answer in time: REQUEST_TIMED_OUT, for every topic a CreateTopics or
+// DeleteTopics named.
 func (b *Broker) forwardTimedOut(corr int32) {
 	f, ok := b.forwards[corr]
 	if !ok {
@@ -254,8 +268,19 @@ func (b *Broker) forwardTimedOut(corr int32) {
 		resp = &wire.InitProducerIDResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
 			ProducerID: wire.NoProducerID, ProducerEpoch: wire.NoProducerEpoch}
 	case *wire.CreateTopicsRequest:
-		resp = &wire.CreateTopicsResponse{CorrelationID: f.corr, ErrorCode: wire.CodeRequestTimedOut,
-			ErrorMessage: "the controller did not answer in time"}
+		c := &wire.CreateTopicsResponse{CorrelationID: f.corr, Topics: make([]wire.CreateTopicResult, len(m.Topics))}
+		for i, t := range m.Topics {
+			c.Topics[i] = wire.CreateTopicResult{Name: t.Name, ErrorCode: wire.CodeRequestTimedOut,
+				ErrorMessage: "the controller did not answer in time", Partitions: -1, ReplicationFactor: -1}
+		}
+		resp = c
+	case *wire.IncrementalAlterConfigsRequest:
+		a := &wire.IncrementalAlterConfigsResponse{CorrelationID: f.corr, Resources: make([]wire.AlterConfigsResourceResponse, len(m.Resources))}
+		for i, r := range m.Resources {
+			a.Resources[i] = wire.AlterConfigsResourceResponse{ErrorCode: wire.CodeRequestTimedOut,
+				ErrorMessage: "the controller did not answer in time", ResourceType: r.ResourceType, ResourceName: r.ResourceName}
+		}
+		resp = a
 	case *wire.DeleteTopicsRequest:
 		d := &wire.DeleteTopicsResponse{CorrelationID: f.corr, Topics: make([]wire.DeletedTopic, len(m.Names))}
 		for i, name := range m.Names {

@@ -39,6 +39,9 @@ func (b *Broker) handleProduce(from Addr, req *wire.ProduceRequest, nowMs int64)
 			continue
 		}
 		r, err := b.leaderFor(TopicPartition{p.Topic, p.Partition})
+		if err == nil {
+			err = b.checkMaxMessageBytes(p.Topic, p.Records)
+		}
 		if err != nil {
 			part.ErrorCode = wire.CodeOf(err)
 			continue

@@ -428,14 +428,11 @@ func (c *Cluster) NextCorrelation() int32 {
 // running broker has applied it. assignment, if not nil, gives each
 // partition's replicas in preference order.
 func (c *Cluster) CreateTopic(name string, partitions int32, replicationFactor int16, minISR int32, assignment [][]int32) error {
-	resp, err := c.Call(ControllerAt(), &wire.CreateTopicsRequest{
-		CorrelationID: c.NextCorrelation(), Name: name, Partitions: partitions,
-		ReplicationFactor: replicationFactor, MinISR: minISR, Assignment: assignment,
-	}, 10_000)
+	resp, err := c.Call(ControllerAt(), &wire.CreateTopicsRequest{CorrelationID: c.NextCorrelation(), Topics: []wire.CreatableTopic{{Name: name, Partitions: partitions, ReplicationFactor: replicationFactor, Assignment: assignment, Configs: wire.MinInsyncReplicas(minISR)}}}, 10_000)
 	if err != nil {
 		return err
 	}
-	if err := resp.(*wire.CreateTopicsResponse).ErrorCode.Err(); err != nil {
+	if err := resp.(*wire.CreateTopicsResponse).Err(); err != nil {
 		return fmt.Errorf("replica: create topic %s: %w", name, err)
 	}
 	return c.AwaitBrokers(10_000)

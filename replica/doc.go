@@ -174,6 +174,52 @@
 // marker, registers as unclean, and the controller keeps it out of every
 // ISR until it has caught up (KIP-966).
 //
+// # Topic configs on a running broker
+//
+// A topic's configs (package replica/topicconfig, Kafka's names and
+// ranges) are its own values in the metadata log over the broker's
+// defaults ([BrokerConfig.TopicDefaults]) over Kafka's. Every broker reads
+// them from its metadata image when it uses them, so a change made
+// through IncrementalAlterConfigs applies, with no restart, as soon as
+// the broker has fetched it:
+//
+//   - retention.ms and retention.bytes, under cleanup.policy delete: at
+//     every retention check ([BrokerConfig.LogRetentionCheckIntervalMs],
+//     Kafka's log.retention.check.interval.ms, on the broker's clock) every
+//     hosted partition, led or followed, deletes its oldest closed segments
+//     while one is older than retention.ms (by its newest record's
+//     timestamp) or the partition would still hold retention.bytes without
+//     it (log.Log.DeleteRetainedSegments; -1 disables a bound). Only
+//     segments wholly below the replica's high watermark go, so nothing
+//     uncommitted is deleted. The log start moves up to the first segment
+//     kept, on every replica (a follower also takes its leader's log start
+//     from each fetch answer), and a fetch below it is OFFSET_OUT_OF_RANGE.
+//   - cleanup.policy compact: the cleaner compacts one partition per
+//     retention check, the compacted partitions taking turns, and only one
+//     whose high watermark moved since it was last compacted
+//     (log.Log.Compact: the last record of every key is kept, offsets never
+//     move, the log start stays). __consumer_offsets is created compacted.
+//   - segment.bytes: every replica's log rolls its active segment at the
+//     topic's size from the next append on (log.Log.SetSegmentBytes).
+//   - max.message.bytes: a leader refuses a produce holding a larger batch
+//     with MESSAGE_TOO_LARGE.
+//   - min.insync.replicas and unclean.leader.election.enable: the
+//     controller and the leader read the topic's value at each decision.
+//
+// Where kaenlog differs from Kafka: retention.ms 0 and retention.bytes 0
+// are taken as 1 (the log reads 0 as no bound; Kafka deletes every closed
+// segment); the cleaner honours neither min.compaction.lag.ms nor
+// delete.retention.ms (a tombstone is kept for ever, a record may be
+// compacted away once its segment is closed and committed), and compacts
+// a whole partition at a time rather than up to Kafka's byte rate
+// (log.cleaner.io.max.bytes.per.second); segment.ms and
+// message.timestamp.type are kept and reported but not yet applied
+// (segments roll by size only, timestamps are the producer's);
+// max.message.bytes cannot raise the broker's own
+// log.Options.MaxBatchBytes; a change of min.insync.replicas does not
+// recompute a partition's ELR until its next change (Kafka's controller
+// recomputes it at once).
+//
 // # Errors
 //
 // A refusal is a Go error that matches both this package's sentinel (if it

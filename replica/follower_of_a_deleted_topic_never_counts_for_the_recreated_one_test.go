@@ -26,13 +26,11 @@ func TestAFollowerOfADeletedTopicNeverCountsForTheRecreatedOne(t *testing.T) {
 	if r := deleteTopic(t, c, 1, topic.Topic); r.Topics[0].ErrorCode != wire.CodeNone {
 		t.Fatalf("deleting: %+v", r.Topics)
 	}
-	resp, err := c.Call(replica.ControllerAt(), &wire.CreateTopicsRequest{
-		CorrelationID: c.NextCorrelation(), Name: topic.Topic, Partitions: 1, ReplicationFactor: 2, MinISR: 1, Assignment: [][]int32{{1, 2}},
-	}, 10_000)
+	resp, err := c.Call(replica.ControllerAt(), &wire.CreateTopicsRequest{CorrelationID: c.NextCorrelation(), Topics: []wire.CreatableTopic{{Name: topic.Topic, Partitions: 1, ReplicationFactor: 2, Assignment: [][]int32{{1, 2}}, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "1"}}}}}, 10_000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code := resp.(*wire.CreateTopicsResponse).ErrorCode; code != wire.CodeNone {
+	if code := wire.CodeOf(resp.(*wire.CreateTopicsResponse).Err()); code != wire.CodeNone {
 		t.Fatalf("re-creating: %v", code)
 	}
 	if _, err := c.SendProduceTo(1, topic, wire.AcksAll, 1000, []byte("new-0"), []byte("new-1"), []byte("new-2")); err != nil {

@@ -114,11 +114,11 @@ func TestAFailedControllerIsNotHammered(t *testing.T) {
 		t.Fatal("broker 2 was not fenced")
 	}
 	ctlFS.FailFrom(vfs.OpSync, ctlFS.Calls(vfs.OpSync)+1, errors.New("disk gone"))
-	resp, err := c.Call(replica.ControllerAt(), &wire.CreateTopicsRequest{CorrelationID: c.NextCorrelation(), Name: "t", Partitions: 1, ReplicationFactor: 1}, 1000)
+	resp, err := c.Call(replica.ControllerAt(), &wire.CreateTopicsRequest{CorrelationID: c.NextCorrelation(), Topics: []wire.CreatableTopic{{Name: "t", Partitions: 1, ReplicationFactor: 1}}}, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.(*wire.CreateTopicsResponse).ErrorCode == wire.CodeNone || c.Controller().Failed() == nil {
+	if resp.(*wire.CreateTopicsResponse).Err() == nil || c.Controller().Failed() == nil {
 		t.Fatal("the controller did not fail")
 	}
 	c.Network().Heal()

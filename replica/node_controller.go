@@ -70,6 +70,9 @@ func (n *ControllerNode) Receive(env Envelope, nowMs int64) {
 	case *wire.DeleteTopicsRequest:
 		resp := n.c.DeleteTopics(*m, nowMs)
 		n.reply(env.From, &resp)
+	case *wire.IncrementalAlterConfigsRequest:
+		resp := n.c.IncrementalAlterConfigs(*m, nowMs)
+		n.reply(env.From, &resp)
 	case *wire.ElectLeadersRequest:
 		resp := n.c.ElectLeaders(*m, nowMs)
 		n.reply(env.From, &resp)

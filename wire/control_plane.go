@@ -13,8 +13,9 @@ import "fmt"
 // documentation (doc.go), with every other message's.
 //
 // Kafka's versions of these messages carry many partitions or topics per
-// request; kaenlog's carry one (AlterPartition, CreateTopics, ElectLeaders),
-// which is all a broker or the simulator sends at a time. Broker epochs are
+// request; kaenlog's AlterPartition and ElectLeaders carry one, which is
+// all a broker or the simulator sends at a time (CreateTopics and
+// DeleteTopics carry many, as a client's do). Broker epochs are
 // int64 identifiers, as in Kafka, with NoBrokerEpoch (-1) for "none"; broker
 // ids and leaders are int32 identifiers with NoLeader (-1) for "none", like
 // ReplicaID; producer ids and epochs are identifiers with NoProducerID and

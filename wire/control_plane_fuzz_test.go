@@ -38,17 +38,6 @@ func FuzzDecodeAlterPartitionResponse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeAlterPartitionResponse) })
 }
 
-func FuzzDecodeCreateTopicsRequest(f *testing.F) {
-	addSeeds(f, CreateTopicsRequest{}, CreateTopicsRequest{Name: "t", Partitions: 3, ReplicationFactor: 2},
-		CreateTopicsRequest{Name: "t", Assignment: [][]int32{{1, 2}, nil}})
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeCreateTopicsRequest) })
-}
-
-func FuzzDecodeCreateTopicsResponse(f *testing.F) {
-	addSeeds(f, CreateTopicsResponse{}, CreateTopicsResponse{ErrorCode: CodeInvalidRequest, ErrorMessage: "why"})
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeCreateTopicsResponse) })
-}
-
 func FuzzDecodeElectLeadersRequest(f *testing.F) {
 	addSeeds(f, ElectLeadersRequest{}, ElectLeadersRequest{Topic: "t", Partition: 2, Unclean: true}, ElectLeadersRequest{Topic: "t", Preferred: true})
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecoder(t, data, DecodeElectLeadersRequest) })

@@ -122,26 +122,6 @@ func genAlterPartitionResponse(r *rand.Rand) AlterPartitionResponse {
 	}
 }
 
-func genCreateTopicsRequest(r *rand.Rand) CreateTopicsRequest {
-	m := CreateTopicsRequest{
-		CorrelationID:         int32(r.Uint32()),
-		Name:                  genString(r),
-		Partitions:            int32(r.Uint32()),
-		ReplicationFactor:     int16(r.Uint32()),
-		MinISR:                int32(r.Uint32()),
-		UncleanLeaderElection: r.IntN(2) == 0,
-		ValidateOnly:          r.IntN(2) == 0,
-	}
-	for range r.IntN(3) {
-		m.Assignment = append(m.Assignment, genInt32s(r))
-	}
-	return m
-}
-
-func genCreateTopicsResponse(r *rand.Rand) CreateTopicsResponse {
-	return CreateTopicsResponse{CorrelationID: int32(r.Uint32()), ErrorCode: genCode(r), ErrorMessage: genString(r)}
-}
-
 func genElectLeadersRequest(r *rand.Rand) ElectLeadersRequest {
 	m := ElectLeadersRequest{CorrelationID: int32(r.Uint32()), Topic: genString(r), Partition: int32(r.Uint32())}
 	switch r.IntN(3) {
@@ -342,16 +322,6 @@ func TestControllerMessagesRoundTripTable(t *testing.T) {
 	} {
 		checkRoundTrip(t, m, DecodeAlterPartitionResponse)
 	}
-	for _, m := range []CreateTopicsRequest{
-		{},
-		{Name: "orders", Partitions: 3, ReplicationFactor: 3, MinISR: 2},
-		{Name: "pinned", UncleanLeaderElection: true, Assignment: [][]int32{{1, 2}, nil, {3}}},
-	} {
-		checkRoundTrip(t, m, DecodeCreateTopicsRequest)
-	}
-	for _, m := range []CreateTopicsResponse{{}, {ErrorCode: CodeInvalidRequest, ErrorMessage: "no"}} {
-		checkRoundTrip(t, m, DecodeCreateTopicsResponse)
-	}
 	for _, m := range []ElectLeadersRequest{{}, {Topic: "orders", Partition: 1, Unclean: true}, {Topic: "orders", Partition: 2, Preferred: true}} {
 		checkRoundTrip(t, m, DecodeElectLeadersRequest)
 	}
@@ -468,8 +438,6 @@ func TestControllerEncodersRefuseWhatDecodersRefuse(t *testing.T) {
 		{"AlterPartitionRequest.Topic", AlterPartitionRequest{Topic: long}, ErrFrameTooLarge},
 		{"AlterPartitionResponse.LeaderEpoch", AlterPartitionResponse{LeaderEpoch: -2}, ErrInvalidEpoch},
 		{"AlterPartitionResponse.LeaderRecoveryState", AlterPartitionResponse{LeaderRecoveryState: -1}, ErrInvalidValue},
-		{"CreateTopicsRequest.Name", CreateTopicsRequest{Name: long}, ErrFrameTooLarge},
-		{"CreateTopicsResponse.ErrorMessage", CreateTopicsResponse{ErrorMessage: long}, ErrFrameTooLarge},
 		{"ElectLeadersRequest.Topic", ElectLeadersRequest{Topic: long}, ErrFrameTooLarge},
 		{"ElectLeadersRequest.Preferred", ElectLeadersRequest{Unclean: true, Preferred: true}, ErrInvalidValue},
 		{"ElectLeadersResponse.LeaderEpoch", ElectLeadersResponse{LeaderEpoch: -2}, ErrInvalidEpoch},
@@ -499,7 +467,6 @@ func TestControllerMalformedPayloads(t *testing.T) {
 	hb := valid(BrokerHeartbeatRequest{})
 	ap := valid(AlterPartitionRequest{Topic: "t", NewISR: []BrokerState{{1, 1}}})
 	md := valid(MetadataRequest{Topics: []string{"t"}})
-	ct := valid(CreateTopicsRequest{Assignment: [][]int32{{1}}})
 	ipq := valid(InitProducerIDRequest{ProducerID: NoProducerID, ProducerEpoch: NoProducerEpoch})
 	ips := valid(InitProducerIDResponse{ProducerID: 5})
 	for _, tc := range []struct {
@@ -521,8 +488,6 @@ func TestControllerMalformedPayloads(t *testing.T) {
 		{"LeaderRecoveryState 7", patchByte(ap, len(ap)-1, 7), decodeErr(DecodeAlterPartitionRequest), ErrInvalidValue, "LeaderRecoveryState"},
 		{"Topics count -2", patch(md, 8, int32(-2)), decodeErr(DecodeMetadataRequest), ErrNegativeLength, "Topics"},
 		{"Topics count huge", patch(md, 8, int32(1<<30)), decodeErr(DecodeMetadataRequest), ErrTruncated, "Topics"},
-		{"Assignment count huge", patch(ct, 21, int32(1<<30)), decodeErr(DecodeCreateTopicsRequest), ErrTruncated, "Assignment"},
-		{"Assignment replicas huge", patch(ct, 25, int32(1<<30)), decodeErr(DecodeCreateTopicsRequest), ErrTruncated, "Assignment.Replicas"},
 		{"ProducerID -2", patch(ipq, 12, int64(-2)), decodeErr(DecodeInitProducerIDRequest), ErrInvalidValue, "ProducerID"},
 		{"ProducerEpoch -2", patch(ipq, 20, int16(-2)), decodeErr(DecodeInitProducerIDRequest), ErrInvalidValue, "ProducerEpoch"},
 		{"response ProducerID -5", patch(ips, 10, int64(-5)), decodeErr(DecodeInitProducerIDResponse), ErrInvalidValue, "ProducerID"},
@@ -556,9 +521,8 @@ func decodeErr[M any](decode func([]byte) (M, error)) func([]byte) error {
 // them; only the error's text is.
 func TestControllerHugeCountsDoNotAllocate(t *testing.T) {
 	for name, b := range map[string][]byte{
-		"MetadataResponse.Brokers":       patch(mustEncode(t, MetadataResponse{}), 10, int32(math.MaxInt32)),
-		"AlterPartitionRequest.NewISR":   patch(mustEncode(t, AlterPartitionRequest{}), 34, int32(math.MaxInt32)),
-		"CreateTopicsRequest.Assignment": patch(mustEncode(t, CreateTopicsRequest{}), 21, int32(math.MaxInt32)),
+		"MetadataResponse.Brokers":     patch(mustEncode(t, MetadataResponse{}), 10, int32(math.MaxInt32)),
+		"AlterPartitionRequest.NewISR": patch(mustEncode(t, AlterPartitionRequest{}), 34, int32(math.MaxInt32)),
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -582,9 +546,6 @@ func decodeAny(b []byte) error {
 		return err
 	case APIAlterPartition:
 		_, err := DecodeAlterPartitionRequest(b)
-		return err
-	case APICreateTopics:
-		_, err := DecodeCreateTopicsRequest(b)
 		return err
 	}
 	return nil
@@ -683,10 +644,6 @@ func TestControllerGoldenEncodings(t *testing.T) {
 		{"alter_partition_request", AlterPartitionRequest{CorrelationID: 4, BrokerID: 1, BrokerEpoch: 5, Topic: "orders", Partition: 0,
 			LeaderEpoch: 2, PartitionEpoch: 7, NewISR: []BrokerState{{1, 5}, {2, 12}}, LeaderRecoveryState: LeaderRecovered}},
 		{"alter_partition_response", AlterPartitionResponse{CorrelationID: 4, Leader: 1, LeaderEpoch: 2, ISR: []int32{1, 2}, PartitionEpoch: 8}},
-		{"create_topics_request", CreateTopicsRequest{CorrelationID: 5, Name: "orders", Partitions: 2, ReplicationFactor: 3, MinISR: 2}},
-		{"create_topics_request_assigned", CreateTopicsRequest{CorrelationID: 6, Name: "pinned", UncleanLeaderElection: true, Assignment: [][]int32{{1, 2}, {2, 3}}}},
-		{"create_topics_request_validate_only", CreateTopicsRequest{CorrelationID: 12, Name: "orders", Partitions: 1, ReplicationFactor: 1, ValidateOnly: true}},
-		{"create_topics_response", CreateTopicsResponse{CorrelationID: 6, ErrorCode: CodeInvalidRequest, ErrorMessage: "bad"}},
 		{"delete_topics_request", DeleteTopicsRequest{CorrelationID: 13, Names: []string{"orders", "gone"}}},
 		{"delete_topics_response", DeleteTopicsResponse{CorrelationID: 13, Topics: []DeletedTopic{{Name: "orders"}, {Name: "gone", ErrorCode: CodeUnknownTopicOrPartition}}}},
 		{"elect_leaders_request", ElectLeadersRequest{CorrelationID: 7, Topic: "orders", Partition: 1, Unclean: true}},

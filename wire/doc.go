@@ -116,15 +116,24 @@
 //	      | LeaderEpoch i32 | PartitionEpoch i32 | Replicas [n]{i32}
 //	      | ISR [n]{i32} | ELR [n]{i32}}}
 //	CreateTopicsRequest (19):
-//	  Name string | Partitions i32 | ReplicationFactor i16 | MinISR i32
-//	  | UncleanLeaderElection bool | Assignment [n]{[n]{i32}}
+//	  Topics [n]{Name string | Partitions i32 | ReplicationFactor i16
+//	    | Assignment [n]{[n]{i32}} | Configs [n]{Name string | Value string}}
 //	  | ValidateOnly bool
 //	CreateTopicsResponse (19):
 //	  ErrorCode i16 | ErrorMessage string
+//	  | Topics [n]{Name string | ErrorCode i16 | ErrorMessage string
+//	    | Partitions i32 | ReplicationFactor i16}
 //	DeleteTopicsRequest (20):
 //	  Names [n]{string}
 //	DeleteTopicsResponse (20):
 //	  Topics [n]{Name string | ErrorCode i16}
+//	IncrementalAlterConfigsRequest (44):
+//	  Resources [n]{ResourceType i8 | ResourceName string
+//	    | Configs [n]{Name string | Op i8 | Value string}} | ValidateOnly bool
+//	IncrementalAlterConfigsResponse (44):
+//	  ErrorCode i16 | ErrorMessage string
+//	  | Resources [n]{ErrorCode i16 | ErrorMessage string | ResourceType i8
+//	    | ResourceName string}
 //	InitProducerIDRequest (22):
 //	  TransactionTimeoutMs i32 | ProducerID i64 | ProducerEpoch i16
 //	InitProducerIDResponse (22):

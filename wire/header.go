@@ -27,8 +27,9 @@ const (
 
 // String returns the API's name ("Produce", "Fetch", "ListOffsets",
 // "OffsetsForLeaderEpoch", "Metadata", "CreateTopics", "CreatePartitions", "ElectLeaders",
-// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat", the
-// reassignment APIs and the group APIs' Kafka names), or
+// "AlterPartition", "BrokerRegistration", "BrokerHeartbeat",
+// "InitProducerID", "IncrementalAlterConfigs", the reassignment APIs and
+// the group APIs' Kafka names), or
 // "APIKey(n)" for a key this package does not know.
 func (k APIKey) String() string {
 	switch k {
@@ -62,6 +63,8 @@ func (k APIKey) String() string {
 		return "BrokerHeartbeat"
 	case APIInitProducerID:
 		return "InitProducerID"
+	case APIIncrementalAlterConfigs:
+		return "IncrementalAlterConfigs"
 	case APIOffsetCommit:
 		return "OffsetCommit"
 	case APIOffsetFetch:
@@ -93,7 +96,7 @@ func (k APIKey) known() bool {
 	case APIProduce, APIFetch, APIListOffsets, APIOffsetsForLeaderEpoch,
 		APIMetadata, APICreateTopics, APIDeleteTopics, APICreatePartitions, APIElectLeaders, APIAlterPartition,
 		APIAlterPartitionReassignments, APIListPartitionReassignments,
-		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID,
+		APIBrokerRegistration, APIBrokerHeartbeat, APIInitProducerID, APIIncrementalAlterConfigs,
 		APIOffsetCommit, APIOffsetFetch, APIFindCoordinator, APIJoinGroup, APIHeartbeat, APILeaveGroup, APISyncGroup,
 		APIDescribeGroups, APIListGroups, APIDeleteGroups, APIOffsetDelete:
 		return true

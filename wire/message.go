@@ -48,6 +48,8 @@ func DecodeRequest(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeCreateTopicsRequest)
 	case APIDeleteTopics:
 		return decodeAs(payload, DecodeDeleteTopicsRequest)
+	case APIIncrementalAlterConfigs:
+		return decodeAs(payload, DecodeIncrementalAlterConfigsRequest)
 	case APICreatePartitions:
 		return decodeAs(payload, DecodeCreatePartitionsRequest)
 	case APIAlterPartitionReassignments:
@@ -112,6 +114,8 @@ func DecodeResponse(payload []byte) (Message, error) {
 		return decodeAs(payload, DecodeCreateTopicsResponse)
 	case APIDeleteTopics:
 		return decodeAs(payload, DecodeDeleteTopicsResponse)
+	case APIIncrementalAlterConfigs:
+		return decodeAs(payload, DecodeIncrementalAlterConfigsResponse)
 	case APICreatePartitions:
 		return decodeAs(payload, DecodeCreatePartitionsResponse)
 	case APIAlterPartitionReassignments:
@@ -189,6 +193,8 @@ var (
 	_ Message = CreateTopicsResponse{}
 	_ Message = DeleteTopicsRequest{}
 	_ Message = DeleteTopicsResponse{}
+	_ Message = IncrementalAlterConfigsRequest{}
+	_ Message = IncrementalAlterConfigsResponse{}
 	_ Message = CreatePartitionsRequest{}
 	_ Message = CreatePartitionsResponse{}
 	_ Message = AlterPartitionReassignmentsRequest{}
@@ -266,18 +272,6 @@ func (MetadataResponse) APIKey() APIKey { return APIMetadata }
 
 // Correlation returns m.CorrelationID.
 func (m MetadataResponse) Correlation() int32 { return m.CorrelationID }
-
-// APIKey returns APICreateTopics.
-func (CreateTopicsRequest) APIKey() APIKey { return APICreateTopics }
-
-// Correlation returns m.CorrelationID.
-func (m CreateTopicsRequest) Correlation() int32 { return m.CorrelationID }
-
-// APIKey returns APICreateTopics.
-func (CreateTopicsResponse) APIKey() APIKey { return APICreateTopics }
-
-// Correlation returns m.CorrelationID.
-func (m CreateTopicsResponse) Correlation() int32 { return m.CorrelationID }
 
 // APIKey returns APIElectLeaders.
 func (ElectLeadersRequest) APIKey() APIKey { return APIElectLeaders }
@@ -373,6 +367,10 @@ func SetCorrelation(m Message, corr int32) (ok bool) {
 	case *DeleteTopicsRequest:
 		m.CorrelationID = corr
 	case *DeleteTopicsResponse:
+		m.CorrelationID = corr
+	case *IncrementalAlterConfigsRequest:
+		m.CorrelationID = corr
+	case *IncrementalAlterConfigsResponse:
 		m.CorrelationID = corr
 	case *CreatePartitionsRequest:
 		m.CorrelationID = corr

@@ -20,8 +20,8 @@ import (
 func TestADuplicateBrokerIDIsRefusedAndADataDirectoryKnowsWhoseItIs(t *testing.T) {
 	c := startCluster(t)
 	const dupTopic = "dup"
-	resp, err := call(c.ctl.addr, &wire.CreateTopicsRequest{CorrelationID: 1, Name: dupTopic, Partitions: 3, ReplicationFactor: 3, MinISR: 2})
-	if err != nil || resp.(*wire.CreateTopicsResponse).ErrorCode != wire.CodeNone {
+	resp, err := call(c.ctl.addr, &wire.CreateTopicsRequest{CorrelationID: 1, Topics: []wire.CreatableTopic{{Name: dupTopic, Partitions: 3, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
+	if err != nil || resp.(*wire.CreateTopicsResponse).Err() != nil {
 		t.Fatalf("CreateTopics: %+v, %v", resp, err)
 	}
 	// healthy: every partition led, its ISR all three brokers (so at least

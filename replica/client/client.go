@@ -420,9 +420,7 @@ func (c *Client) CreateTopic(ctx context.Context, t TopicConfig) error {
 	if err != nil {
 		return err
 	}
-	payload, err := c.roundTrip(ctx, cn, &wire.CreateTopicsRequest{
-		Name: t.Name, Partitions: t.Partitions, ReplicationFactor: t.ReplicationFactor, MinISR: t.MinISR,
-	}, 0)
+	payload, err := c.roundTrip(ctx, cn, &wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: t.Name, Partitions: t.Partitions, ReplicationFactor: t.ReplicationFactor, Configs: wire.MinInsyncReplicas(t.MinISR)}}}, 0)
 	if err != nil {
 		return err
 	}
@@ -430,10 +428,10 @@ func (c *Client) CreateTopic(ctx context.Context, t TopicConfig) error {
 	if err != nil {
 		return err
 	}
-	if resp.ErrorCode != wire.CodeNone {
+	if err := resp.Err(); err != nil {
 		// The controller's message says what was wrong; the code's own
 		// description only names the kind.
-		return fmt.Errorf("client: create topic %s: refused by the controller: %s: %w", t.Name, resp.ErrorMessage, resp.ErrorCode.Err())
+		return fmt.Errorf("client: refused by the controller: %w", err)
 	}
 	c.meta.refresh(t.Name)
 	return nil

@@ -14,7 +14,7 @@ func alterStory(t *testing.T) *harness {
 	for _, id := range []int32{1, 2, 3} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3}}})
 	h.advance(600)
 	h.heartbeatAll(2, 3)
 	h.advance(401) // broker 1's session expires
@@ -126,7 +126,7 @@ func TestAnIneligibleISRMemberIsRefused(t *testing.T) {
 	})
 	t.Run("shutting down", func(t *testing.T) {
 		h := alterStory(t)
-		h.createTopic(wire.CreateTopicsRequest{Name: "led-by-3", Assignment: [][]int32{{3, 1}}})
+		h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "led-by-3", Assignment: [][]int32{{3, 1}}}}})
 		h.heartbeatWith(3, h.c.MetadataEndOffset(), true)
 		h.wantBrokers("1 active, 2 active, 3 shutting-down")
 		h.alter(h.alterReq("orders", 0, 2, 1, 3), wire.CodeIneligibleReplica)
@@ -183,7 +183,7 @@ func TestShrinkingUnderMinISRFillsTheELRAndGrowingBackClearsIt(t *testing.T) {
 	for _, id := range []int32{1, 2, 3} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3, MinISR: 2})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 	h.alter(h.alterReq("orders", 0, 1, 2), wire.CodeNone)
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/1 replicas [1 2 3] isr [1 2] elr [] lke [] RECOVERED")
 	h.alter(h.alterReq("orders", 0, 1), wire.CodeNone)

@@ -14,7 +14,7 @@ import (
 // (BrokerHeartbeatManager: controlledShutdownOffset <= lowestActiveOffset);
 // then it is fenced.
 func TestControlledShutdownMovesLeadershipBeforeGrantingShutdown(t *testing.T) {
-	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Name: "orders", Partitions: 2, ReplicationFactor: 3})
+	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 2, ReplicationFactor: 3}}})
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/0 replicas [1 2 3] isr [1 2 3] elr [] lke [] RECOVERED")
 	h.want("orders", 1, "orders-1 leader 2 epoch 0/0 replicas [2 3 1] isr [2 3 1] elr [] lke [] RECOVERED")
 	applied := h.c.MetadataEndOffset()
@@ -49,7 +49,7 @@ func TestControlledShutdownMovesLeadershipBeforeGrantingShutdown(t *testing.T) {
 // A broker that leads nothing is fenced and told to shut down at once; a
 // fenced broker asking to shut down may always.
 func TestAShutdownOfABrokerThatLeadsNothingIsImmediate(t *testing.T) {
-	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}}}})
 	r := h.heartbeatWith(3, h.c.MetadataEndOffset(), true)
 	if !r.ShouldShutDown || !r.IsFenced {
 		t.Fatalf("%+v, want shut down and fenced at once", r)
@@ -72,7 +72,7 @@ func TestAShutdownOfABrokerThatLeadsNothingIsImmediate(t *testing.T) {
 // may become empty and the broker, shut down cleanly, goes to the ELR; a
 // clean restart then finds it there and elects it.
 func TestTheSoleISRMemberShuttingDownLeavesThePartitionLeaderless(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2}}, MinISR: 2})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2}}, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 	h.silence(1000, 1, 3) // broker 2 dies
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/1 replicas [1 2] isr [1] elr [2] lke [] RECOVERED")
 
@@ -92,7 +92,7 @@ func TestTheSoleISRMemberShuttingDownLeavesThePartitionLeaderless(t *testing.T) 
 // Without ELR the ISR never empties: the sole member stays in it,
 // leaderless.
 func TestWithoutELRTheSoleISRMemberShuttingDownStaysInTheISR(t *testing.T) {
-	h := threeBrokers(t, Config{DisableELR: true}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2}}})
+	h := threeBrokers(t, Config{DisableELR: true}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2}}}}})
 	h.alter(h.alterReq("orders", 0, 1), wire.CodeNone)
 	h.heartbeatWith(1, h.c.MetadataEndOffset(), true)
 	h.want("orders", 0, "orders-0 leader -1 epoch 1/2 replicas [1 2] isr [1] elr [] lke [] RECOVERED")
@@ -105,10 +105,10 @@ func TestWithoutELRTheSoleISRMemberShuttingDownStaysInTheISR(t *testing.T) {
 // A broker in controlled shutdown is not active: it gets no new partitions
 // and cannot be elected.
 func TestABrokerShuttingDownGetsNoNewPartitions(t *testing.T) {
-	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{3, 1}}})
+	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{3, 1}}}}})
 	h.heartbeatWith(3, h.c.MetadataEndOffset(), true)
 	h.wantBrokers("1 active, 2 active, 3 shutting-down")
-	h.createTopic(wire.CreateTopicsRequest{Name: "later", Partitions: 2, ReplicationFactor: 2})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "later", Partitions: 2, ReplicationFactor: 2}}})
 	for _, p := range []int32{0, 1} {
 		for _, r := range h.part("later", p).Replicas {
 			if r == 3 {
@@ -116,7 +116,7 @@ func TestABrokerShuttingDownGetsNoNewPartitions(t *testing.T) {
 			}
 		}
 	}
-	if r := h.c.CreateTopics(wire.CreateTopicsRequest{Name: "big", Partitions: 1, ReplicationFactor: 3}, h.now); r.ErrorCode != wire.CodeInvalidReplicationFactor {
+	if r := h.c.CreateTopics(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "big", Partitions: 1, ReplicationFactor: 3}}}, h.now); wire.CodeOf(r.Err()) != wire.CodeInvalidReplicationFactor {
 		t.Fatalf("replication factor 3 with 2 active brokers: %v", r.ErrorCode)
 	}
 }

@@ -30,8 +30,9 @@ type Config struct {
 	// DisableELR turns KIP-966's eligible leader replicas off: the ISR
 	// then never becomes empty and no ELR is kept.
 	DisableELR bool
-	// DefaultMinISR is the min.insync.replicas of a topic created with
-	// MinISR 0. 0 means 1, Kafka's default.
+	// DefaultMinISR is the min.insync.replicas of a topic created
+	// without its own (its TopicRecord's MinISR). 0 means 1, Kafka's
+	// default.
 	DefaultMinISR int32
 	// DisableUncleanShutdownRule turns off KIP-966's rule that a broker
 	// registering after an unclean shutdown leaves every ISR and ELR. Only

@@ -36,7 +36,7 @@ func TestTheControllerRemovesALostSessionByIsrWithoutLostSession(t *testing.T) {
 	for _, id := range []int32{1, 2, 3} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Partitions: 3, ReplicationFactor: 3})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 3, ReplicationFactor: 3}}})
 	var before [3][]int32
 	for p := range int32(3) {
 		before[p] = h.part("orders", p).ISR

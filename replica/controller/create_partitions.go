@@ -54,7 +54,7 @@ func (c *Controller) CreatePartitions(req wire.CreatePartitionsRequest, nowMs in
 		if len(req.Assignment) != added {
 			return refuse(wire.CodeInvalidRequest, "adding %d partition(s) with %d assignment(s)", added, len(req.Assignment))
 		}
-		a, code, msg := c.checkAssignment(wire.CreateTopicsRequest{ReplicationFactor: int16(rf), Assignment: req.Assignment})
+		a, code, msg := c.checkAssignment(wire.CreatableTopic{ReplicationFactor: int16(rf), Assignment: req.Assignment})
 		if code != wire.CodeNone {
 			return refuse(code, "%s", msg)
 		}

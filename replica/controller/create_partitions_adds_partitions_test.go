@@ -11,7 +11,7 @@ import (
 // new topic's partition does; a count that is not an increase is
 // INVALID_PARTITIONS, and validate-only writes nothing.
 func TestCreatePartitionsAddsPartitionsAsANewTopicHasThem(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Partitions: 2, ReplicationFactor: 2})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 2, ReplicationFactor: 2}}})
 	add := func(req wire.CreatePartitionsRequest, want wire.ErrorCode) {
 		t.Helper()
 		req.CorrelationID = 5

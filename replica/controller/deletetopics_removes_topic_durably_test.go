@@ -14,8 +14,8 @@ func TestDeleteTopicsRemovesTheTopicAndTheRemovalReplays(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.startBroker(1)
 	h.startBroker(2)
-	h.createTopic(wire.CreateTopicsRequest{Name: "a", Partitions: 2, ReplicationFactor: 2})
-	h.createTopic(wire.CreateTopicsRequest{Name: "b", Partitions: 1, ReplicationFactor: 1})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "a", Partitions: 2, ReplicationFactor: 2}}})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "b", Partitions: 1, ReplicationFactor: 1}}})
 	// Move a-0's epochs on, so the recreated topic's zeros mean something.
 	h.alter(h.alterReq("a", 0, 1), wire.CodeNone)
 	before := h.store.EndOffset()
@@ -40,7 +40,7 @@ func TestDeleteTopicsRemovesTheTopicAndTheRemovalReplays(t *testing.T) {
 	if names := h.c.Image().TopicNames(); !cmp.Equal(names, []string{"b"}) {
 		t.Fatalf("topics %v, want [b]", names)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "a", Partitions: 1, ReplicationFactor: 2})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "a", Partitions: 1, ReplicationFactor: 2}}})
 	if tp, _ := h.c.Image().Topic("a"); tp.CreatedOffset <= before {
 		t.Fatalf("recreated topic a: created at %d, want after the first one's deletion at %d", tp.CreatedOffset, before)
 	}
@@ -53,17 +53,17 @@ func TestDeleteTopicsRemovesTheTopicAndTheRemovalReplays(t *testing.T) {
 func TestCreateTopicsValidateOnlyWritesNothing(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.startBroker(1)
-	h.createTopic(wire.CreateTopicsRequest{Name: "a", Partitions: 1, ReplicationFactor: 1})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "a", Partitions: 1, ReplicationFactor: 1}}})
 	end := h.store.EndOffset()
 	for _, tc := range []struct {
 		req  wire.CreateTopicsRequest
 		want wire.ErrorCode
 	}{
-		{wire.CreateTopicsRequest{Name: "b", Partitions: 3, ReplicationFactor: 1, ValidateOnly: true}, wire.CodeNone},
-		{wire.CreateTopicsRequest{Name: "a", Partitions: 1, ReplicationFactor: 1, ValidateOnly: true}, wire.CodeTopicAlreadyExists},
-		{wire.CreateTopicsRequest{Name: "c", Partitions: 1, ReplicationFactor: 2, ValidateOnly: true}, wire.CodeInvalidReplicationFactor},
+		{wire.CreateTopicsRequest{ValidateOnly: true, Topics: []wire.CreatableTopic{{Name: "b", Partitions: 3, ReplicationFactor: 1}}}, wire.CodeNone},
+		{wire.CreateTopicsRequest{ValidateOnly: true, Topics: []wire.CreatableTopic{{Name: "a", Partitions: 1, ReplicationFactor: 1}}}, wire.CodeTopicAlreadyExists},
+		{wire.CreateTopicsRequest{ValidateOnly: true, Topics: []wire.CreatableTopic{{Name: "c", Partitions: 1, ReplicationFactor: 2}}}, wire.CodeInvalidReplicationFactor},
 	} {
-		if got := h.c.CreateTopics(tc.req, h.now); got.ErrorCode != tc.want {
+		if got := h.c.CreateTopics(tc.req, h.now); wire.CodeOf(got.Err()) != tc.want {
 			t.Errorf("%+v: %v %s, want %v", tc.req, got.ErrorCode, got.ErrorMessage, tc.want)
 		}
 	}
@@ -79,7 +79,7 @@ func TestCreateTopicsValidateOnlyWritesNothing(t *testing.T) {
 func TestDeleteTopicsOnAFailedControllerAnswersNotController(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.startBroker(1)
-	h.createTopic(wire.CreateTopicsRequest{Name: "a", Partitions: 1, ReplicationFactor: 1})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "a", Partitions: 1, ReplicationFactor: 1}}})
 	h.store.failAppends = 1
 	if r := h.c.DeleteTopics(wire.DeleteTopicsRequest{Names: []string{"a"}}, h.now); r.Topics[0].ErrorCode == wire.CodeNone {
 		t.Fatalf("a deletion the store refused answered %v", r.Topics[0].ErrorCode)

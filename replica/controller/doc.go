@@ -208,6 +208,8 @@
 //	3  PartitionRecord                 Topic str | Partition i32 | Replicas ids | ISR ids |
 //	                                   ELR ids | LastKnownELR ids | Leader i32 |
 //	                                   LeaderEpoch i32 | PartitionEpoch i32 | LeaderRecoveryState i8
+//	4  ConfigRecord                    ResourceType i8 | ResourceName str | Name str |
+//	                                   Delete bool | [Value str, only without Delete]
 //	5  PartitionChangeRecord           as PartitionRecord without Replicas, then, only
 //	                                   while a reassignment is in flight or completes:
 //	                                   Replicas ids (empty: unchanged) | AddingReplicas ids |
@@ -221,9 +223,14 @@
 // allocating, refuses trailing bytes and values outside a field's range, and
 // never panics; the encoding is canonical (decode then encode gives the same
 // bytes). [Image.Apply] then checks the record against the image's
-// invariants ([Image.Check]). Three simplifications against KRaft, said
-// once here: a topic's two settings live in its TopicRecord (KRaft has
-// ConfigRecords), one BrokerRegistrationChangeRecord serves for fencing,
+// invariants ([Image.Check]). A topic's own configs are its ConfigRecords
+// (validated by package replica/topicconfig when applied: a value the
+// brokers could not apply is refused); its TopicRecord carries the
+// controller's defaults at creation (MinISR: Config.DefaultMinISR), which
+// a deleted config falls back to, so a changed DefaultMinISR applies to
+// topics created after it (Kafka's applies to every topic without its own
+// value). Two simplifications against KRaft, said once here: one
+// BrokerRegistrationChangeRecord serves for fencing,
 // unfencing and controlled shutdown (KRaft also has Fence/UnfenceBrokerRecord),
 // and a PartitionChangeRecord carries the whole new state with its epochs
 // written out (KRaft's carries the changed fields and derives the epochs on

@@ -12,7 +12,7 @@ import (
 // is refused with DUPLICATE_BROKER_REGISTRATION, and the live broker keeps
 // its registration, its session and its ISR places.
 func TestADuplicateBrokerIDIsRefusedAndTheLiveBrokerKeepsEverything(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}, MinISR: 2})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/0 replicas [1 2 3] isr [1 2 3] elr [] lke [] RECOVERED")
 	end, live := h.c.MetadataEndOffset(), h.brokers[3].epoch
 
@@ -63,7 +63,7 @@ func TestAFencedBrokerThatHeartbeatsKeepsItsID(t *testing.T) {
 // its id back. If Tick has not fenced the old one yet, the registration
 // fences it first, in the same batch.
 func TestANewIncarnationIsAcceptedOnceTheOldSessionExpired(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}}}})
 	h.heartbeatAll(1, 2, 3)
 	h.now += 1000 // exactly the timeout: still valid (Kafka's hasValidSession)
 	if r := h.tryRegister(1, false, false); r.ErrorCode != wire.CodeDuplicateBrokerRegistration {
@@ -87,7 +87,7 @@ func TestANewIncarnationIsAcceptedOnceTheOldSessionExpired(t *testing.T) {
 // expiry, or told to shut down, may come back as a new process without
 // waiting.
 func TestASessionTheControllerEndedIsNotLive(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}}}})
 	h.shutDown(1, 2, 3)
 	h.register(1, true, false) // a clean restart, right after
 	h.heartbeat(1)

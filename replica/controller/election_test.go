@@ -34,7 +34,7 @@ func (h *harness) silence(timeoutMs int64, live ...int32) {
 // (registered, unfenced, not shutting down). The leader epoch goes up by one
 // at every leader change.
 func TestACleanElectionTakesTheFirstLiveISRMemberInAssignmentOrder(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{3, 1, 2}}})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{3, 1, 2}}}}})
 	h.want("orders", 0, "orders-0 leader 3 epoch 0/0 replicas [3 1 2] isr [3 1 2] elr [] lke [] RECOVERED")
 
 	h.silence(1000, 1, 2) // broker 3 dies
@@ -56,7 +56,7 @@ func TestACleanElectionTakesTheFirstLiveISRMemberInAssignmentOrder(t *testing.T)
 // in assignment order that is acceptable is elected; it becomes the ISR
 // alone and leaves the ELR.
 func TestAnELRMemberIsElectedOnlyWhenTheISRIsEmpty(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3, MinISR: 3})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "3"}}}}})
 	h.silence(1000, 1, 2) // broker 3 dies: ISR [1 2] is under min ISR 3
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/1 replicas [1 2 3] isr [1 2] elr [3] lke [] RECOVERED")
 	h.silence(1000, 1) // broker 2 dies
@@ -73,7 +73,7 @@ func TestAnELRMemberIsElectedOnlyWhenTheISRIsEmpty(t *testing.T) {
 // Without ELR (Kafka before 4.0) the ISR never becomes empty: the last
 // member stays in it, leaderless, and is elected again when it comes back.
 func TestWithoutELRTheLastISRMemberStaysAndLeadsAgain(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000, DisableELR: true}, wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3, MinISR: 3})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000, DisableELR: true}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "3"}}}}})
 	h.silence(1000, 1, 2)
 	h.silence(1000, 1)
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/2 replicas [1 2 3] isr [1] elr [] lke [] RECOVERED")
@@ -92,7 +92,7 @@ func TestWithoutELRTheLastISRMemberStaysAndLeadsAgain(t *testing.T) {
 // makes it the ISR alone, RECOVERING, clears ELR and last known ELR, and
 // says data may be lost.
 func TestUncleanElectionOnlyWhenAskedAndItSaysDataMayBeLost(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3, MinISR: 2})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 	h.alter(h.alterReq("orders", 0, 1, 2), wire.CodeNone)
 	h.alter(h.alterReq("orders", 0, 1), wire.CodeNone)
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/2 replicas [1 2 3] isr [1] elr [2] lke [] RECOVERED")
@@ -127,7 +127,7 @@ func TestUncleanElectionOnlyWhenAskedAndItSaysDataMayBeLost(t *testing.T) {
 // A topic with UncleanLeaderElection enabled lets the controller's own
 // elections (here, on fencing) reach outside the ISR and ELR.
 func TestATopicWithUncleanElectionEnabledElectsUncleanlyOnItsOwn(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3, UncleanLeaderElection: true})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "unclean.leader.election.enable", Value: "true"}}}}})
 	h.alter(h.alterReq("orders", 0, 1), wire.CodeNone)
 	h.silence(1000, 2, 3)
 	h.want("orders", 0, "orders-0 leader 2 epoch 1/2 replicas [1 2 3] isr [2] elr [] lke [] RECOVERING")
@@ -137,7 +137,7 @@ func TestATopicWithUncleanElectionEnabledElectsUncleanlyOnItsOwn(t *testing.T) {
 // (Kafka: ELECTION_NOT_NEEDED); a clean request on a led partition keeps
 // the leader. Neither writes.
 func TestElectLeadersOnALedPartitionChangesNothing(t *testing.T) {
-	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3})
+	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3}}})
 	end := h.c.MetadataEndOffset()
 	for _, unclean := range []bool{false, true} {
 		r := h.c.ElectLeaders(wire.ElectLeadersRequest{Topic: "orders", Partition: 0, Unclean: unclean}, h.now)
@@ -160,7 +160,7 @@ func TestKafkaOracleELRAfterFencing(t *testing.T) {
 	for _, id := range []int32{0, 1, 2, 3} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "foo", Assignment: [][]int32{{0, 1, 2, 3}}, MinISR: 3})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "foo", Assignment: [][]int32{{0, 1, 2, 3}}, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "3"}}}}})
 	h.silence(1000, 0, 1) // fence 2 and 3
 	if p := h.part("foo", 0); len(p.ELR) != 1 || p.ELR[0] != 3 || len(p.LastKnownELR) != 0 {
 		t.Fatalf("after fencing 2 and 3: %s, want elr [3]", p)
@@ -179,7 +179,7 @@ func TestKafkaOracleCleanElectionFromTheELR(t *testing.T) {
 	for _, id := range []int32{0, 1, 2, 3} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "foo", Assignment: [][]int32{{0, 1, 2, 3}}, MinISR: 3})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "foo", Assignment: [][]int32{{0, 1, 2, 3}}, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "3"}}}}})
 	h.silence(1000, 0) // fence 1, 2, 3
 	if p := h.part("foo", 0); len(p.ELR) != 2 || p.ELR[0] != 2 || p.ELR[1] != 3 {
 		t.Fatalf("after fencing 1, 2, 3: %s, want elr [2 3]", p)
@@ -197,7 +197,7 @@ func TestKafkaOracleUncleanShutdownLeavesTheELR(t *testing.T) {
 	for _, id := range []int32{0, 1, 2, 3} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "foo", Assignment: [][]int32{{0, 1, 2, 3}}, MinISR: 3})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "foo", Assignment: [][]int32{{0, 1, 2, 3}}, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "3"}}}}})
 	h.silence(1000, 0)
 	h.register(3, false, false) // broker 3 restarts after an unclean shutdown
 	h.want("foo", 0, "foo-0 leader 0 epoch 0/4 replicas [0 1 2 3] isr [0] elr [2] lke [] RECOVERED")

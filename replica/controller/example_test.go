@@ -63,7 +63,7 @@ func Example_election() {
 			c.Heartbeat(wire.BrokerHeartbeatRequest{BrokerID: id, BrokerEpoch: epochs[id], MetadataOffset: c.MetadataEndOffset()}, now)
 		}
 	}
-	c.CreateTopics(wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3, MinISR: 2}, now)
+	c.CreateTopics(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}}, now)
 	show := func(when string) {
 		p, _ := c.Image().Partition("orders", 0)
 		fmt.Printf("%-22s %s\n", when, p)

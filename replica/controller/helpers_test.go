@@ -244,8 +244,8 @@ func (h *harness) heartbeatAll(ids ...int32) {
 
 func (h *harness) createTopic(req wire.CreateTopicsRequest) {
 	h.t.Helper()
-	if r := h.c.CreateTopics(req, h.now); r.ErrorCode != wire.CodeNone {
-		h.t.Fatalf("creating %q: %v %s", req.Name, r.ErrorCode, r.ErrorMessage)
+	if r := h.c.CreateTopics(req, h.now); r.Err() != nil || len(r.Topics) != len(req.Topics) {
+		h.t.Fatalf("creating %+v: %+v", req.Topics, r)
 	}
 	h.check()
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica/topicconfig"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -41,10 +43,16 @@ func (b BrokerRegistration) active() bool { return !b.Fenced && !b.InControlledS
 type Topic struct {
 	// Name is the topic's name.
 	Name string
-	// MinISR is its min.insync.replicas.
+	// MinISR is its min.insync.replicas: its own (Configs), else the
+	// controller's default when it was created (its TopicRecord's).
 	MinISR int32
-	// UncleanLeaderElection is its unclean.leader.election.enable.
+	// UncleanLeaderElection is its unclean.leader.election.enable: its
+	// own, else its TopicRecord's.
 	UncleanLeaderElection bool
+	// Configs are the topic's own configs by Kafka's names (its
+	// ConfigRecords), nil when it has none; a config not in it takes the
+	// default (see package replica/topicconfig). The map is a copy.
+	Configs map[string]string
 	// Partitions is its number of partitions.
 	Partitions int32
 	// CreatedOffset is the metadata offset of the TopicRecord that created
@@ -139,6 +147,9 @@ func ids(v []int32) []int32 {
 type topicState struct {
 	Topic
 	parts []PartitionState
+	// created is the topic's TopicRecord: the defaults its own configs
+	// override.
+	created TopicRecord
 }
 
 // Image is the state the metadata records build: the registered brokers and
@@ -193,7 +204,31 @@ func (im *Image) Topic(name string) (Topic, bool) {
 	if !ok {
 		return Topic{}, false
 	}
-	return t.Topic, true
+	out := t.Topic
+	out.Configs = maps.Clone(t.Configs)
+	return out, true
+}
+
+// TopicConfig returns the topic's own value of config name, with no copy
+// of its configs: ok is false when the topic does not exist or has no own
+// value.
+func (im *Image) TopicConfig(topic, name string) (value string, ok bool) {
+	t, exists := im.topics[topic]
+	if !exists {
+		return "", false
+	}
+	value, ok = t.Configs[name]
+	return value, ok
+}
+
+// MinISR returns the topic's min.insync.replicas (Topic.MinISR) without
+// copying its configs.
+func (im *Image) MinISR(topic string) (int32, bool) {
+	t, ok := im.topics[topic]
+	if !ok {
+		return 0, false
+	}
+	return t.MinISR, true
 }
 
 // TopicNames returns every topic's name, sorted.
@@ -248,7 +283,7 @@ func (im *Image) eachPartition(f func(t *topicState, p *PartitionState) error) e
 func (im *Image) Clone() *Image {
 	c := &Image{end: im.end, brokers: maps.Clone(im.brokers), topics: make(map[string]*topicState, len(im.topics)), nextProducerID: im.nextProducerID}
 	for name, t := range im.topics {
-		c.topics[name] = &topicState{Topic: t.Topic, parts: slices.Clone(t.parts)}
+		c.topics[name] = &topicState{Topic: t.Topic, parts: slices.Clone(t.parts), created: t.created}
 	}
 	return c
 }
@@ -275,6 +310,9 @@ func (im *Image) String() string {
 	for _, name := range im.TopicNames() {
 		t := im.topics[name]
 		fmt.Fprintf(&b, "topic %s min-isr %d unclean %t partitions %d created at %d\n", t.Name, t.MinISR, t.UncleanLeaderElection, t.Partitions, t.CreatedOffset)
+		for _, k := range slices.Sorted(maps.Keys(t.Configs)) {
+			fmt.Fprintf(&b, "  config %s=%s\n", k, t.Configs[k])
+		}
 		for _, p := range t.parts {
 			fmt.Fprintf(&b, "  %s\n", p)
 		}
@@ -301,6 +339,8 @@ func (im *Image) Apply(r Record) error {
 		err = im.applyPartitionChange(r)
 	case RemoveTopicRecord:
 		err = im.applyRemoveTopic(r)
+	case ConfigRecord:
+		err = im.applyConfig(r)
 	case ProducerIDsRecord:
 		err = im.applyProducerIDs(r)
 	default:
@@ -362,7 +402,51 @@ func (im *Image) applyTopic(r TopicRecord) error {
 	if r.MinISR < 1 {
 		return invariant("topic %q has min ISR %d", r.Name, r.MinISR)
 	}
-	im.topics[r.Name] = &topicState{Topic: Topic{Name: r.Name, MinISR: r.MinISR, UncleanLeaderElection: r.UncleanLeaderElection, CreatedOffset: im.end}}
+	im.topics[r.Name] = &topicState{Topic: Topic{Name: r.Name, MinISR: r.MinISR, UncleanLeaderElection: r.UncleanLeaderElection, CreatedOffset: im.end}, created: r}
+	return nil
+}
+
+// applyConfig sets or removes one of a topic's own configs. A config
+// record whose value topicconfig refuses would be a config the brokers
+// cannot apply: it is refused.
+func (im *Image) applyConfig(r ConfigRecord) error {
+	if r.ResourceType != ResourceTopic {
+		return invariant("config %s for resource type %d; only topics (%d) have configs", r.Name, r.ResourceType, ResourceTopic)
+	}
+	t, ok := im.topics[r.ResourceName]
+	if !ok {
+		return invariant("config %s of topic %q, which does not exist", r.Name, r.ResourceName)
+	}
+	if _, ok := topicconfig.Lookup(r.Name); !ok {
+		return invariant("topic %q: unknown config %s", r.ResourceName, r.Name)
+	}
+	if !r.Delete {
+		if err := topicconfig.Validate(r.Name, r.Value); err != nil {
+			return invariant("topic %q: %v", r.ResourceName, err)
+		}
+	}
+	// Copy on write: Clone shares the map.
+	configs := maps.Clone(t.Configs)
+	if r.Delete {
+		delete(configs, r.Name)
+		if len(configs) == 0 {
+			configs = nil
+		}
+	} else {
+		if configs == nil {
+			configs = map[string]string{}
+		}
+		configs[r.Name] = r.Value
+	}
+	t.Configs = configs
+	t.MinISR, t.UncleanLeaderElection = t.created.MinISR, t.created.UncleanLeaderElection
+	if v, ok := configs[topicconfig.MinInsyncReplicas]; ok {
+		n, _ := strconv.ParseInt(v, 10, 32)
+		t.MinISR = int32(n)
+	}
+	if v, ok := configs[topicconfig.UncleanLeaderElection]; ok {
+		t.UncleanLeaderElection = v == "true"
+	}
 	return nil
 }
 

@@ -25,7 +25,7 @@ func logStory(t *testing.T, store Store) *Image {
 		}
 		c.Heartbeat(wire.BrokerHeartbeatRequest{BrokerID: id, BrokerEpoch: r.BrokerEpoch, MetadataOffset: c.MetadataEndOffset()}, now)
 	}
-	if r := c.CreateTopics(wire.CreateTopicsRequest{Name: "orders", Partitions: 3, ReplicationFactor: 3, MinISR: 2}, now); r.ErrorCode != wire.CodeNone {
+	if r := c.CreateTopics(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 3, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}}, now); r.Err() != nil {
 		t.Fatal(r.ErrorCode, r.ErrorMessage)
 	}
 	c.Tick(now + 1001) // every session expires
@@ -71,7 +71,7 @@ func TestALogStoreReplaysToTheSameImage(t *testing.T) {
 			t.Fatalf("%s: replayed\n%swant\n%s", name, c.Image(), want)
 		}
 		// It carries on writing where it stopped.
-		if r := c.CreateTopics(wire.CreateTopicsRequest{Name: "later", Assignment: [][]int32{{1}}}, 0); r.ErrorCode != wire.CodeInvalidReplicationFactor {
+		if r := c.CreateTopics(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "later", Assignment: [][]int32{{1}}}}}, 0); wire.CodeOf(r.Err()) != wire.CodeInvalidReplicationFactor {
 			t.Fatalf("%s: %v %s, want INVALID_REPLICATION_FACTOR (every broker is fenced)", name, r.ErrorCode, r.ErrorMessage)
 		}
 		if r := c.RegisterBroker(wire.BrokerRegistrationRequest{BrokerID: 4, IncarnationID: incarnation(4, 1)}, 0); r.ErrorCode != wire.CodeNone || r.BrokerEpoch != int64(want.EndOffset()) {

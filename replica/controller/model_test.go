@@ -251,10 +251,13 @@ func (m *model) step(step int, ids []int32) {
 		}
 	case k < 92: // a topic is created
 		name := fmt.Sprintf("t%d", r.IntN(6))
-		req := wire.CreateTopicsRequest{Name: name, Partitions: 1 + r.Int32N(3), ReplicationFactor: int16(1 + r.IntN(3)),
-			MinISR: r.Int32N(4), UncleanLeaderElection: r.IntN(4) == 0}
+		t := wire.CreatableTopic{Name: name, Partitions: 1 + r.Int32N(3), ReplicationFactor: int16(1 + r.IntN(3)),
+			Configs: wire.MinInsyncReplicas(r.Int32N(4))}
+		if r.IntN(4) == 0 {
+			t.Configs = append(t.Configs, wire.TopicConfig{Name: "unclean.leader.election.enable", Value: "true"})
+		}
 		if r.IntN(3) == 0 {
-			req.Partitions, req.ReplicationFactor = 0, 0
+			t.Partitions, t.ReplicationFactor = 0, 0
 			perm := r.Perm(len(ids))
 			rf := 1 + r.IntN(3)
 			for range 1 + r.IntN(2) {
@@ -262,12 +265,13 @@ func (m *model) step(step int, ids []int32) {
 				for _, i := range perm[:rf] {
 					list = append(list, ids[i])
 				}
-				req.Assignment = append(req.Assignment, list)
+				t.Assignment = append(t.Assignment, list)
 				perm = append(perm[1:], perm[0])
 			}
 		}
+		req := wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{t}}
 		resp := h.c.CreateTopics(req, h.now)
-		m.logf("%d: CreateTopics %+v → %v %s", step, req, resp.ErrorCode, resp.ErrorMessage)
+		m.logf("%d: CreateTopics %+v → %+v", step, req, resp.Topics)
 		h.check()
 	case k < 96: // the controller restarts
 		h.restartController()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kaenlog/kaenlog/replica/topicconfig"
 	"github.com/kaenlog/kaenlog/wire"
 )
 
@@ -107,26 +108,56 @@ func (c *Controller) validateAlterPartition(req wire.AlterPartitionRequest) wire
 	return wire.CodeNone
 }
 
-// CreateTopics creates one topic. Replicas are placed round-robin over the
-// active brokers (registered, unfenced, not shutting down) in id order,
-// partition p's list starting at broker (k+p) mod n, where k counts the
-// partitions that already exist, so successive topics spread their
-// leaders; or they are taken from Assignment. A new partition's ISR is its
-// active replicas, its leader the first of them in assignment order, both
-// epochs 0.
+// CreateTopics creates topics, each on its own as Kafka's
+// ReplicationControlManager.createTopics does, and answers each in the
+// request's order. Each topic created is its own batch in the metadata
+// log, where Kafka writes one request's topics in one: a batch then stays
+// bounded by MaxPartitionsPerTopic whatever the request holds, and each
+// topic's answer is exactly what its batch made durable (a store that
+// fails mid-request leaves the earlier topics created and answers the
+// rest NOT_CONTROLLER).
 //
-// Refusals (with ErrorMessage): CodeInvalidTopicException for a name that is
-// not Kafka-legal, CodeTopicAlreadyExists, CodeInvalidPartitions for a count
-// below 1 or above MaxPartitionsPerTopic, CodeInvalidReplicationFactor for a
-// factor below 1 or above the number of active brokers (or an explicit
-// assignment with no active broker in a list), CodeInvalidRequest for a
-// negative MinISR or an explicit assignment that is malformed. With
-// ValidateOnly the answer is the same and nothing is written.
+// Replicas are placed round-robin over the active brokers (registered,
+// unfenced, not shutting down) in id order, partition p's list starting at
+// broker (k+p) mod n, where k counts the partitions that already exist, so
+// successive topics spread their leaders; or they are taken from
+// Assignment. A new partition's ISR is its active replicas, its leader the
+// first of them in assignment order, both epochs 0.
+//
+// Refusals (with ErrorMessage), per topic: CodeInvalidRequest for a name
+// given twice in the request (each time) or an explicit assignment that is
+// malformed, CodeInvalidTopicException for a name that is not Kafka-legal,
+// CodeTopicAlreadyExists, CodeInvalidPartitions for a count below 1 or
+// above MaxPartitionsPerTopic, CodeInvalidReplicationFactor for a factor
+// below 1 or above the number of active brokers (or an explicit
+// assignment with no active broker in a list), CodeInvalidConfig for a
+// config that is unknown or out of its range. With ValidateOnly the
+// answers are the same and nothing is written.
 func (c *Controller) CreateTopics(req wire.CreateTopicsRequest, nowMs int64) wire.CreateTopicsResponse {
-	resp := wire.CreateTopicsResponse{CorrelationID: req.CorrelationID}
-	refuse := func(code wire.ErrorCode, format string, args ...any) wire.CreateTopicsResponse {
-		resp.ErrorCode, resp.ErrorMessage = code, fmt.Sprintf(format, args...)
-		return resp
+	resp := wire.CreateTopicsResponse{CorrelationID: req.CorrelationID, Topics: make([]wire.CreateTopicResult, len(req.Topics))}
+	count := make(map[string]int, len(req.Topics))
+	for _, t := range req.Topics {
+		count[t.Name]++
+	}
+	for i, t := range req.Topics {
+		if count[t.Name] > 1 {
+			resp.Topics[i] = refusedTopic(t.Name, wire.CodeInvalidRequest, "topic %q is named more than once in the request", t.Name)
+			continue
+		}
+		resp.Topics[i] = c.createTopic(t, req.ValidateOnly, nowMs)
+	}
+	return resp
+}
+
+func refusedTopic(name string, code wire.ErrorCode, format string, args ...any) wire.CreateTopicResult {
+	return wire.CreateTopicResult{Name: name, ErrorCode: code, ErrorMessage: fmt.Sprintf(format, args...), Partitions: -1, ReplicationFactor: -1}
+}
+
+// createTopic creates, or with validateOnly checks, one topic in its own
+// batch.
+func (c *Controller) createTopic(req wire.CreatableTopic, validateOnly bool, nowMs int64) wire.CreateTopicResult {
+	refuse := func(code wire.ErrorCode, format string, args ...any) wire.CreateTopicResult {
+		return refusedTopic(req.Name, code, format, args...)
 	}
 	if c.err != nil {
 		return refuse(wire.CodeNotController, "%v", c.err)
@@ -137,12 +168,9 @@ func (c *Controller) CreateTopics(req wire.CreateTopicsRequest, nowMs int64) wir
 	if _, ok := c.image.topics[req.Name]; ok {
 		return refuse(wire.CodeTopicAlreadyExists, "topic %q already exists", req.Name)
 	}
-	minISR := req.MinISR
-	switch {
-	case minISR < 0:
-		return refuse(wire.CodeInvalidRequest, "MinISR = %d", minISR)
-	case minISR == 0:
-		minISR = c.cfg.DefaultMinISR
+	topic, configs, err := c.topicRecords(req)
+	if err != nil {
+		return refuse(wire.CodeOf(err), "%v", err)
 	}
 	var assignment [][]int32
 	if req.Assignment != nil {
@@ -177,7 +205,10 @@ func (c *Controller) CreateTopics(req wire.CreateTopicsRequest, nowMs int64) wir
 		}
 	}
 	o := c.begin()
-	o.add(TopicRecord{Name: req.Name, MinISR: minISR, UncleanLeaderElection: req.UncleanLeaderElection})
+	o.add(topic)
+	for _, r := range configs {
+		o.add(r)
+	}
 	for p, replicas := range assignment {
 		var isr []int32
 		for _, r := range replicas {
@@ -190,23 +221,46 @@ func (c *Controller) CreateTopics(req wire.CreateTopicsRequest, nowMs int64) wir
 			LeaderRecoveryState: wire.LeaderRecovered,
 		})
 	}
-	if req.ValidateOnly {
+	done := wire.CreateTopicResult{Name: req.Name, Partitions: int32(len(assignment)), ReplicationFactor: int16(len(assignment[0]))}
+	if validateOnly {
 		// Checked as far as a creation is, the records included; nothing
 		// is written.
 		if o.err != nil {
 			return refuse(codeOf(o.err), "%v", o.err)
 		}
-		return resp
+		return done
 	}
 	if err := c.commit(o, nowMs); err != nil {
 		return refuse(codeOf(err), "%v", err)
 	}
-	return resp
+	return done
+}
+
+// topicRecords are the TopicRecord of a topic created with req's configs,
+// and a ConfigRecord for each config it sets, validated as Kafka's
+// LogConfig validates them (package replica/topicconfig). The TopicRecord
+// carries the controller's defaults; the topic's own values are its
+// ConfigRecords, so DescribeConfigs can tell one from the other.
+func (c *Controller) topicRecords(req wire.CreatableTopic) (TopicRecord, []ConfigRecord, error) {
+	r := TopicRecord{Name: req.Name, MinISR: c.cfg.DefaultMinISR}
+	var configs []ConfigRecord
+	seen := map[string]bool{}
+	for _, cfg := range req.Configs {
+		if seen[cfg.Name] {
+			return r, nil, fmt.Errorf("%w: config %s is given twice", wire.ErrInvalidConfig, cfg.Name)
+		}
+		seen[cfg.Name] = true
+		if err := topicconfig.Validate(cfg.Name, cfg.Value); err != nil {
+			return r, nil, err
+		}
+		configs = append(configs, ConfigRecord{ResourceType: ResourceTopic, ResourceName: req.Name, Name: cfg.Name, Value: cfg.Value})
+	}
+	return r, configs, nil
 }
 
 // checkAssignment validates an explicit assignment as Kafka's
 // validateManualPartitionAssignment does.
-func (c *Controller) checkAssignment(req wire.CreateTopicsRequest) ([][]int32, wire.ErrorCode, string) {
+func (c *Controller) checkAssignment(req wire.CreatableTopic) ([][]int32, wire.ErrorCode, string) {
 	a := req.Assignment
 	switch {
 	case len(a) > MaxPartitionsPerTopic:

@@ -33,7 +33,7 @@ func (h *harness) wantLeader(topic string, p int32, leader, epoch int32) {
 func TestThePreferredReplicaLeadsAgainAtTheNextImbalanceCheck(t *testing.T) {
 	const interval = 5000
 	h := threeBrokers(t, Config{SessionTimeoutMs: 1000, LeaderImbalanceCheckIntervalMs: interval},
-		wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+		wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}}}})
 	if got := h.c.NextTickMs(); got > h.now+1001 {
 		t.Fatalf("NextTickMs = %d: a balanced cluster only waits for sessions", got)
 	}
@@ -69,7 +69,7 @@ func TestThePreferredReplicaLeadsAgainAtTheNextImbalanceCheck(t *testing.T) {
 // is fenced or out of the ISR.
 func TestAPreferredElectionMovesTheLeaderToTheFirstReplicaOnlyWhenItCanLead(t *testing.T) {
 	h := threeBrokers(t, Config{SessionTimeoutMs: 1000, DisableAutoLeaderRebalance: true},
-		wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+		wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}}}})
 	elect := func(want wire.ErrorCode, leader, epoch int32) {
 		t.Helper()
 		r := h.c.ElectLeaders(wire.ElectLeadersRequest{CorrelationID: 9, Topic: "orders", Partition: 0, Preferred: true}, h.now)
@@ -103,7 +103,7 @@ func TestAPreferredElectionMovesTheLeaderToTheFirstReplicaOnlyWhenItCanLead(t *t
 // the leadership where the shutdown moved it.
 func TestTheCheckNeverElectsABrokerShuttingDown(t *testing.T) {
 	h := threeBrokers(t, Config{SessionTimeoutMs: 1000, LeaderImbalanceCheckIntervalMs: 2000},
-		wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+		wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}}}})
 	if r := h.heartbeatWith(1, h.c.MetadataEndOffset(), true); r.ShouldShutDown {
 		t.Fatalf("a leader is told to shut down at once: %+v", r)
 	}

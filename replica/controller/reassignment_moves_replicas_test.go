@@ -28,7 +28,7 @@ func TestAReassignmentAddsTheNewReplicasThenDropsTheOldOnes(t *testing.T) {
 	for _, id := range []int32{1, 2, 3, 4, 5} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}}}})
 	end := h.c.MetadataEndOffset()
 	h.reassign(wire.AlterPartitionReassignmentsRequest{Topic: "orders", Partition: 0, Cancel: true}, wire.CodeNoReassignmentInProgress)
 	h.reassign(wire.AlterPartitionReassignmentsRequest{Topic: "orders", Partition: 1, Replicas: []int32{1}}, wire.CodeUnknownTopicOrPartition)
@@ -75,7 +75,7 @@ func TestACancelledReassignmentRevertsToTheOldReplicas(t *testing.T) {
 	for _, id := range []int32{1, 2, 3, 4} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2}}})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2}}}}})
 	h.reassign(wire.AlterPartitionReassignmentsRequest{Topic: "orders", Replicas: []int32{3, 4}}, wire.CodeNone)
 	h.alter(h.alterReq("orders", 0, 1, 2, 3), wire.CodeNone)
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/2 replicas [3 4 1 2] isr [1 2 3] elr [] lke [] RECOVERED adding [3 4] removing [1 2]")
@@ -87,7 +87,7 @@ func TestACancelledReassignmentRevertsToTheOldReplicas(t *testing.T) {
 // which catches up and joins the ISR; the replication factor and the ISR
 // are whole again, and the dead broker is no replica any more.
 func TestReassigningADeadBrokersReplicasToANewBrokerRestoresTheReplicationFactor(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1, 2, 3}}}}})
 	h.silence(1000, 1, 2) // broker 3 is gone for good
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/1 replicas [1 2 3] isr [1 2] elr [] lke [] RECOVERED")
 	h.startBroker(4)

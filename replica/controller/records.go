@@ -21,6 +21,8 @@ const (
 	TypeTopic RecordType = 2
 	// TypePartition marks a PartitionRecord (Kafka's 3).
 	TypePartition RecordType = 3
+	// TypeConfig marks a ConfigRecord (Kafka's 4).
+	TypeConfig RecordType = 4
 	// TypePartitionChange marks a PartitionChangeRecord (Kafka's 5).
 	TypePartitionChange RecordType = 5
 	// TypeRemoveTopic marks a RemoveTopicRecord (Kafka's 9).
@@ -44,6 +46,8 @@ func (t RecordType) String() string {
 		return "Partition"
 	case TypePartitionChange:
 		return "PartitionChange"
+	case TypeConfig:
+		return "Config"
 	case TypeRemoveTopic:
 		return "RemoveTopic"
 	case TypeBrokerRegistrationChange:
@@ -60,7 +64,8 @@ const recordVersion uint8 = 0
 
 // Record is one metadata record: one of RegisterBrokerRecord,
 // BrokerRegistrationChangeRecord, TopicRecord, PartitionRecord,
-// PartitionChangeRecord, RemoveTopicRecord and ProducerIDsRecord. The set
+// PartitionChangeRecord, ConfigRecord, RemoveTopicRecord and
+// ProducerIDsRecord. The set
 // is closed.
 type Record interface {
 	// Type returns the record's kind.
@@ -216,6 +221,28 @@ type PartitionChangeRecord struct {
 	AddingReplicas, RemovingReplicas []int32
 }
 
+// ResourceTopic is ConfigRecord.ResourceType for a topic (Kafka's
+// ConfigResource.Type TOPIC, 2), the only resource kaenlog's metadata log
+// keeps configs for.
+const ResourceTopic = wire.ResourceTopic
+
+// ConfigRecord sets or removes one of a topic's own configs (Kafka's
+// ConfigRecord). The topic's settings are its own configs over the
+// defaults; see package replica/topicconfig.
+type ConfigRecord struct {
+	// ResourceType is ResourceTopic.
+	ResourceType int8
+	// ResourceName is the topic's name.
+	ResourceName string
+	// Name is the config's Kafka name.
+	Name string
+	// Value is the config's value; with Delete the topic's own value is
+	// removed and the default applies again (Kafka's null value).
+	Value string
+	// Delete removes the topic's own value; Value is then empty.
+	Delete bool
+}
+
 // RemoveTopicRecord deletes a topic with all its partitions (Kafka's
 // RemoveTopicRecord, which names the topic by id: kaenlog's topics have
 // none). A topic created later with the same name is a new topic: its
@@ -256,6 +283,9 @@ func (PartitionRecord) Type() RecordType { return TypePartition }
 // Type returns TypePartitionChange.
 func (PartitionChangeRecord) Type() RecordType { return TypePartitionChange }
 
+// Type returns TypeConfig.
+func (ConfigRecord) Type() RecordType { return TypeConfig }
+
 // Type returns TypeRemoveTopic.
 func (RemoveTopicRecord) Type() RecordType { return TypeRemoveTopic }
 
@@ -268,6 +298,7 @@ func (TopicRecord) isRecord()                    {}
 func (PartitionRecord) isRecord()                {}
 func (PartitionChangeRecord) isRecord()          {}
 func (RemoveTopicRecord) isRecord()              {}
+func (ConfigRecord) isRecord()                   {}
 func (ProducerIDsRecord) isRecord()              {}
 
 // maxLength is the longest string or array a record can hold: its length
@@ -417,6 +448,26 @@ func (r PartitionChangeRecord) AppendTo(dst []byte) ([]byte, error) {
 // reassigns reports whether r carries the reassignment fields.
 func (r PartitionChangeRecord) reassigns() bool {
 	return len(r.Replicas) > 0 || len(r.AddingReplicas) > 0 || len(r.RemovingReplicas) > 0
+}
+
+// AppendTo appends the record's encoding: ResourceType i8 | ResourceName
+// | Name | Delete bool | Value (only without Delete).
+func (r ConfigRecord) AppendTo(dst []byte) ([]byte, error) {
+	if err := checkLengths(r.Type(), []string{r.ResourceName, r.Name, r.Value}); err != nil {
+		return dst, err
+	}
+	if r.Delete && r.Value != "" {
+		return dst, badRecord(r.Type(), "a deletion of %s carries a value", r.Name)
+	}
+	dst = header(dst, r.Type())
+	dst = append(dst, byte(r.ResourceType))
+	dst = putStr(dst, r.ResourceName)
+	dst = putStr(dst, r.Name)
+	dst = putBool(dst, r.Delete)
+	if !r.Delete {
+		dst = putStr(dst, r.Value)
+	}
+	return dst, nil
 }
 
 // AppendTo appends the record's encoding to dst.
@@ -630,6 +681,12 @@ func DecodeRecord(b []byte) (Record, error) {
 		r = pc
 	case TypeRemoveTopic:
 		r = RemoveTopicRecord{Name: d.str("Name")}
+	case TypeConfig:
+		c := ConfigRecord{ResourceType: d.i8("ResourceType"), ResourceName: d.str("ResourceName"), Name: d.str("Name"), Delete: d.boolean("Delete")}
+		if !c.Delete {
+			c.Value = d.str("Value")
+		}
+		r = c
 	case TypeProducerIDs:
 		r = ProducerIDsRecord{
 			BrokerID:       d.i32("BrokerID"),

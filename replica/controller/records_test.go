@@ -37,7 +37,13 @@ func genName(r *rand.Rand) string {
 func genRecord(r *rand.Rand) Record {
 	lrs := wire.LeaderRecoveryState(r.IntN(2))
 	changes := []BoolChange{Unchanged, SetTrue, SetFalse}
-	switch r.IntN(7) {
+	switch r.IntN(8) {
+	case 6:
+		c := ConfigRecord{ResourceType: int8(r.Uint32()), ResourceName: genName(r), Name: genName(r), Delete: r.IntN(3) == 0}
+		if !c.Delete {
+			c.Value = genName(r)
+		}
+		return c
 	case 5:
 		return RemoveTopicRecord{Name: genName(r)}
 	case 0:
@@ -108,6 +114,9 @@ func TestRecordsRoundTrip(t *testing.T) {
 		PartitionChangeRecord{Topic: "orders", ISR: []int32{2, 4}, Leader: 4, LeaderEpoch: 1, PartitionEpoch: 8, Replicas: []int32{4, 2}},
 		RemoveTopicRecord{Name: "orders"},
 		RemoveTopicRecord{},
+		ConfigRecord{ResourceType: ResourceTopic, ResourceName: "orders", Name: "retention.ms", Value: "1000"},
+		ConfigRecord{ResourceType: ResourceTopic, ResourceName: "orders", Name: "retention.ms", Delete: true},
+		ConfigRecord{},
 		ProducerIDsRecord{BrokerID: NoLeader, BrokerEpoch: -1, NextProducerID: 1000},
 		ProducerIDsRecord{BrokerID: 3, BrokerEpoch: 7, NextProducerID: math.MaxInt64},
 	} {
@@ -130,6 +139,8 @@ func TestRecordEncodersRefuseWhatTheDecoderCannotRead(t *testing.T) {
 		RegisterBrokerRecord{Endpoint: long},
 		TopicRecord{Name: long},
 		RemoveTopicRecord{Name: long},
+		ConfigRecord{Value: long},
+		ConfigRecord{Name: "a", Delete: true, Value: "b"},
 		PartitionRecord{Replicas: make([]int32, maxLength+1)},
 		PartitionRecord{LeaderRecoveryState: 2},
 		PartitionChangeRecord{ISR: make([]int32, maxLength+1)},
@@ -285,7 +296,7 @@ func TestImageApplyRefusesRecordsThatBreakItsInvariants(t *testing.T) {
 // A broker follows the controller with the same Image type: it fetches the
 // metadata log with ReadMetadata, in small pieces, and applies the batches.
 func TestABrokerFollowsTheControllerByApplyingItsMetadataLog(t *testing.T) {
-	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Name: "orders", Partitions: 3, ReplicationFactor: 3, MinISR: 2})
+	h := threeBrokers(t, Config{SessionTimeoutMs: 1000}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 3, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 	h.silence(1000, 1, 2)
 	follower := NewImage()
 	var buf []byte

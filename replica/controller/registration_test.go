@@ -73,7 +73,7 @@ func TestARestartedBrokersOldEpochIsStale(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.startBroker(1)
 	h.startBroker(2)
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 2})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 2}}})
 	old := h.brokers[1].epoch
 	oldAlter := h.alterReq("orders", 0, 1) // broker 1 leads orders-0
 

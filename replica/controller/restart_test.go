@@ -19,7 +19,7 @@ func TestARestartedControllerCarriesOnWhereItStopped(t *testing.T) {
 		h.startBroker(id)
 		h.restartController()
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Partitions: 2, ReplicationFactor: 3, MinISR: 2})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 2, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 	h.restartController()
 	h.alter(h.alterReq("orders", 0, 1, 2), wire.CodeNone)
 	h.restartController()
@@ -39,7 +39,7 @@ func TestARestartedControllerCarriesOnWhereItStopped(t *testing.T) {
 // applies a record that was not durably appended, answers every later
 // request with NOT_CONTROLLER, and only a reopen from the store clears it.
 func TestAFailedAppendLeavesTheControllerFailed(t *testing.T) {
-	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3})
+	h := threeBrokers(t, Config{}, wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3}}})
 	before := h.c.Image()
 
 	h.store.failAppends = 1
@@ -65,8 +65,8 @@ func TestAFailedAppendLeavesTheControllerFailed(t *testing.T) {
 	if r := h.c.AlterPartition(h.alterReq("orders", 0, 1, 2), h.now); r.ErrorCode != wire.CodeNotController {
 		t.Errorf("AlterPartition: %v", r.ErrorCode)
 	}
-	if r := h.c.CreateTopics(wire.CreateTopicsRequest{Name: "x", Partitions: 1, ReplicationFactor: 1}, h.now); r.ErrorCode != wire.CodeNotController {
-		t.Errorf("CreateTopics: %v", r.ErrorCode)
+	if r := h.c.CreateTopics(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "x", Partitions: 1, ReplicationFactor: 1}}}, h.now); wire.CodeOf(r.Err()) != wire.CodeNotController {
+		t.Errorf("CreateTopics: %+v", r)
 	}
 	if r := h.c.ElectLeaders(wire.ElectLeadersRequest{Topic: "orders"}, h.now); r.ErrorCode != wire.CodeNotController {
 		t.Errorf("ElectLeaders: %v", r.ErrorCode)

@@ -45,7 +45,7 @@ func TestSessionExpiryRemovesTheReplicaFromTheISRAndElectsANewLeader(t *testing.
 	for _, id := range []int32{1, 2, 3} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Partitions: 2, ReplicationFactor: 3})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 2, ReplicationFactor: 3}}})
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/0 replicas [1 2 3] isr [1 2 3] elr [] lke [] RECOVERED")
 	h.want("orders", 1, "orders-1 leader 2 epoch 0/0 replicas [2 3 1] isr [2 3 1] elr [] lke [] RECOVERED")
 

@@ -19,7 +19,7 @@ func lastReplicaStanding(t *testing.T, cfg Config) (h *harness, logs map[int32]i
 	for _, id := range []int32{0, 1, 2} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{2, 1, 0}}, MinISR: 2})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{2, 1, 0}}, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 	h.want("orders", 0, "orders-0 leader 2 epoch 0/0 replicas [2 1 0] isr [2 1 0] elr [] lke [] RECOVERED")
 
 	// Three records, replicated everywhere and committed.
@@ -124,7 +124,7 @@ func TestAFollowerThatLostItsTailIsNotElectable(t *testing.T) {
 		h := newHarness(t, Config{SessionTimeoutMs: 1000})
 		h.startBroker(1)
 		h.startBroker(2)
-		h.createTopic(wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 2, MinISR: 2})
+		h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 2, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "2"}}}}})
 
 		// Follower 2 crashes; its session expires. The ISR falls under
 		// min ISR, so 2 goes to the ELR: it held every committed record.
@@ -153,7 +153,7 @@ func TestACleanRestartKeepsItsPlaces(t *testing.T) {
 	for _, id := range []int32{1, 2, 3} {
 		h.startBroker(id)
 	}
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Partitions: 1, ReplicationFactor: 3, MinISR: 3})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 3, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "3"}}}}})
 	h.silence(1000, 1, 2)
 	h.want("orders", 0, "orders-0 leader 1 epoch 0/1 replicas [1 2 3] isr [1 2] elr [3] lke [] RECOVERED")
 	end := h.c.MetadataEndOffset()
@@ -169,7 +169,7 @@ func TestAnUncleanRestartOutsideEveryISRChangesNoPartition(t *testing.T) {
 	h := newHarness(t, Config{SessionTimeoutMs: 1000})
 	h.startBroker(1)
 	h.startBroker(2)
-	h.createTopic(wire.CreateTopicsRequest{Name: "orders", Assignment: [][]int32{{1}}})
+	h.createTopic(wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "orders", Assignment: [][]int32{{1}}}}})
 	h.silence(1000, 1) // broker 2's process dies
 	before := h.part("orders", 0)
 	h.register(2, false, true)

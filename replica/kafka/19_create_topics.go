@@ -3,7 +3,6 @@ package kafka
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/kaenlog/kaenlog/replica/server"
 	"github.com/kaenlog/kaenlog/wire"
@@ -22,9 +21,9 @@ import (
 //     ReplicaAssignment with NumPartitions and ReplicationFactor -1, its
 //     partitions numbered 0 to n-1 (INVALID_REQUEST otherwise, where Kafka
 //     answers INVALID_REPLICA_ASSIGNMENT, which wire's table lacks);
-//   - configs: min.insync.replicas (a positive integer) and
-//     unclean.leader.election.enable (true or false); a null value is the
-//     default; any other config, or another value, is INVALID_CONFIG;
+//   - configs are passed to the controller by Kafka's names, which
+//     checks each (INVALID_CONFIG for one it does not know or a value out
+//     of its range); a null value is the default, as if not given;
 //   - refusals as Kafka numbers them: TOPIC_ALREADY_EXISTS,
 //     INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS,
 //     INVALID_REPLICATION_FACTOR (above the live brokers), a name given
@@ -33,19 +32,15 @@ import (
 //   - v5+ answers NumPartitions and ReplicationFactor as resolved, v7 the
 //     topic id (TopicID); the created topic's Configs (v5+) are not
 //     listed: DescribeConfigs answers them;
-//   - one topic per request: the first that passes the checks above is
-//     created, any other is answered INVALID_REQUEST ("one topic per
-//     CreateTopics request") — kaenlog's controller request carries one
-//     topic (wire.CreateTopicsRequest). Clients that create several
-//     topics send one request each (kadm.Client.CreateTopic);
+//   - every topic that passes the listener's own checks goes to the
+//     controller in one wire.CreateTopicsRequest, which answers each;
 //   - TimeoutMillis is not waited on: the answer comes when the
 //     controller has committed.
 
-// The topic configs the listener applies (Kafka's names).
+// The topic configs the listener reports (Kafka's names).
 const (
 	configMinISR         = "min.insync.replicas"
 	configUncleanLeader  = "unclean.leader.election.enable"
-	oneTopicPerRequest   = "one topic per CreateTopics request: kaenlog's controller creates topics one at a time"
 	duplicateTopicInList = "the topic is named more than once in the request"
 )
 
@@ -67,17 +62,18 @@ func createTopicsShape(version int16, flexible bool) shape {
 }
 
 // createPlan is what the listener makes of a CreateTopics request: each
-// topic's local answer, and the one topic (forward, -1 for none) sent to
-// the controller. It is a function of the request and the Config only, so
-// decode and encode compute the same one.
+// topic's local answer, and the topics sent to the controller (forward
+// holds their indexes in the request). It is a function of the request
+// and the Config only, so decode and encode compute the same one.
 type createPlan struct {
 	answers []kmsg.CreateTopicsResponseTopic
-	forward int
+	forward []int
 	req     wire.CreateTopicsRequest
 }
 
 func (c *Codec) planCreateTopics(kr *kmsg.CreateTopicsRequest, corr int32) createPlan {
-	plan := createPlan{forward: -1, answers: make([]kmsg.CreateTopicsResponseTopic, len(kr.Topics))}
+	plan := createPlan{answers: make([]kmsg.CreateTopicsResponseTopic, len(kr.Topics))}
+	plan.req = wire.CreateTopicsRequest{CorrelationID: corr, ValidateOnly: kr.ValidateOnly}
 	count := map[string]int{}
 	for _, t := range kr.Topics {
 		count[t.Topic]++
@@ -89,21 +85,15 @@ func (c *Codec) planCreateTopics(kr *kmsg.CreateTopicsRequest, corr int32) creat
 			msg := fmt.Sprintf(format, args...)
 			a.ErrorCode, a.ErrorMessage = kafkaCode(code), &msg
 		}
-		req, code, msg := c.createRequest(t, kr.ValidateOnly)
+		ct, code, msg := c.createRequest(t)
 		switch {
 		case count[t.Topic] > 1:
 			refuse(wire.CodeInvalidRequest, "%s", duplicateTopicInList)
 		case code != wire.CodeNone:
 			refuse(code, "%s", msg)
-		case plan.forward >= 0:
-			refuse(wire.CodeInvalidRequest, "%s", oneTopicPerRequest)
 		default:
-			plan.forward, plan.req = i, req
-			plan.req.CorrelationID = corr
-			a.NumPartitions, a.ReplicationFactor = req.Partitions, req.ReplicationFactor
-			if req.Assignment != nil {
-				a.NumPartitions, a.ReplicationFactor = int32(len(req.Assignment)), int16(len(req.Assignment[0]))
-			}
+			plan.forward = append(plan.forward, i)
+			plan.req.Topics = append(plan.req.Topics, ct)
 		}
 		plan.answers[i] = a
 	}
@@ -111,59 +101,44 @@ func (c *Codec) planCreateTopics(kr *kmsg.CreateTopicsRequest, corr int32) creat
 }
 
 // createRequest turns one topic of a CreateTopics request into the
-// controller's request, or the refusal the listener answers itself.
-func (c *Codec) createRequest(t kmsg.CreateTopicsRequestTopic, validateOnly bool) (wire.CreateTopicsRequest, wire.ErrorCode, string) {
-	req := wire.CreateTopicsRequest{Name: t.Topic, Partitions: t.NumPartitions, ReplicationFactor: t.ReplicationFactor, ValidateOnly: validateOnly}
+// controller's, or the refusal the listener answers itself.
+func (c *Codec) createRequest(t kmsg.CreateTopicsRequestTopic) (wire.CreatableTopic, wire.ErrorCode, string) {
+	ct := wire.CreatableTopic{Name: t.Topic, Partitions: t.NumPartitions, ReplicationFactor: t.ReplicationFactor}
 	for _, cfg := range t.Configs {
 		if cfg.Value == nil {
 			continue // the default
 		}
-		switch v := *cfg.Value; cfg.Name {
-		case configMinISR:
-			n, err := strconv.ParseInt(v, 10, 32)
-			if err != nil || n < 1 {
-				return req, wire.CodeInvalidConfig, fmt.Sprintf("%s = %q: want a positive integer", cfg.Name, v)
-			}
-			req.MinISR = int32(n)
-		case configUncleanLeader:
-			b, err := strconv.ParseBool(v)
-			if err != nil || (v != "true" && v != "false") {
-				return req, wire.CodeInvalidConfig, fmt.Sprintf("%s = %q: want true or false", cfg.Name, v)
-			}
-			req.UncleanLeaderElection = b
-		default:
-			return req, wire.CodeInvalidConfig, fmt.Sprintf("config %s: kaenlog applies only %s and %s at creation", cfg.Name, configMinISR, configUncleanLeader)
-		}
+		ct.Configs = append(ct.Configs, wire.TopicConfig{Name: cfg.Name, Value: *cfg.Value})
 	}
 	if len(t.ReplicaAssignment) > 0 {
 		if t.NumPartitions != -1 || t.ReplicationFactor != -1 {
-			return req, wire.CodeInvalidRequest, "both a replica assignment and NumPartitions or ReplicationFactor: one or the other"
+			return ct, wire.CodeInvalidRequest, "both a replica assignment and NumPartitions or ReplicationFactor: one or the other"
 		}
 		as := slices.Clone(t.ReplicaAssignment)
 		slices.SortFunc(as, func(x, y kmsg.CreateTopicsRequestTopicReplicaAssignment) int {
 			return int(x.Partition) - int(y.Partition)
 		})
-		req.Partitions, req.ReplicationFactor = 0, 0
+		ct.Partitions, ct.ReplicationFactor = 0, 0
 		for p, a := range as {
 			if a.Partition != int32(p) {
-				return req, wire.CodeInvalidRequest, "the assignment's partitions are not numbered 0 to n-1"
+				return ct, wire.CodeInvalidRequest, "the assignment's partitions are not numbered 0 to n-1"
 			}
-			req.Assignment = append(req.Assignment, a.Replicas)
+			ct.Assignment = append(ct.Assignment, a.Replicas)
 		}
-		return req, wire.CodeNone, ""
+		return ct, wire.CodeNone, ""
 	}
-	if req.Partitions == -1 {
-		req.Partitions = c.defaultPartitions()
+	if ct.Partitions == -1 {
+		ct.Partitions = c.defaultPartitions()
 	}
-	if req.ReplicationFactor == -1 {
-		req.ReplicationFactor = c.defaultReplicationFactor()
+	if ct.ReplicationFactor == -1 {
+		ct.ReplicationFactor = c.defaultReplicationFactor()
 	}
-	return req, wire.CodeNone, ""
+	return ct, wire.CodeNone, ""
 }
 
 func decodeCreateTopics(c *Codec, st *request, _ *server.Request) (wire.Message, error) {
 	plan := c.planCreateTopics(st.kreq.(*kmsg.CreateTopicsRequest), st.corr)
-	if plan.forward < 0 {
+	if len(plan.forward) == 0 {
 		resp := kmsg.NewPtrCreateTopicsResponse()
 		resp.Topics = plan.answers
 		st.local = resp
@@ -181,13 +156,22 @@ func encodeCreateTopics(c *Codec, st *request, m wire.Message) (kmsg.Response, e
 	plan := c.planCreateTopics(st.kreq.(*kmsg.CreateTopicsRequest), st.corr)
 	resp := kmsg.NewPtrCreateTopicsResponse()
 	resp.Topics = plan.answers
-	if plan.forward >= 0 {
-		a := &resp.Topics[plan.forward]
-		if w.ErrorCode != wire.CodeNone {
-			msg := w.ErrorMessage
-			a.ErrorCode, a.ErrorMessage, a.NumPartitions, a.ReplicationFactor = kafkaCode(w.ErrorCode), &msg, -1, -1
-		} else {
-			a.TopicID = TopicID(a.Topic)
+	for j, i := range plan.forward {
+		a := &resp.Topics[i]
+		code, msg := w.ErrorCode, w.ErrorMessage
+		switch {
+		case code != wire.CodeNone:
+		case j >= len(w.Topics) || w.Topics[j].Name != a.Topic:
+			code, msg = wire.CodeUnknownServerError, "the controller's answer does not name this topic"
+		default:
+			r := w.Topics[j]
+			code, msg = r.ErrorCode, r.ErrorMessage
+			if code == wire.CodeNone {
+				a.NumPartitions, a.ReplicationFactor, a.TopicID = r.Partitions, r.ReplicationFactor, TopicID(a.Topic)
+			}
+		}
+		if code != wire.CodeNone {
+			a.ErrorCode, a.ErrorMessage = kafkaCode(code), &msg
 		}
 	}
 	return resp, nil

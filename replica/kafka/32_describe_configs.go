@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/kaenlog/kaenlog/log"
+	"github.com/kaenlog/kaenlog/replica/controller"
 	"github.com/kaenlog/kaenlog/replica/server"
+	"github.com/kaenlog/kaenlog/replica/topicconfig"
 	"github.com/kaenlog/kaenlog/wire"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -14,28 +15,26 @@ import (
 // DescribeConfigs (key 32), v0-v4 (Kafka's newest).
 //
 // Behavior:
-//   - a topic resource reports the configs the broker applies to it:
-//     cleanup.policy (delete: kaenlog has no compaction of topics),
-//     min.insync.replicas and unclean.leader.election.enable (the
-//     topic's, from the metadata image), segment.bytes and
-//     max.message.bytes (the broker's log options, which every topic
-//     shares), retention.ms and retention.bytes (-1: the broker deletes
-//     no segment by time or size yet, where Kafka's defaults are 7 days
-//     and -1);
+//   - a topic resource reports every topic config kaenlog keeps (package
+//     replica/topicconfig: retention.ms, retention.bytes, segment.bytes,
+//     segment.ms, cleanup.policy, min.compaction.lag.ms,
+//     delete.retention.ms, min.insync.replicas, max.message.bytes,
+//     unclean.leader.election.enable, message.timestamp.type) as the
+//     broker applies it: the topic's own value (its ConfigRecords in the
+//     metadata log) as DYNAMIC_TOPIC_CONFIG, else the broker's default
+//     (replica.BrokerConfig.TopicDefaults, or its log options for
+//     segment.bytes and max.message.bytes) as STATIC_BROKER_CONFIG, else
+//     Kafka's default as DEFAULT_CONFIG. A topic without its own
+//     min.insync.replicas reports the controller's default it was created
+//     with, STATIC_BROKER_CONFIG when it is not Kafka's 1;
 //   - a broker resource (this broker's id, or "" for the defaults)
 //     reports the listener's and the broker's settings:
 //     auto.create.topics.enable, num.partitions,
-//     default.replication.factor, log.segment.bytes, message.max.bytes,
-//     log.retention.ms, log.retention.bytes, log.cleanup.policy, and
+//     default.replication.factor, each topic config's broker synonym
+//     (log.retention.ms, log.segment.bytes, message.max.bytes, ...), and
 //     broker.id (read-only); another broker's id is INVALID_REQUEST, as
 //     in Kafka (clients send a broker resource to that broker);
-//   - Source and IsDefault: DEFAULT_CONFIG for a value nobody set,
-//     STATIC_BROKER_CONFIG for one the broker was configured with,
-//     DYNAMIC_TOPIC_CONFIG for a topic's own. The metadata log keeps a
-//     topic's resolved min.insync.replicas, not whether it was given, so
-//     a value other than Kafka's default 1 (or unclean election on) is
-//     reported as the topic's own even when it came from the
-//     controller's DefaultMinISR;
+//   - IsDefault is set for DEFAULT_CONFIG;
 //   - ConfigNames selects configs (an unknown name is left out, as in
 //     Kafka); IncludeSynonyms lists each config as its own only synonym;
 //     documentation (v3+) is not given;
@@ -91,46 +90,73 @@ func setOr(set bool, source kmsg.ConfigSource) kmsg.ConfigSource {
 	return kmsg.ConfigSourceDefaultConfig
 }
 
-// logSizes are segment.bytes and max.message.bytes as the broker's logs
-// apply them.
-func logSizes(opts log.Options) (segment, maxBatch configEntry) {
-	seg, batch := opts.SegmentBytes, int64(opts.MaxBatchBytes)
-	if seg <= 0 {
-		seg = log.DefaultSegmentBytes
+// configType is a topic config's type as DescribeConfigs reports it.
+func configType(t topicconfig.Type) kmsg.ConfigType {
+	switch t {
+	case topicconfig.Int:
+		return kmsg.ConfigTypeInt
+	case topicconfig.Boolean:
+		return kmsg.ConfigTypeBoolean
+	case topicconfig.String:
+		return kmsg.ConfigTypeString
+	case topicconfig.List:
+		return kmsg.ConfigTypeList
 	}
-	if batch <= 0 {
-		batch = log.DefaultMaxBatchBytes
-	}
-	return configEntry{value: strconv.FormatInt(seg, 10), source: setOr(opts.SegmentBytes > 0, kmsg.ConfigSourceStaticBrokerConfig), typ: kmsg.ConfigTypeInt},
-		configEntry{value: strconv.FormatInt(batch, 10), source: setOr(opts.MaxBatchBytes > 0, kmsg.ConfigSourceStaticBrokerConfig), typ: kmsg.ConfigTypeInt}
+	return kmsg.ConfigTypeLong
 }
 
-func (c *Codec) topicConfigs(minISR int32, unclean bool) []configEntry {
-	seg, batch := logSizes(c.b.LogOptions())
-	seg.name, batch.name = "segment.bytes", "max.message.bytes"
-	return []configEntry{
-		{name: "cleanup.policy", value: "delete", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeList},
-		{name: configMinISR, value: strconv.Itoa(int(minISR)), source: setOr(minISR != 1, kmsg.ConfigSourceDynamicTopicConfig), typ: kmsg.ConfigTypeInt},
-		{name: configUncleanLeader, value: strconv.FormatBool(unclean), source: setOr(unclean, kmsg.ConfigSourceDynamicTopicConfig), typ: kmsg.ConfigTypeBoolean},
-		{name: "retention.ms", value: "-1", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeLong},
-		{name: "retention.bytes", value: "-1", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeLong},
-		seg, batch,
+// source is a topicconfig.Source as DescribeConfigs reports it.
+func source(s topicconfig.Source) kmsg.ConfigSource {
+	switch s {
+	case topicconfig.Topic:
+		return kmsg.ConfigSourceDynamicTopicConfig
+	case topicconfig.Broker:
+		return kmsg.ConfigSourceStaticBrokerConfig
 	}
+	return kmsg.ConfigSourceDefaultConfig
+}
+
+func (c *Codec) topicConfigs(t controller.Topic) []configEntry {
+	defaults := c.b.TopicDefaults()
+	var out []configEntry
+	for _, d := range topicconfig.Defs() {
+		v, src, _ := topicconfig.Value(d.Name, t.Configs, defaults)
+		if src != topicconfig.Topic {
+			// The controller resolved these at creation: its default.
+			switch d.Name {
+			case configMinISR:
+				v, src = strconv.Itoa(int(t.MinISR)), topicconfig.Broker
+				if t.MinISR == 1 {
+					src = topicconfig.Default
+				}
+			case configUncleanLeader:
+				v = strconv.FormatBool(t.UncleanLeaderElection)
+				if t.UncleanLeaderElection {
+					src = topicconfig.Broker
+				}
+			}
+		}
+		out = append(out, configEntry{name: d.Name, value: v, source: source(src), typ: configType(d.Type)})
+	}
+	return out
 }
 
 func (c *Codec) brokerConfigs() []configEntry {
-	seg, batch := logSizes(c.b.LogOptions())
-	seg.name, batch.name = "log.segment.bytes", "message.max.bytes"
-	return []configEntry{
+	defaults := c.b.TopicDefaults()
+	out := []configEntry{
 		{name: "broker.id", value: strconv.Itoa(int(c.b.ID())), source: kmsg.ConfigSourceStaticBrokerConfig, typ: kmsg.ConfigTypeInt, readOnly: true},
 		{name: "auto.create.topics.enable", value: strconv.FormatBool(c.cfg.AutoCreateTopics), source: setOr(c.cfg.AutoCreateTopics, kmsg.ConfigSourceStaticBrokerConfig), typ: kmsg.ConfigTypeBoolean},
 		{name: "num.partitions", value: strconv.Itoa(int(c.defaultPartitions())), source: setOr(c.cfg.DefaultPartitions > 0, kmsg.ConfigSourceStaticBrokerConfig), typ: kmsg.ConfigTypeInt},
 		{name: "default.replication.factor", value: strconv.Itoa(int(c.defaultReplicationFactor())), source: setOr(c.cfg.DefaultReplicationFactor > 0, kmsg.ConfigSourceStaticBrokerConfig), typ: kmsg.ConfigTypeInt},
-		seg, batch,
-		{name: "log.retention.ms", value: "-1", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeLong},
-		{name: "log.retention.bytes", value: "-1", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeLong},
-		{name: "log.cleanup.policy", value: "delete", source: kmsg.ConfigSourceDefaultConfig, typ: kmsg.ConfigTypeList},
 	}
+	for _, d := range topicconfig.Defs() {
+		if d.Name == configMinISR || d.Name == configUncleanLeader {
+			continue // the controller's, not the broker's
+		}
+		v, src, _ := topicconfig.Value(d.Name, nil, defaults)
+		out = append(out, configEntry{name: d.BrokerName, value: v, source: source(src), typ: configType(d.Type), readOnly: true})
+	}
+	return out
 }
 
 func encodeDescribeConfigs(c *Codec, st *request, m wire.Message) (kmsg.Response, error) {
@@ -159,7 +185,7 @@ func encodeDescribeConfigs(c *Codec, st *request, m wire.Message) (kmsg.Response
 				refuse(wire.CodeUnknownTopicOrPartition, "topic %q does not exist", r.ResourceName)
 				break
 			}
-			entries = c.topicConfigs(t.MinISR, t.UncleanLeaderElection)
+			entries = c.topicConfigs(t)
 		case kmsg.ConfigResourceTypeBroker:
 			if r.ResourceName != "" && r.ResourceName != strconv.Itoa(int(c.b.ID())) {
 				refuse(wire.CodeInvalidRequest, "broker %d was asked for broker %q's configs", c.b.ID(), r.ResourceName)

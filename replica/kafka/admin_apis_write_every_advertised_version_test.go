@@ -19,7 +19,10 @@ func TestAdminAPIsWriteEveryVersionTheyAdvertise(t *testing.T) {
 		answer wire.Message
 	}{
 		{createTopicsKey, &kmsg.CreateTopicsRequest{Topics: []kmsg.CreateTopicsRequestTopic{{Topic: name, NumPartitions: -1, ReplicationFactor: -1}}},
-			&wire.CreateTopicsResponse{}},
+			&wire.CreateTopicsResponse{Topics: []wire.CreateTopicResult{{Name: name, Partitions: 2, ReplicationFactor: 1}}}},
+		{incrementalAlterConfigsKey, &kmsg.IncrementalAlterConfigsRequest{Resources: []kmsg.IncrementalAlterConfigsRequestResource{{ResourceType: kmsg.ConfigResourceTypeTopic, ResourceName: name,
+			Configs: []kmsg.IncrementalAlterConfigsRequestResourceConfig{{Name: "retention.ms", Value: kmsg.StringPtr("1")}}}}},
+			&wire.IncrementalAlterConfigsResponse{Resources: []wire.AlterConfigsResourceResponse{{ResourceType: wire.ResourceTopic, ResourceName: name, ErrorCode: wire.CodeInvalidConfig, ErrorMessage: "no"}}}},
 		{deleteTopicsKey, &kmsg.DeleteTopicsRequest{TopicNames: []string{name}},
 			&wire.DeleteTopicsResponse{Topics: []wire.DeletedTopic{{Name: name, ErrorCode: wire.CodeUnknownTopicOrPartition}}}},
 		{createPartitionsKey, &kmsg.CreatePartitionsRequest{Topics: []kmsg.CreatePartitionsRequestTopic{{Topic: name, Count: 3}, {Topic: "u", Count: 2}}},

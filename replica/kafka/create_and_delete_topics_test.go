@@ -90,7 +90,9 @@ func TestKadmCreatesAndDeletesTopicsThroughAnyBroker(t *testing.T) {
 		{"wide", 1, 4, nil, kerr.InvalidReplicationFactor},
 		{"empty", 0, 1, nil, kerr.InvalidPartitions},
 		{"bad/name", 1, 1, nil, kerr.InvalidTopicException},
-		{"kept", 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("1000")}, kerr.InvalidConfig},
+		{"kept", 1, 1, map[string]*string{"retention.ms": kadm.StringPtr("-2")}, kerr.InvalidConfig},
+		{"kept", 1, 1, map[string]*string{"compression.type": kadm.StringPtr("zstd")}, kerr.InvalidConfig},
+		{"kept", 1, 1, map[string]*string{"cleanup.policy": kadm.StringPtr("delete,shred")}, kerr.InvalidConfig},
 		{"kept", 1, 1, map[string]*string{"min.insync.replicas": kadm.StringPtr("zero")}, kerr.InvalidConfig},
 	} {
 		r, err := adm.CreateTopic(ctx, tc.p, tc.rf, tc.configs, tc.name)
@@ -108,10 +110,10 @@ func TestKadmCreatesAndDeletesTopicsThroughAnyBroker(t *testing.T) {
 		t.Fatal("a validate-only creation created the topic")
 	}
 
-	// Several topics in one request: the first is created, the others
-	// are refused, a name given twice is refused each time.
+	// Several topics in one request: each is created or refused on its
+	// own, a name given twice is refused each time.
 	req := kmsg.NewPtrCreateTopicsRequest()
-	for _, n := range []string{"one", "two", "dup", "dup"} {
+	for _, n := range []string{"one", "bad/name", "two", "dup", "dup"} {
 		rt := kmsg.NewCreateTopicsRequestTopic()
 		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = n, 1, 1
 		req.Topics = append(req.Topics, rt)
@@ -121,8 +123,13 @@ func TestKadmCreatesAndDeletesTopicsThroughAnyBroker(t *testing.T) {
 	for _, rt := range resp.Topics {
 		codes = append(codes, rt.ErrorCode)
 	}
-	if want := []int16{0, kerr.InvalidRequest.Code, kerr.InvalidRequest.Code, kerr.InvalidRequest.Code}; !slices.Equal(codes, want) {
-		t.Fatalf("a request for one, two, dup, dup answered %v, want %v", codes, want)
+	if want := []int16{0, kerr.InvalidTopicException.Code, 0, kerr.InvalidRequest.Code, kerr.InvalidRequest.Code}; !slices.Equal(codes, want) {
+		t.Fatalf("a request for one, bad/name, two, dup, dup answered %v, want %v", codes, want)
+	}
+	for _, n := range []string{"one", "two"} {
+		if _, ok := c.image().Topic(n); !ok {
+			t.Fatalf("topic %s was answered created but is not in the controller's image", n)
+		}
 	}
 
 	cl := kgoClient(t, c, kgo.DefaultProduceTopic("orders"), kgo.RequiredAcks(kgo.AllISRAcks()))

@@ -28,7 +28,7 @@ func configOf(t *testing.T, rc kadm.ResourceConfig, name string) kadm.Config {
 // UNKNOWN_TOPIC_OR_PARTITION for its resource alone.
 func TestDescribeConfigsReportsWhatTheBrokerApplies(t *testing.T) {
 	c := startKafkaCluster(t, 2, kafka.Config{AutoCreateTopics: true, DefaultPartitions: 4})
-	c.createTopic("plain", 1, 2, 1)
+	c.createTopic("plain", 1, 2, 0)
 	adm := adminClient(t, c)
 	ctx := ctxFor(t)
 	if r, err := adm.CreateTopic(ctx, 1, 2, map[string]*string{"min.insync.replicas": kadm.StringPtr("2"), "unclean.leader.election.enable": kadm.StringPtr("true")}, "tuned"); err != nil || r.Err != nil {
@@ -54,7 +54,7 @@ func TestDescribeConfigsReportsWhatTheBrokerApplies(t *testing.T) {
 		{"plain", "min.insync.replicas", "1", kmsg.ConfigSourceDefaultConfig},
 		{"plain", "unclean.leader.election.enable", "false", kmsg.ConfigSourceDefaultConfig},
 		{"plain", "cleanup.policy", "delete", kmsg.ConfigSourceDefaultConfig},
-		{"plain", "retention.ms", "-1", kmsg.ConfigSourceDefaultConfig},
+		{"plain", "retention.ms", "604800000", kmsg.ConfigSourceDefaultConfig},
 		{"plain", "retention.bytes", "-1", kmsg.ConfigSourceDefaultConfig},
 		{"plain", "segment.bytes", "1073741824", kmsg.ConfigSourceDefaultConfig},
 		{"plain", "max.message.bytes", "1048588", kmsg.ConfigSourceDefaultConfig},
@@ -88,7 +88,8 @@ func TestDescribeConfigsReportsWhatTheBrokerApplies(t *testing.T) {
 		{"default.replication.factor", "1", kmsg.ConfigSourceDefaultConfig},
 		{"log.segment.bytes", "1073741824", kmsg.ConfigSourceDefaultConfig},
 		{"message.max.bytes", "1048588", kmsg.ConfigSourceDefaultConfig},
-		{"log.retention.ms", "-1", kmsg.ConfigSourceDefaultConfig},
+		{"log.retention.ms", "604800000", kmsg.ConfigSourceDefaultConfig},
+		{"log.cleanup.policy", "delete", kmsg.ConfigSourceDefaultConfig},
 	} {
 		got := configOf(t, brs[0], tc.name)
 		if got.MaybeValue() != tc.value || got.Source != tc.source {
@@ -97,5 +98,29 @@ func TestDescribeConfigsReportsWhatTheBrokerApplies(t *testing.T) {
 	}
 	if log.DefaultSegmentBytes != 1<<30 || log.DefaultMaxBatchBytes != 1048588 {
 		t.Fatal("the log's defaults moved: update the values above")
+	}
+
+	// IncrementalAlterConfigs changes a topic's own configs through any
+	// broker; DescribeConfigs then reports them as the topic's.
+	ar, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{
+		{Op: kadm.SetConfig, Name: "retention.ms", Value: kadm.StringPtr("60000")},
+		{Op: kadm.AppendConfig, Name: "cleanup.policy", Value: kadm.StringPtr("compact")},
+	}, "plain")
+	if err != nil || len(ar) != 1 || ar[0].Err != nil {
+		t.Fatalf("AlterTopicConfigs: %v %+v", err, ar)
+	}
+	bad, err := adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "retention.ms", Value: kadm.StringPtr("-5")}}, "plain")
+	if err != nil || len(bad) != 1 || !errors.Is(bad[0].Err, kerr.InvalidConfig) {
+		t.Fatalf("retention.ms -5: %v %+v, want INVALID_CONFIG", err, bad)
+	}
+	c.awaitBrokers()
+	rcs, err = adm.DescribeTopicConfigs(ctx, "plain")
+	if err != nil || len(rcs) != 1 {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"retention.ms": "60000", "cleanup.policy": "delete,compact"} {
+		if got := configOf(t, rcs[0], name); got.MaybeValue() != want || got.Source != kmsg.ConfigSourceDynamicTopicConfig {
+			t.Errorf("after the change, plain %s = %q from %v, want %q, the topic's own", name, got.MaybeValue(), got.Source, want)
+		}
 	}
 }

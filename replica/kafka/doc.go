@@ -48,7 +48,7 @@
 //	15   DescribeGroups        v0-v5
 //	16   ListGroups            v0-v5
 //	18   ApiVersions           v0-v4       KIP-511: a newer version is answered at v0
-//	19   CreateTopics          v0-v7       one topic per request
+//	19   CreateTopics          v0-v7       configs checked by the controller
 //	20   DeleteTopics          v0-v5       by name (v6 names topics by id)
 //	22   InitProducerID        v0-v5       idempotence only
 //	23   OffsetForLeaderEpoch  v0-v4       consumers (KIP-320)

@@ -21,6 +21,7 @@ const (
 	offsetForLeaderEpochKey        int16 = 23
 	describeConfigsKey             int16 = 32
 	createPartitionsKey            int16 = 37
+	incrementalAlterConfigsKey     int16 = 44
 	electLeadersKey                int16 = 43
 	alterPartitionReassignmentsKey int16 = 45
 	listPartitionReassignmentsKey  int16 = 46

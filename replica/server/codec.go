@@ -121,6 +121,8 @@ func errorResponse(key wire.APIKey, corr int32, code wire.ErrorCode) (wire.Messa
 		return &wire.CreateTopicsResponse{CorrelationID: corr, ErrorCode: code}, true
 	case wire.APIDeleteTopics:
 		return &wire.DeleteTopicsResponse{CorrelationID: corr}, true
+	case wire.APIIncrementalAlterConfigs:
+		return &wire.IncrementalAlterConfigsResponse{CorrelationID: corr, ErrorCode: code}, true
 	case wire.APICreatePartitions:
 		return &wire.CreatePartitionsResponse{CorrelationID: corr, ErrorCode: code}, true
 	case wire.APIAlterPartitionReassignments:
@@ -201,6 +203,8 @@ func decodeResponse(key wire.APIKey, l *link) (wire.Message, error) {
 		m, err = decodeAs(l.buf, wire.DecodeCreateTopicsResponse)
 	case wire.APIDeleteTopics:
 		m, err = decodeAs(l.buf, wire.DecodeDeleteTopicsResponse)
+	case wire.APIIncrementalAlterConfigs:
+		m, err = decodeAs(l.buf, wire.DecodeIncrementalAlterConfigsResponse)
 	case wire.APICreatePartitions:
 		m, err = decodeAs(l.buf, wire.DecodeCreatePartitionsResponse)
 	case wire.APIAlterPartitionReassignments:

@@ -68,8 +68,8 @@ func Example() {
 		m, _ := wire.DecodeResponse(resp)
 		return m
 	}
-	created := call(ctlLn.Addr().String(), &wire.CreateTopicsRequest{CorrelationID: 1, Name: "orders", Partitions: 1, ReplicationFactor: 1, MinISR: 1})
-	fmt.Println("create topic:", created.(*wire.CreateTopicsResponse).ErrorCode)
+	created := call(ctlLn.Addr().String(), &wire.CreateTopicsRequest{CorrelationID: 1, Topics: []wire.CreatableTopic{{Name: "orders", Partitions: 1, ReplicationFactor: 1, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: "1"}}}}})
+	fmt.Println("create topic:", wire.CodeOf(created.(*wire.CreateTopicsResponse).Err()))
 	tp := replica.TopicPartition{Topic: "orders", Partition: 0}
 	awaitBroker(func() bool { r, ok := b.Replica(tp); return ok && r.Role() == replica.RoleLeader })
 

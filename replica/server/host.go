@@ -394,7 +394,8 @@ func brokerServes(k wire.APIKey) bool {
 	case wire.APIProduce, wire.APIFetch, wire.APIListOffsets, wire.APIOffsetsForLeaderEpoch,
 		wire.APIMetadata,                                                                         // from its image
 		wire.APIInitProducerID, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders, // forwarded to the controller
-		wire.APICreatePartitions, wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments:
+		wire.APICreatePartitions, wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments,
+		wire.APIIncrementalAlterConfigs:
 		return true
 	}
 	return replica.IsGroupAPI(k) // a codec's replica.GroupRequest
@@ -406,7 +407,7 @@ func controllerServes(k wire.APIKey) bool {
 	case wire.APIFetch, wire.APIMetadata, wire.APICreateTopics, wire.APIDeleteTopics, wire.APIElectLeaders, wire.APICreatePartitions,
 		wire.APIAlterPartitionReassignments, wire.APIListPartitionReassignments,
 		wire.APIAlterPartition, wire.APIBrokerRegistration, wire.APIBrokerHeartbeat,
-		wire.APIInitProducerID:
+		wire.APIInitProducerID, wire.APIIncrementalAlterConfigs:
 		return true
 	}
 	return false

@@ -21,7 +21,7 @@ var requestOfEveryKind = map[wire.APIKey]wire.Message{
 	wire.APIListOffsets:                 &wire.ListOffsetsRequest{ReplicaID: wire.ConsumerReplicaID, Partitions: []wire.ListOffsetsPartition{{Topic: "t", CurrentLeaderEpoch: wire.NoEpoch, Timestamp: wire.LatestTimestamp}}},
 	wire.APIOffsetsForLeaderEpoch:       &wire.OffsetsForLeaderEpochRequest{ReplicaID: 1, Partitions: []wire.OffsetsForLeaderEpochPartition{{Topic: "t", CurrentLeaderEpoch: wire.NoEpoch}}},
 	wire.APIMetadata:                    &wire.MetadataRequest{},
-	wire.APICreateTopics:                &wire.CreateTopicsRequest{Name: "t", Partitions: 1, ReplicationFactor: 1},
+	wire.APICreateTopics:                &wire.CreateTopicsRequest{Topics: []wire.CreatableTopic{{Name: "t", Partitions: 1, ReplicationFactor: 1}}},
 	wire.APIDeleteTopics:                &wire.DeleteTopicsRequest{Names: []string{"t"}},
 	wire.APIElectLeaders:                &wire.ElectLeadersRequest{Topic: "t"},
 	wire.APICreatePartitions:            &wire.CreatePartitionsRequest{Topic: "t", Count: 2},
@@ -31,6 +31,7 @@ var requestOfEveryKind = map[wire.APIKey]wire.Message{
 	wire.APIBrokerRegistration:          &wire.BrokerRegistrationRequest{BrokerID: 1, IncarnationID: [16]byte{1}, PreviousBrokerEpoch: -1, Endpoint: "x:1"},
 	wire.APIBrokerHeartbeat:             &wire.BrokerHeartbeatRequest{BrokerID: 1, BrokerEpoch: 1},
 	wire.APIInitProducerID:              &wire.InitProducerIDRequest{ProducerID: -1, ProducerEpoch: -1},
+	wire.APIIncrementalAlterConfigs:     &wire.IncrementalAlterConfigsRequest{Resources: []wire.AlterConfigsResource{{ResourceType: wire.ResourceTopic, ResourceName: "t"}}},
 	// The group APIs: the kaenlog codec hands the node their
 	// replica.GroupRequest (groups.go).
 	wire.APIFindCoordinator: &wire.FindCoordinatorRequest{Group: "g"},
@@ -103,10 +104,11 @@ func TestServedListsMatchTheNodes(t *testing.T) {
 			for _, env := range n.node.Outbox() {
 				answered = answered || (env.Response && env.Msg.APIKey() == key)
 				// A broker forwards InitProducerID, CreateTopics,
-				// DeleteTopics, ElectLeaders, CreatePartitions and the
-				// reassignment requests: the controller answers.
+				// DeleteTopics, ElectLeaders, CreatePartitions, the
+				// reassignment requests and IncrementalAlterConfigs: the
+				// controller answers.
 				forwarded := key == wire.APIInitProducerID || key == wire.APICreateTopics || key == wire.APIDeleteTopics || key == wire.APIElectLeaders || key == wire.APICreatePartitions ||
-					key == wire.APIAlterPartitionReassignments || key == wire.APIListPartitionReassignments
+					key == wire.APIAlterPartitionReassignments || key == wire.APIListPartitionReassignments || key == wire.APIIncrementalAlterConfigs
 				answered = answered || (n.name == "broker" && forwarded && env.To == replica.ControllerAt() && env.Msg.APIKey() == key)
 			}
 			if answered != n.serves(key) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"syscall"
 
 	"github.com/kaenlog/kaenlog/log"
@@ -283,10 +284,7 @@ func newSim(cfg Config) (*sim, error) {
 	minISR := int32(1 + r.IntN(rf))
 	replicas := slices.Clone(brokers[:rf])
 	r.Shuffle(len(replicas), func(i, j int) { replicas[i], replicas[j] = replicas[j], replicas[i] })
-	if _, err := c.Call(replica.ControllerAt(), &wire.CreateTopicsRequest{
-		CorrelationID: c.NextCorrelation(), Name: topic.Topic, Partitions: 1, ReplicationFactor: int16(rf),
-		MinISR: minISR, UncleanLeaderElection: cfg.UncleanLeaderElection, Assignment: [][]int32{replicas},
-	}, 10_000); err != nil {
+	if _, err := c.Call(replica.ControllerAt(), &wire.CreateTopicsRequest{CorrelationID: c.NextCorrelation(), Topics: []wire.CreatableTopic{{Name: topic.Topic, Partitions: 1, ReplicationFactor: int16(rf), Assignment: [][]int32{replicas}, Configs: []wire.TopicConfig{{Name: "min.insync.replicas", Value: strconv.Itoa(int(minISR))}, {Name: "unclean.leader.election.enable", Value: strconv.FormatBool(cfg.UncleanLeaderElection)}}}}}, 10_000); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("sim: %w", err)
 	}

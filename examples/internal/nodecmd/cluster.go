@@ -201,21 +201,19 @@ func (c *cluster) brokerList() string {
 // createTopic creates the topic through the controller and prints each
 // partition's leader and ISR.
 func (c *cluster) createTopic(f *clusterFlags) error {
-	resp, err := Call(c.ctl.addr, &wire.CreateTopicsRequest{
-		CorrelationID: 1, Name: f.Topic, Partitions: int32(f.Partitions),
-		ReplicationFactor: int16(f.RF), MinISR: int32(f.MinISR),
-	}, CallTimeout)
+	resp, err := Call(c.ctl.addr, &wire.CreateTopicsRequest{CorrelationID: 1, Topics: []wire.CreatableTopic{{Name: f.Topic, Partitions: int32(f.Partitions), ReplicationFactor: int16(f.RF), Configs: wire.MinInsyncReplicas(int32(f.MinISR))}}}, CallTimeout)
 	if err != nil {
 		return fmt.Errorf("create topic %s: %w", f.Topic, err)
 	}
-	switch ct := resp.(*wire.CreateTopicsResponse); ct.ErrorCode {
+	ct := resp.(*wire.CreateTopicsResponse)
+	switch wire.CodeOf(ct.Err()) {
 	case wire.CodeNone:
 		c.out.printf("topic %s: %d partitions, replication factor %d, min ISR %d\n", f.Topic, f.Partitions, f.RF, f.MinISR)
 	case wire.CodeTopicAlreadyExists:
 		// A cluster started again on its old -dir: the topic is there.
 		c.out.printf("topic %s: already there\n", f.Topic)
 	default:
-		return fmt.Errorf("create topic %s: %w: %s", f.Topic, ct.ErrorCode.Err(), ct.ErrorMessage)
+		return ct.Err()
 	}
 	resp, err = Call(c.ctl.addr, &wire.MetadataRequest{CorrelationID: 2, Topics: []string{f.Topic}}, CallTimeout)
 	if err != nil {

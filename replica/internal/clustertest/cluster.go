@@ -293,7 +293,7 @@ func (c *Cluster) CreateTopic(name string, partitions int32, rf int16, minISR in
 		c.T.Fatal(err)
 	}
 	defer nc.Close()
-	payload, err := (&wire.CreateTopicsRequest{CorrelationID: 1, Name: name, Partitions: partitions, ReplicationFactor: rf, MinISR: minISR}).AppendTo(nil)
+	payload, err := (&wire.CreateTopicsRequest{CorrelationID: 1, Topics: []wire.CreatableTopic{{Name: name, Partitions: partitions, ReplicationFactor: rf, Configs: wire.MinInsyncReplicas(minISR)}}}).AppendTo(nil)
 	if err == nil {
 		err = wire.WriteFrame(nc, payload)
 	}
@@ -304,8 +304,8 @@ func (c *Cluster) CreateTopic(name string, partitions int32, rf int16, minISR in
 	if err == nil {
 		resp, err = wire.DecodeCreateTopicsResponse(payload)
 	}
-	if err == nil && resp.ErrorCode != wire.CodeNone {
-		err = fmt.Errorf("%v: %s", resp.ErrorCode, resp.ErrorMessage)
+	if err == nil {
+		err = resp.Err()
 	}
 	if err != nil {
 		c.T.Fatalf("create topic %s: %v", name, err)

@@ -39,9 +39,8 @@
 // # What a Kafka client gets
 //
 // What replica/kafka's listener serves: produce (acks 0, 1, all;
-// idempotent), fetch, list offsets, metadata, CreateTopics (one topic a
-// request), DeleteTopics, DescribeConfigs and the classic consumer group
-// APIs. Topics are created with CreateTopic or a client's CreateTopics,
+// idempotent), fetch, list offsets, metadata, CreateTopics,
+// DeleteTopics, DescribeConfigs and the classic consumer group APIs. Topics are created with CreateTopic or a client's CreateTopics,
 // or on first use when Config.Kafka sets AutoCreateTopics. Batches may be compressed
 // with any of Kafka's codecs (replica/kafka imports replica/compression),
 // so kgo's defaults work. See the replica/kafka package documentation.

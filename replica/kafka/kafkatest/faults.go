@@ -51,12 +51,11 @@ func (c *Cluster) call(req wire.Message) (wire.Message, error) {
 // (a topic that exists, too few unfenced brokers) comes back as its wire
 // error: errors.Is(err, wire.ErrTopicAlreadyExists).
 func (c *Cluster) CreateTopic(topic string, partitions int32) error {
-	m, err := c.call(&wire.CreateTopicsRequest{CorrelationID: correlation.Add(1), Name: topic, Partitions: partitions,
-		ReplicationFactor: c.cfg.ReplicationFactor, MinISR: c.cfg.MinISR})
+	m, err := c.call(&wire.CreateTopicsRequest{CorrelationID: correlation.Add(1), Topics: []wire.CreatableTopic{{Name: topic, Partitions: partitions, ReplicationFactor: c.cfg.ReplicationFactor, Configs: wire.MinInsyncReplicas(c.cfg.MinISR)}}})
 	if err != nil {
 		return fmt.Errorf("kafkatest: create topic %s: %w", topic, err)
 	}
-	if resp := m.(*wire.CreateTopicsResponse); resp.ErrorCode != wire.CodeNone {
+	if resp := m.(*wire.CreateTopicsResponse); resp.Err() != nil {
 		return fmt.Errorf("kafkatest: create topic %s: %w: %s", topic, resp.ErrorCode.Err(), resp.ErrorMessage)
 	}
 	for p := range partitions {
